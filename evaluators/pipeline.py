@@ -1,0 +1,180 @@
+"""``evaluate`` / ``evaluate_batch``: the library entry points.
+
+Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress and
+cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics ->
+``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import trace_metrics
+from .methods import get_method
+from .options import EvalOptions
+from .types import (
+    CaseResult,
+    LabelOutcome,
+    MetricValue,
+    RunResult,
+    SentencizedCase,
+    TestCase,
+    Usage,
+)
+from .sentencize import sentencize_case
+
+#: ``progress(done, total)`` after each chunk of cases.
+Progress = Callable[[int, int], None]
+
+CHUNK_SIZE = 64
+
+
+def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
+    """Accept a TestCase or a dict in the batch format ({query|question, response,
+    retrieved_documents|documents, ground_truth, id?})."""
+    if isinstance(obj, TestCase):
+        return obj
+    if not isinstance(obj, Mapping):
+        raise TypeError(f"case {index}: expected a TestCase or a dict, got {type(obj).__name__}")
+    q = obj.get("question", obj.get("query"))
+    docs = obj.get("retrieved_documents", obj.get("documents", obj.get("contexts", ())))
+    if isinstance(docs, str):
+        docs = [docs]
+    if q is None or obj.get("response") is None:
+        missing = [k for k, v in (("question/query", q), ("response", obj.get("response"))) if v is None]
+        raise ValueError(f"case {index}: missing {', '.join(missing)}")
+    known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
+             "ground_truth", "labels", "metadata"}
+    return TestCase(
+        id=str(obj.get("id", obj.get("query_id", index))),
+        question=str(q),
+        response=str(obj["response"]),
+        documents=tuple(str(d) for d in (docs or ()) if d is not None),
+        ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
+        labels=dict(obj.get("labels") or {}),
+        metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
+    )
+
+
+def _precheck(case: TestCase) -> str | None:
+    if not case.response.strip():
+        return "response is empty: nothing to evaluate"
+    return None
+
+
+def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: float) -> CaseResult:
+    if out.labels is None:
+        return CaseResult(case=item.case, method=method, error=out.error or "no labels produced",
+                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds)
+    return CaseResult(
+        case=item.case,
+        method=method,
+        labels=out.labels,
+        scores=trace_metrics.compute(out.labels),
+        error=None,
+        labeled_by=out.labeled_by or out.labels.method,
+        variants=out.variants,
+        variant_scores={k: trace_metrics.compute(v) for k, v in out.variants.items()},
+        agreement=out.agreement,
+        usage=out.usage,
+        seconds=seconds,
+    )
+
+
+def evaluate_batch(
+    cases: Iterable[TestCase | Mapping[str, Any]],
+    method: str = "trace",
+    *,
+    options: EvalOptions | None = None,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    **option_overrides: Any,
+) -> RunResult:
+    """Evaluate many cases with one method.
+
+    ``option_overrides`` are ``EvalOptions`` fields (``metrics=[...]``, ``llm=LLMSettings(...)``, …).
+    ``should_stop()`` is checked between chunks: when it returns True the run ends early and the
+    result holds what finished (``cancelled=True``).
+    """
+    spec = get_method(method)  # unknown names raise, listing the valid ones
+    opts = options or EvalOptions()
+    if option_overrides:
+        # dict(model) keeps nested objects (a model_dump would drop the excluded API key)
+        opts = EvalOptions(**{**dict(opts), **option_overrides})
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
+    total = len(case_list)
+    results: list[CaseResult | None] = [None] * total
+    pending: list[tuple[int, SentencizedCase]] = []
+    for i, case in enumerate(case_list):
+        reason = _precheck(case)
+        if reason is None:
+            try:
+                pending.append((i, sentencize_case(case)))
+                continue
+            except Exception as exc:  # noqa: BLE001 - one bad case must not sink the run
+                reason = f"could not split into sentences: {exc}"
+        results[i] = CaseResult(case=case, method=method, error=reason)
+    done = total - len(pending)
+    if progress:
+        progress(done, total)
+    impl = spec.build() if pending else None
+    t_label = 0.0
+    cancelled = False
+    for start in range(0, len(pending), max(1, chunk_size)):
+        if should_stop and should_stop():
+            cancelled = True
+            break
+        chunk = pending[start : start + chunk_size]
+        items = [it for _, it in chunk]
+        tc = time.perf_counter()
+        try:
+            outs = impl.label(items, opts, lambda n: None)  # type: ignore[union-attr]
+            if len(outs) != len(items):
+                raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
+        except Exception as exc:  # noqa: BLE001
+            outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
+        dt = time.perf_counter() - tc
+        t_label += dt
+        per_case = dt / max(1, len(items))
+        for (i, item), out in zip(chunk, outs):
+            results[i] = _to_result(item, method, out, per_case)
+        done += len(chunk)
+        if progress:
+            progress(done, total)
+    final = [r for r in results if r is not None]
+    t_metrics = 0.0
+    if opts.metrics:
+        tm = time.perf_counter()
+        final = _add_family_metrics(final, opts)
+        t_metrics = time.perf_counter() - tm
+    usage = sum((r.usage for r in final), Usage())
+    return RunResult(
+        method=method,
+        results=tuple(final),
+        settings={"method": method, **opts.public_dict()},
+        timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
+        usage=usage,
+        started_at=started,
+        cancelled=cancelled,
+    )
+
+
+def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
+    from .families import compute_metrics  # lazy: families may load models
+
+    per_case: list[dict[str, MetricValue]] = compute_metrics(results, opts)
+    return [r.model_copy(update={"metrics": m}) for r, m in zip(results, per_case)]
+
+
+def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
+    """Evaluate one case; same options as :func:`evaluate_batch`."""
+    return evaluate_batch([case], method, **kwargs).results[0]
+
+
+def sentencize_all(cases: Sequence[TestCase]) -> list[SentencizedCase]:
+    return [sentencize_case(c) for c in cases]

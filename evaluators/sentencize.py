@@ -1,0 +1,164 @@
+"""Split documents and responses into keyed sentences.
+
+Keys
+----
+* Document sentences: ``<document index><letters>`` — ``0a, 0b, …, 0z``, then ``0aa, 0ab, …, 0az,
+  0ba, …`` (bijective base-26, like spreadsheet columns: after ``z`` comes ``aa``; after ``zz`` comes
+  ``aaa``). The digits say which document, the letters which sentence, so keys never collide
+  (``1` + ``0a`` is impossible: letters never contain digits).
+* Response sentences: ``a, b, …, z, aa, ab, …`` with the same scheme.
+
+Keys depend only on the text, so they are stable across runs.
+
+Splitting
+---------
+Text is first cut at line breaks (so bullets, numbered lists and table rows become their own
+sentences), then each line is split with ``nupunkt`` (an offline Punkt model; NLTK's punkt data
+cannot be downloaded here). Bullet markers stay in the sentence text; pieces with no letters or
+digits (a lone "-" or "•") are dropped. A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the
+last ``;``/``,``/space before the limit, so one run-on "sentence" (e.g. serialized JSON) cannot
+swallow a whole document. Every sentence keeps its character span in the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from .types import Sentence, SentencizedCase, TestCase
+
+MAX_SENTENCE_CHARS = 600
+
+_HAS_WORD = re.compile(r"\w", re.UNICODE)
+_LINE = re.compile(r"[^\n\r]+")
+# Sentence-ending punctuation of scripts nupunkt's English model does not know (CJK, Devanagari, Arabic).
+_FOREIGN_END = re.compile(r"(?<=[。！？｡।؟])\s*")
+
+
+def letters(i: int) -> str:
+    """0 -> 'a', 25 -> 'z', 26 -> 'aa', 27 -> 'ab', 701 -> 'zz', 702 -> 'aaa'."""
+    if i < 0:
+        raise ValueError("index must be >= 0")
+    out = ""
+    i += 1
+    while i > 0:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def letters_index(s: str) -> int:
+    """Inverse of :func:`letters`."""
+    n = 0
+    for ch in s:
+        n = n * 26 + (ord(ch) - ord("a") + 1)
+    return n - 1
+
+
+_DOC_KEY = re.compile(r"^(\d+)([a-z]+)$")
+
+
+def parse_doc_key(key: str) -> tuple[int, int] | None:
+    """'1c' -> (1, 2); None when it is not a document key."""
+    m = _DOC_KEY.match(key.strip())
+    if not m:
+        return None
+    return int(m.group(1)), letters_index(m.group(2))
+
+
+@lru_cache(maxsize=1)
+def _spans_fn():
+    import nupunkt
+
+    return nupunkt.sent_spans
+
+
+def _cut_long(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
+    while end - start > MAX_SENTENCE_CHARS:
+        window = text[start : start + MAX_SENTENCE_CHARS]
+        cut = max(window.rfind("; "), window.rfind(", "))
+        if cut < MAX_SENTENCE_CHARS // 3:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = MAX_SENTENCE_CHARS - 1
+        yield start, start + cut + 1
+        start += cut + 1
+        while start < end and text[start].isspace():
+            start += 1
+    if start < end:
+        yield start, end
+
+
+@lru_cache(maxsize=65536)
+def split_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Character spans of the sentences of ``text`` (whitespace trimmed, empty pieces dropped)."""
+    spans: list[tuple[int, int]] = []
+    sent_spans = _spans_fn()
+    for line in _LINE.finditer(text or ""):
+        base = line.start()
+        chunk = line.group(0)
+        if not _HAS_WORD.search(chunk):
+            continue
+        for s, e in sent_spans(chunk):
+            piece = chunk[s:e]
+            # nupunkt does not split on CJK/Devanagari/Arabic terminators: cut there too.
+            sub_start = s
+            for m in _FOREIGN_END.finditer(piece):
+                if m.end() < len(piece):
+                    spans.append((base + sub_start, base + s + m.start()))
+                    sub_start = s + m.end()
+            spans.append((base + sub_start, base + e))
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s and _HAS_WORD.search(text[s:e]):
+            out.extend(_cut_long(text, s, e))
+    return tuple(out)
+
+
+def split_sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in split_spans(text)]
+
+
+def sentencize_document(text: str, doc_index: int) -> tuple[Sentence, ...]:
+    return tuple(
+        Sentence(key=f"{doc_index}{letters(i)}", text=text[s:e], start=s, end=e, doc=doc_index)
+        for i, (s, e) in enumerate(split_spans(text or ""))
+    )
+
+
+def sentencize_response(text: str) -> tuple[Sentence, ...]:
+    return tuple(
+        Sentence(key=letters(i), text=text[s:e], start=s, end=e)
+        for i, (s, e) in enumerate(split_spans(text or ""))
+    )
+
+
+def sentencize_case(case: TestCase) -> SentencizedCase:
+    docs: list[Sentence] = []
+    for i, d in enumerate(case.documents):
+        docs.extend(sentencize_document(d, i))
+    return SentencizedCase(
+        case=case, doc_sentences=tuple(docs), response_sentences=sentencize_response(case.response)
+    )
+
+
+class DocumentSentencizer:
+    """Facade matching the published TRACE/RAGBench description.
+
+    ``sentencize_documents(docs)`` returns ``[(key, sentence), ...]`` over all documents;
+    ``sentencize_response(text)`` returns ``[(key, sentence), ...]`` for the response.
+    """
+
+    def sentencize_documents(self, documents: list[str]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for i, d in enumerate(documents):
+            out.extend((s.key, s.text) for s in sentencize_document(d, i))
+        return out
+
+    def sentencize_response(self, response: str) -> list[tuple[str, str]]:
+        return [(s.key, s.text) for s in sentencize_response(response)]

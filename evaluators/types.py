@@ -1,0 +1,259 @@
+"""Core data types shared by every part of the library.
+
+Everything here is immutable (frozen pydantic models). A case that could not be
+scored carries an explicit reason (``CaseResult.error`` / ``SentenceLabels.unscored_reason``);
+no metric is ever a silent NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+SupportLevel = Literal["full", "partial", "none"]
+
+#: Special values an LLM may put in ``supporting_sentence_keys`` for a response
+#: sentence that needs no document support (transitions, common knowledge, arithmetic).
+SPECIAL_SUPPORT_KEYS = frozenset(
+    {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TestCase(_Frozen):
+    """One RAG interaction to evaluate."""
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    question: str
+    response: str
+    documents: tuple[str, ...] = ()
+    ground_truth: str | None = None
+    #: Human labels passed through from the dataset (e.g. ``hallucinated``, ``adherence_score``).
+    labels: dict[str, Any] = Field(default_factory=dict)
+    #: Anything else the row carried (source id, latency, generator model, ...).
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Sentence(_Frozen):
+    """A keyed sentence with its character span in the original text."""
+
+    key: str
+    text: str
+    start: int
+    end: int
+    #: Document index for document sentences; None for response sentences.
+    doc: int | None = None
+
+
+class SentencizedCase(_Frozen):
+    case: TestCase
+    doc_sentences: tuple[Sentence, ...]
+    response_sentences: tuple[Sentence, ...]
+
+    @property
+    def doc_keys(self) -> tuple[str, ...]:
+        return tuple(s.key for s in self.doc_sentences)
+
+    @property
+    def response_keys(self) -> tuple[str, ...]:
+        return tuple(s.key for s in self.response_sentences)
+
+
+class SentenceSupport(_Frozen):
+    """Support verdict for one response sentence."""
+
+    key: str
+    #: Document sentence keys that support it (may include SPECIAL_SUPPORT_KEYS values).
+    supporting_keys: tuple[str, ...] = ()
+    fully_supported: bool
+    explanation: str = ""
+    #: Labeler's probability that the sentence is supported, when it has one (heuristic).
+    score: float | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def level(self) -> SupportLevel:
+        """full = fully supported; partial = some supporting keys but not fully; none = no support."""
+        if self.fully_supported:
+            return "full"
+        return "partial" if self.supporting_keys else "none"
+
+
+class SentenceLabels(_Frozen):
+    """Sentence-level labels: the single currency every labeler produces."""
+
+    method: str
+    #: Every document sentence key of the case, in order (denominator of the TRACE ratios).
+    document_keys: tuple[str, ...]
+    relevant_keys: tuple[str, ...] = ()
+    utilized_keys: tuple[str, ...] = ()
+    sentences: tuple[SentenceSupport, ...] = ()
+    overall_supported: bool = False
+    relevance_explanation: str = ""
+    overall_explanation: str = ""
+    #: How sure the labeler is of these labels in [0, 1] (used by selective hybrid), if known.
+    confidence: float | None = None
+    #: Things the labeler had to fix or drop (unknown keys, missing sentences, ...).
+    notes: tuple[str, ...] = ()
+    #: Extra labeler-specific data (e.g. jury vote splits). JSON-serialisable.
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class TraceScores(_Frozen):
+    """The TRACE metrics of one case (computed by ``trace_metrics.compute``)."""
+
+    context_relevance: float
+    context_utilization: float
+    completeness: float
+    adherence: float
+    overall_supported: bool
+    fully_supported_sentences: int
+    partially_supported_sentences: int
+    unsupported_sentences: int
+    num_document_sentences: int
+    num_response_sentences: int
+
+    def average(self) -> float:
+        """Mean of the four ratio metrics."""
+        return (
+            self.context_relevance + self.context_utilization + self.completeness + self.adherence
+        ) / 4.0
+
+    # Aliases used by the published TRACE description.
+    @property
+    def relevance(self) -> float:
+        return self.context_relevance
+
+    @property
+    def utilization(self) -> float:
+        return self.context_utilization
+
+    @property
+    def num_fully_supported_sentences(self) -> int:
+        return self.fully_supported_sentences
+
+    def metrics_dict(self) -> dict[str, Any]:
+        return {
+            "context_relevance": self.context_relevance,
+            "context_utilization": self.context_utilization,
+            "completeness": self.completeness,
+            "adherence": self.adherence,
+            "overall_supported": self.overall_supported,
+            "fully_supported_sentences": self.fully_supported_sentences,
+            "partially_supported_sentences": self.partially_supported_sentences,
+            "unsupported_sentences": self.unsupported_sentences,
+        }
+
+
+TRACE_METRICS: tuple[str, ...] = (
+    "context_relevance",
+    "context_utilization",
+    "completeness",
+    "adherence",
+)
+
+
+class MetricValue(_Frozen):
+    """One family metric (ragas / Tonic) for one case: a value or the reason it was skipped."""
+
+    name: str
+    family: str
+    value: float | None = None
+    skipped: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Usage(_Frozen):
+    """LLM usage of one case or one run."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            calls=self.calls + other.calls,
+            cached_calls=self.cached_calls + other.cached_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            latency_s=self.latency_s + other.latency_s,
+        )
+
+
+class LabelOutcome(_Frozen):
+    """What a method returns for one case: labels, or the reason there are none."""
+
+    labels: SentenceLabels | None = None
+    error: str | None = None
+    #: Which labeler produced ``labels`` (selective hybrid: "trace" or "gpt_labeling").
+    labeled_by: str | None = None
+    #: Other label sets made for the same case (hybrid: one per labeler), by method name.
+    variants: dict[str, SentenceLabels] = Field(default_factory=dict)
+    #: Agreement figures between variants (hybrid), e.g. {"adherence_abs_diff": 0.1}.
+    agreement: dict[str, float] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+
+
+class CaseResult(_Frozen):
+    case: TestCase
+    method: str
+    labels: SentenceLabels | None = None
+    scores: TraceScores | None = None
+    #: Why the case could not be scored (None when it scored).
+    error: str | None = None
+    labeled_by: str | None = None
+    variants: dict[str, SentenceLabels] = Field(default_factory=dict)
+    variant_scores: dict[str, TraceScores] = Field(default_factory=dict)
+    agreement: dict[str, float] = Field(default_factory=dict)
+    #: Family metrics by name (every requested metric appears: value or skip reason).
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.scores is not None
+
+
+class RunResult(_Frozen):
+    """A whole evaluation run."""
+
+    method: str
+    results: tuple[CaseResult, ...]
+    #: Settings of the run as given (never an API key).
+    settings: dict[str, Any] = Field(default_factory=dict)
+    timings: dict[str, float] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    started_at: str = ""
+    cancelled: bool = False
+
+    @property
+    def errors(self) -> list[tuple[str, str]]:
+        return [(r.case.id, r.error) for r in self.results if r.error is not None]
+
+    @property
+    def scored(self) -> list[CaseResult]:
+        return [r for r in self.results if r.ok]
+
+    def means(self) -> dict[str, float | None]:
+        """Mean of each TRACE metric over scored cases (None when nothing scored)."""
+        scored = self.scored
+        out: dict[str, float | None] = {}
+        for m in TRACE_METRICS:
+            vals = [getattr(r.scores, m) for r in scored]
+            out[m] = sum(vals) / len(vals) if vals else None
+        vals = [float(r.scores.overall_supported) for r in scored]  # type: ignore[union-attr]
+        out["overall_supported"] = sum(vals) / len(vals) if vals else None
+        four = [out[m] for m in TRACE_METRICS]
+        out["average"] = sum(four) / 4.0 if all(v is not None for v in four) else None  # type: ignore[misc]
+        return out
