@@ -66,8 +66,17 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "usage": run.usage.model_dump(),
         "started_at": run.started_at,
         "errors": [{"id": i, "error": e} for i, e in run.errors],
+        "intervals": intervals(run),
         "detailed_results": [case_dict(r) for r in run.results],
     }
+
+
+def intervals(run: RunResult) -> dict[str, Any]:
+    """95 % interval of every mean above: {metric: {mean, low, high, n, method[, note]}}
+    (bootstrap for ratios, Wilson for proportions; see ``compare.run_intervals``)."""
+    from .compare import run_intervals  # lazy: scipy loads only when a run is exported
+
+    return run_intervals(run)
 
 
 def to_json(run: RunResult, indent: int | None = 2) -> str:

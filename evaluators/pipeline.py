@@ -104,6 +104,10 @@ def evaluate_batch(
     if option_overrides:
         # dict(model) keeps nested objects (a model_dump would drop the excluded API key)
         opts = EvalOptions(**{**dict(opts), **option_overrides})
+    if opts.metrics:  # unknown family metric names / bad params fail before any labeling
+        from .families import validate_metric_names
+
+        validate_metric_names(opts.metrics, opts.metric_params)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
@@ -123,6 +127,14 @@ def evaluate_batch(
     if progress:
         progress(done, total)
     impl = spec.build() if pending else None
+    # Optional hook: a method that must see the whole run before its chunks (selective hybrid ranks
+    # cases globally) defines prepare(items, options). If it fails, label() copes on its own.
+    prepare = getattr(impl, "prepare", None)
+    if prepare is not None:
+        try:
+            prepare([it for _, it in pending], opts)
+        except Exception:  # noqa: BLE001
+            pass
     t_label = 0.0
     cancelled = False
     for start in range(0, len(pending), max(1, chunk_size)):
@@ -165,10 +177,12 @@ def evaluate_batch(
 
 
 def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
-    from .families import compute_metrics  # lazy: families may load models
+    from .families import compute_metrics_with_usage  # lazy: families may load models
 
-    per_case: list[dict[str, MetricValue]] = compute_metrics(results, opts)
-    return [r.model_copy(update={"metrics": m}) for r, m in zip(results, per_case)]
+    per_case: list[dict[str, MetricValue]]
+    per_case, usages = compute_metrics_with_usage(results, opts)
+    return [r.model_copy(update={"metrics": m, "usage": r.usage + u})
+            for r, m, u in zip(results, per_case, usages)]
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
@@ -178,3 +192,43 @@ def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs
 
 def sentencize_all(cases: Sequence[TestCase]) -> list[SentencizedCase]:
     return [sentencize_case(c) for c in cases]
+
+
+def estimate(
+    cases: Iterable[TestCase | Mapping[str, Any]],
+    method: str = "trace",
+    options: EvalOptions | None = None,
+    **option_overrides: Any,
+) -> dict[str, Any]:
+    """Dry run: LLM calls, tokens and cost ``method`` would spend on ``cases``; nothing is called.
+
+    Returns ``{method, cases, calls, cached_calls, prompt_tokens, completion_tokens, cost_usd,
+    price_known, ...}``; ``calls`` excludes cases already in the local cache (``cached_calls``).
+    Tokens are approximated offline (characters / 4). ``trace`` makes 0 calls.
+    """
+    spec = get_method(method)
+    opts = options or EvalOptions()
+    if option_overrides:
+        opts = EvalOptions(**{**dict(opts), **option_overrides})
+    case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
+    items: list[SentencizedCase] = []
+    skipped = 0
+    for case in case_list:
+        if _precheck(case) is not None:
+            skipped += 1
+            continue
+        try:
+            items.append(sentencize_case(case))
+        except Exception:  # noqa: BLE001 - the real run reports it
+            skipped += 1
+    if not spec.needs_llm:
+        out: dict[str, Any] = {"method": method, "cases": len(items), "calls": 0, "cached_calls": 0,
+                               "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                               "price_known": True}
+    else:
+        from .labelers.hybrid import estimate_method  # lazy
+
+        out = estimate_method(items, method, opts)
+    out["skipped_cases"] = skipped
+    return out
+

@@ -14,7 +14,8 @@ Splitting
 ---------
 Text is first cut at line breaks (so bullets, numbered lists and table rows become their own
 sentences), then each line is split with ``nupunkt`` (an offline Punkt model; NLTK's punkt data
-cannot be downloaded here). Bullet markers stay in the sentence text; pieces with no letters or
+cannot be downloaded here). Inline list markers that nupunkt cuts off ("Steps: 1. Install. 2. Run.")
+are re-attached to their item, and German ordinal dates ("am 3. Oktober") are not cut. Bullet markers stay in the sentence text; pieces with no letters or
 digits (a lone "-" or "•") are dropped. A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the
 last ``;``/``,``/space before the limit, so one run-on "sentence" (e.g. serialized JSON) cannot
 swallow a whole document. Every sentence keeps its character span in the original text.
@@ -90,6 +91,41 @@ def _cut_long(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
         yield start, end
 
 
+# A piece that is only a list marker ("2.", "(3)", "b)", "iv.") belongs to the next sentence.
+_MARKER_ONLY = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$")
+# "Steps: 1." — an inline list's first marker stuck to the introducing clause.
+_TRAILING_MARKER = re.compile(r"(?<=[:;])\s+(\d{1,2}[.)])\s*$")
+# German ordinal dates ("am 3. Oktober") are not sentence ends.
+_ORDINAL_END = re.compile(r"(?<!\d)\d{1,2}\.\s*$")
+_GERMAN_MONTH = re.compile(
+    r"^(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b"
+)
+
+
+def _merge_markers(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Repair nupunkt's cuts inside inline numbered lists and German ordinal dates."""
+    out: list[tuple[int, int]] = []
+    carry: int | None = None  # start of a marker waiting for its sentence
+    for i, (s, e) in enumerate(spans):
+        if carry is not None:
+            s, carry = carry, None
+        last = i == len(spans) - 1
+        piece = chunk[s:e]
+        if not last and _MARKER_ONLY.match(piece):
+            carry = s
+            continue
+        if not last and _ORDINAL_END.search(piece) and _GERMAN_MONTH.match(chunk[spans[i + 1][0]:].lstrip()):
+            carry = s
+            continue
+        m = _TRAILING_MARKER.search(piece) if not last else None
+        if m:
+            out.append((s, s + m.start()))
+            carry = s + m.start(1)
+            continue
+        out.append((s, e))
+    return out
+
+
 @lru_cache(maxsize=65536)
 def split_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Character spans of the sentences of ``text`` (whitespace trimmed, empty pieces dropped)."""
@@ -100,7 +136,7 @@ def split_spans(text: str) -> tuple[tuple[int, int], ...]:
         chunk = line.group(0)
         if not _HAS_WORD.search(chunk):
             continue
-        for s, e in sent_spans(chunk):
+        for s, e in _merge_markers(chunk, list(sent_spans(chunk))):
             piece = chunk[s:e]
             # nupunkt does not split on CJK/Devanagari/Arabic terminators: cut there too.
             sub_start = s

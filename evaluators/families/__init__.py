@@ -1,0 +1,33 @@
+"""ragas- and Tonic Validate-style metrics behind one interface.
+
+    from evaluators.families import compute_metrics, list_metrics, validate_metric_names
+
+* :func:`list_metrics` — declarations of every metric (for the dashboard and docs).
+* :func:`validate_metric_names` — check names / parameters before a run (unknown names list the
+  valid ones).
+* :func:`compute_metrics` — what the pipeline calls: one dict per case with every requested
+  metric, valued or skipped with a reason.
+
+Importing this package is light (no torch, no SDK): embeddings and LLM clients load on first use.
+"""
+
+from __future__ import annotations
+
+from .base import METRICS, Ctx, Metric, MetricParamError, Skip, get_metric, register
+from . import ragas as _ragas  # noqa: F401 - registers the ragas family
+from . import tonic as _tonic  # noqa: F401 - registers the Tonic family
+from . import aggregate as _aggregate  # noqa: F401 - registers ragas_score / overall_score
+from .runner import (
+    UnknownMetricError,
+    compute_metrics,
+    compute_metrics_with_usage,
+    list_metrics,
+    resolve,
+    validate_metric_names,
+)
+
+__all__ = [
+    "METRICS", "Ctx", "Metric", "MetricParamError", "Skip", "UnknownMetricError", "compute_metrics",
+    "compute_metrics_with_usage", "get_metric", "list_metrics", "register", "resolve",
+    "validate_metric_names",
+]

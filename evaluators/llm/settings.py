@@ -29,6 +29,13 @@ class LLMSettings(BaseModel):
     cache_path: Path | str | None = None
     #: USD per 1M tokens (input, output) overriding the built-in price table for this model.
     price_per_mtok: tuple[float, float] | None = None
+    #: Ask for a JSON object (response_format json_object). None = auto: on, and switched off for
+    #: the rest of the run if the server rejects the parameter (some local servers do).
+    json_mode: bool | None = None
+    #: Exponential backoff between retries: first wait ~retry_base_s (full jitter), at most
+    #: retry_max_s; a Retry-After header from the server wins.
+    retry_base_s: float = 0.5
+    retry_max_s: float = 30.0
 
     def public_dict(self) -> dict:
         """Settings safe to store or export (no key)."""

@@ -1,0 +1,446 @@
+"""``trace``: the offline heuristic sentence labeler (the default method).
+
+For each response sentence it scores P(supported) with a logistic combiner over embedding and
+lexical evidence (see ``heuristic_features``): similarity to the best document sentence and to
+windows of two adjacent sentences, coverage of content words, numbers, names and negations, and
+contradiction cues (a number / name of the response missing while the best matching sentence holds
+a different one). The combiner's coefficients live in ``heuristic_params.json``, fitted by
+``bench/train_detector.py`` on the shared dev data (grouped by source document); the decision
+threshold is fixed there (one setting for every dataset) and can be overridden per run with
+``options.heuristic["threshold"]``.
+
+Labels:
+* fully supported  = P(supported) >= threshold (supporting keys = the best sentences);
+* partial          = below threshold but some document sentence matches well (keys kept);
+* none             = nothing matches;
+* sentences that need no support (refusals such as "the documents do not say", transitions such
+  as "Here is a summary:", pleasantries) are fully supported with the special key
+  ``supported_without_sentence`` / ``general`` and say so in their explanation.
+* relevant keys    = document sentences close to the question (cosine or shared keywords);
+* utilized keys    = the supporting keys of every (fully or partly) supported sentence.
+
+``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is how far the
+probabilities sit from the threshold (the least certain sentence weighs most) — selective hybrid
+sends the least confident cases to an LLM.
+
+Options (``options.heuristic``): ``threshold``, ``relevance_threshold``, ``relevance_floor``,
+``support_floor``, ``support_margin``, ``partial_floor``, ``max_support``, ``cross_encoder``
+(local path or hub name of an NLI cross-encoder, loaded lazily with sentence-transformers),
+``cross_encoder_weight`` (0-1, share of the NLI entailment probability in the final score).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..options import EvalOptions
+from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
+from .heuristic_features import FEATURES, analyze, build_doc_index, sentence_features
+
+METHOD = "trace"
+PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
+
+DEFAULTS: dict[str, Any] = {
+    "threshold": None,  # None = the fitted one from heuristic_params.json
+    "relevance_threshold": 0.40,
+    "relevance_floor": 0.25,
+    "support_floor": 0.30,
+    "support_margin": 0.08,
+    "partial_floor": 0.45,
+    "max_support": 3,
+    "cross_encoder": None,
+    "cross_encoder_weight": 0.5,
+}
+
+# Hand-set fallback weights (used only when heuristic_params.json is missing).
+_FALLBACK = {
+    "features": list(FEATURES),
+    "mean": [0.0] * len(FEATURES),
+    "scale": [1.0] * len(FEATURES),
+    "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5],
+    "intercept": -5.0,
+    "threshold": 0.5,
+    "source": "hand-set fallback",
+}
+
+
+@lru_cache(maxsize=1)
+def load_params() -> dict[str, Any]:
+    if PARAMS_PATH.exists():
+        p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+        if list(p.get("features", [])) != list(FEATURES):
+            raise ValueError(f"{PARAMS_PATH.name}: feature list does not match heuristic_features.FEATURES;"
+                             " re-run bench/train_detector.py")
+        return p
+    return dict(_FALLBACK)
+
+
+# ---------------------------------------------------------------- sentences needing no support
+_REFUSAL = [re.compile(p, re.I) for p in (
+    r"\b(documents?|context|passages?|sources?|articles?|texts?|data|information|snippets?|"
+    r"search results?|records?)\b[^.]{0,80}?\b(do(es)? not|don'?t|doesn'?t|did not|didn'?t|cannot|"
+    r"can'?t|does ?n[o']t|fail to|lacks?|no)\b[^.]{0,60}?\b(mention|say|contain|include|provide|"
+    r"specify|state|discuss|address|cover|give|information|details?|indicate|reference)",
+    r"\b(there is|there's|there are|i found|i could find|i can find)\s+no\s+(specific\s+)?"
+    r"(information|mention|details?|data|reference)",
+    r"\b(i (do not|don'?t) (know|have (enough|any|that|this|the))|i('m| am) (not sure|unable|sorry)|"
+    r"i cannot (answer|find|determine|provide|say)|i can'?t (answer|find|determine|provide|say)|"
+    r"not enough information|insufficient information|unable to (answer|find|determine|provide)|"
+    r"(is|are) not (mentioned|specified|provided|stated|available|included|given) in the)",
+    r"\bnot (mentioned|specified|provided|stated|included|covered|addressed) (in|by) (the )?"
+    r"(provided |given |available )?(documents?|context|passages?|text|data|information|sources?)",
+)]
+_GENERAL = [re.compile(p, re.I) for p in (
+    r"^(here is|here's|here are|below is|below are|the following (is|are))\b[^.!?:]{0,120}[:.]?$",
+    r"^(sure|certainly|of course|great question|absolutely|okay|ok|yes|no problem|you're welcome|"
+    r"thank you|thanks|hello|hi)\b[!.,]?[^.!?]{0,40}[!.]?$",
+    r"^(i hope (this|that) helps|let me know|feel free to|please let me know|is there anything else|"
+    r"if you have (any )?(other|more|further) questions)",
+    r"^#{1,6}\s+\S",
+    r"^\W*(summary|overview|in summary|to summarize|in conclusion|conclusion|answer|details|"
+    r"key points|notes?)\W*$",
+)]
+_ENDS_COLON = re.compile(r":\s*\**$")
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def needs_no_support(text: str) -> tuple[str, str] | None:
+    """(special key, explanation) for a sentence that needs no document support, else None."""
+    t = text.strip().strip("*_ ").strip()
+    t = re.sub(r"^[-•*\d.)\s]+", "", t) if not _HAS_DIGIT.match(text.strip()) else t
+    for rx in _REFUSAL:
+        if rx.search(t):
+            return ("supported_without_sentence",
+                    "states that the documents do not give the information (a refusal): needs no support")
+    for rx in _GENERAL:
+        if rx.search(t):
+            return "general", "transition / pleasantry with no factual claim: needs no support"
+    words = t.split()
+    if _ENDS_COLON.search(t) and len(words) <= 16 and not _HAS_DIGIT.search(t):
+        return "general", "introduces what follows (ends with ':'), no factual claim: needs no support"
+    return None
+
+
+# ---------------------------------------------------------------- optional NLI cross-encoder
+_ce_lock = threading.Lock()
+_ce_cache: dict[str, Any] = {}
+
+
+def _cross_encoder(name: str) -> Any:
+    with _ce_lock:
+        if name not in _ce_cache:
+            from sentence_transformers import CrossEncoder
+
+            _ce_cache[name] = CrossEncoder(name, device="cpu")
+        return _ce_cache[name]
+
+
+def entailment_probs(name: str, pairs: list[tuple[str, str]]) -> np.ndarray:
+    """P(entailment) of (premise, hypothesis) pairs from a cross-encoder.
+
+    Label order comes from the model config (``id2label`` containing "entail"); a single-logit
+    model is read as a sigmoid score."""
+    if not pairs:
+        return np.zeros(0)
+    model = _cross_encoder(name)
+    logits = np.asarray(model.predict(pairs, apply_softmax=False, show_progress_bar=False),
+                        dtype=np.float64)
+    if logits.ndim == 1 or logits.shape[1] == 1:
+        return 1.0 / (1.0 + np.exp(-logits.reshape(-1)))
+    ex = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs = ex / ex.sum(axis=1, keepdims=True)
+    id2label = getattr(getattr(model, "model", None), "config", None)
+    id2label = getattr(id2label, "id2label", None) or {}
+    idx = next((int(i) for i, lab in id2label.items() if "entail" in str(lab).lower()), None)
+    if idx is None or idx >= probs.shape[1]:
+        idx = probs.shape[1] - 1 if probs.shape[1] == 2 else 1
+    return probs[:, idx]
+
+
+# ---------------------------------------------------------------- the labeler
+def _fmt_keys(keys: Sequence[str], limit: int = 8) -> str:
+    keys = list(keys)
+    return ", ".join(keys[:limit]) + (f" … (+{len(keys) - limit})" if len(keys) > limit else "")
+
+
+def _quote(items: Sequence[str], limit: int = 3) -> str:
+    return ", ".join(f"'{x}'" for x in list(items)[:limit])
+
+
+class HeuristicMethod:
+    """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
+
+    def __init__(self) -> None:
+        self._params: dict[str, Any] | None = None
+
+    # -- settings
+    def _settings(self, options: EvalOptions) -> dict[str, Any]:
+        s = dict(DEFAULTS)
+        unknown = set(options.heuristic) - set(DEFAULTS)
+        if unknown:
+            raise ValueError(f"unknown heuristic option(s): {', '.join(sorted(unknown))}; "
+                             f"valid: {', '.join(sorted(DEFAULTS))}")
+        s.update({k: v for k, v in options.heuristic.items() if v is not None})
+        params = load_params()
+        if s["threshold"] is None:
+            s["threshold"] = float(params.get("threshold", 0.5))
+        return s
+
+    # -- entry point
+    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
+        if not items:
+            return []
+        settings, prepared = self.featurize(items, options)
+        params = load_params()
+        coef = np.asarray(params["coef"], dtype=np.float64)
+        mean = np.asarray(params["mean"], dtype=np.float64)
+        scale = np.asarray(params["scale"], dtype=np.float64)
+        intercept = float(params["intercept"])
+        # optional NLI pass over all sentences of the chunk at once
+        nli: dict[int, np.ndarray] = {}
+        ce_name = settings.get("cross_encoder")
+        if ce_name:
+            pairs: list[tuple[str, str]] = []
+            owners: list[tuple[int, int]] = []
+            for ci, p in enumerate(prepared):
+                if isinstance(p, Exception):
+                    continue
+                for si, sp in enumerate(p["sent"]):
+                    if sp["special"] is None and sp["support"]:
+                        premise = " ".join(p["doc_texts"][i] for i in sorted(sp["support"]))
+                        pairs.append((premise, sp["text"]))
+                        owners.append((ci, si))
+            probs = entailment_probs(str(ce_name), pairs)
+            for (ci, si), pr in zip(owners, probs):
+                nli.setdefault(ci, np.full(len(prepared[ci]["sent"]), np.nan))[si] = pr
+        out: list[LabelOutcome] = []
+        for ci, (it, p) in enumerate(zip(items, prepared)):
+            if isinstance(p, Exception):
+                out.append(LabelOutcome(error=f"trace labeler failed: {type(p).__name__}: {p}",
+                                        labeled_by=METHOD))
+                continue
+            try:
+                labels = self._finish(it, p, settings, coef, mean, scale, intercept, nli.get(ci))
+                out.append(LabelOutcome(labels=labels, labeled_by=METHOD))
+            except Exception as exc:  # noqa: BLE001
+                out.append(LabelOutcome(error=f"trace labeler failed: {type(exc).__name__}: {exc}",
+                                        labeled_by=METHOD))
+        tick(len(items))
+        return out
+
+    def featurize(self, items: Sequence[SentencizedCase], options: EvalOptions
+                  ) -> tuple[dict[str, Any], list[Any]]:
+        """Settings and, per item, its prepared sentences (features, evidence) or the Exception.
+
+        Every text of the chunk (questions, document and response sentences) is embedded in ONE
+        ``embeddings.encode`` call. Also used by ``bench/train_detector.py``."""
+        settings = self._settings(options)
+        texts: list[str] = []
+        for it in items:
+            texts.append(it.case.question)
+            texts.extend(s.text for s in it.doc_sentences)
+            texts.extend(s.text for s in it.response_sentences)
+        from .. import embeddings
+
+        uniq = list(dict.fromkeys(texts))
+        vecs = embeddings.encode(uniq)
+        row = {t: i for i, t in enumerate(uniq)}
+        prepared: list[Any] = []
+        for it in items:
+            try:
+                prepared.append(self._prepare(it, vecs, row, settings))
+            except Exception as exc:  # noqa: BLE001 - one bad case never sinks the chunk
+                prepared.append(exc)
+        return settings, prepared
+
+    # -- per case: similarities, support candidates, features
+    def _prepare(self, it: SentencizedCase, vecs: np.ndarray, row: dict[str, int],
+                 st: dict[str, Any]) -> dict[str, Any]:
+        doc_texts = [s.text for s in it.doc_sentences]
+        doc_ids = [s.doc if s.doc is not None else 0 for s in it.doc_sentences]
+        q = vecs[row[it.case.question]]
+        n_d = len(doc_texts)
+        D = vecs[[row[t] for t in doc_texts]] if n_d else np.zeros((0, vecs.shape[1]), np.float32)
+        R = (vecs[[row[s.text] for s in it.response_sentences]] if it.response_sentences
+             else np.zeros((0, vecs.shape[1]), np.float32))
+        doc = build_doc_index(doc_texts, doc_ids, it.case.documents)
+        S = R @ D.T if n_d else np.zeros((len(R), 0), np.float32)
+        if doc.windows:
+            wi = np.asarray(doc.windows)
+            W = D[wi[:, 0]] + D[wi[:, 1]]
+            W /= np.maximum(np.linalg.norm(W, axis=1, keepdims=True), 1e-12)
+            SW = R @ W.T
+        else:
+            wi = np.zeros((0, 2), dtype=int)
+            SW = np.zeros((len(R), 0), np.float32)
+        qs = R @ q if len(R) else np.zeros(0)
+        dq = D @ q if n_d else np.zeros(0)
+        sents: list[dict[str, Any]] = []
+        floor, margin, kmax = float(st["support_floor"]), float(st["support_margin"]), int(st["max_support"])
+        for si, s in enumerate(it.response_sentences):
+            special = needs_no_support(s.text)
+            info = analyze(s.text)
+            support: list[int] = []
+            if n_d:
+                sims = S[si]
+                order = np.argsort(-sims)[: max(kmax, 1)]
+                best = float(sims[order[0]])
+                support = [int(i) for i in order if sims[i] >= max(floor, best - margin)][:kmax]
+                if not support:
+                    support = [int(order[0])]
+                if SW.shape[1]:
+                    wbest = int(np.argmax(SW[si]))
+                    if SW[si, wbest] > best + 0.02:
+                        for i in wi[wbest]:
+                            if int(i) not in support:
+                                support.append(int(i))
+                feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support)
+            else:
+                feats, ev = None, {}
+            sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
+                          "feats": feats, "ev": ev})
+        return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc}
+
+    # -- per case: probabilities -> labels
+    def _finish(self, it: SentencizedCase, p: dict[str, Any], st: dict[str, Any], coef, mean, scale,
+                intercept: float, nli: np.ndarray | None) -> SentenceLabels:
+        keys = it.doc_keys
+        thr = float(st["threshold"])
+        out: list[SentenceSupport] = []
+        certainties: list[float] = []
+        utilized: set[int] = set()
+        feats = [sp["feats"] for sp in p["sent"] if sp["feats"] is not None]
+        probs_iter = iter(())
+        if feats:
+            X = (np.asarray(feats, dtype=np.float64) - mean) / scale
+            z = X @ coef + intercept
+            probs_iter = iter(1.0 / (1.0 + np.exp(-z)))
+        no_docs = not keys
+        for si, sp in enumerate(p["sent"]):
+            prob = float(next(probs_iter)) if sp["feats"] is not None else None
+            if sp["special"] is not None:
+                key, why = sp["special"]
+                out.append(SentenceSupport(key=sp["key"], supporting_keys=(key,), fully_supported=True,
+                                           explanation=why, score=1.0))
+                certainties.append(0.9)
+                continue
+            if no_docs:
+                out.append(SentenceSupport(key=sp["key"], supporting_keys=(), fully_supported=False,
+                                           explanation="no documents were retrieved, so nothing supports "
+                                                       "this claim", score=0.0))
+                certainties.append(0.9)
+                continue
+            nli_p = None
+            if nli is not None and not math.isnan(float(nli[si])):
+                nli_p = float(nli[si])
+                w = float(st["cross_encoder_weight"])
+                prob = (1 - w) * prob + w * nli_p  # type: ignore[operator]
+            assert prob is not None
+            ev = sp["ev"]
+            full = prob >= thr
+            support = sp["support"]
+            partial = (not full) and (ev["sim_max"] >= float(st["partial_floor"]) or ev["cov_top"] >= 0.5)
+            sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
+            if full or partial:
+                utilized.update(support)
+            out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
+                                       explanation=self._explain(ev, keys, support, full, partial, prob, nli_p),
+                                       score=round(prob, 4)))
+            span = thr if prob < thr else 1.0 - thr
+            certainties.append(min(1.0, abs(prob - thr) / max(span, 1e-6)))
+        rel, rel_expl = self._relevance(it, p, st)
+        n_full = sum(1 for s in out if s.fully_supported)
+        unsupported = [s for s in out if not s.fully_supported]
+        if not out:
+            overall = "the response has no sentences"
+        elif not unsupported:
+            overall = f"all {len(out)} response sentences are supported by the documents"
+        else:
+            overall = (f"{n_full} of {len(out)} response sentences fully supported; not fully supported: "
+                       + "; ".join(f"{s.key} ({s.explanation.split(';')[0]})" for s in unsupported[:4]))
+        conf = 0.5 * min(certainties) + 0.5 * float(np.mean(certainties)) if certainties else 1.0
+        scores = [s.score for s in out if s.score is not None]
+        return SentenceLabels(
+            method=METHOD,
+            document_keys=keys,
+            relevant_keys=tuple(keys[i] for i in sorted(rel)),
+            utilized_keys=tuple(keys[i] for i in sorted(utilized)),
+            sentences=tuple(out),
+            overall_supported=bool(out) and not unsupported,
+            relevance_explanation=rel_expl,
+            overall_explanation=overall,
+            confidence=round(float(conf), 4),
+            extra={"threshold": thr, "min_score": min(scores) if scores else None,
+                   "cross_encoder": bool(st.get("cross_encoder"))},
+        )
+
+    @staticmethod
+    def _explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], full: bool, partial: bool,
+                 prob: float, nli_p: float | None) -> str:
+        best = ev["best"]
+        parts: list[str] = []
+        if full:
+            parts.append(f"supported by {_fmt_keys([keys[i] for i in support])} "
+                         f"(best match {keys[best]} {ev['sim_max']:.2f}; "
+                         f"{ev['cov_top']:.0%} of content words found there)")
+        elif partial:
+            parts.append(f"partly supported: best match {keys[best]} ({ev['sim_max']:.2f}), "
+                         f"{ev['cov_top']:.0%} of content words found in {_fmt_keys([keys[i] for i in support])}")
+        else:
+            parts.append(f"no supporting sentence: best match {keys[best]} ({ev['sim_max']:.2f}), "
+                         f"{ev['cov_all']:.0%} of content words found in the documents")
+        for n in ev["missing_numbers"][:3]:
+            msg = f"'{n}' not found in any document sentence"
+            if ev["best_numbers"]:
+                msg += f" (best match {keys[best]} has {_quote(ev['best_numbers'], 2)})"
+            parts.append(msg)
+        for name in ev["missing_names"][:3]:
+            if ev["best_names"]:
+                parts.append(f"entity '{name}' not in the documents; best match {keys[best]} names "
+                             f"{_quote(ev['best_names'], 2)}")
+            else:
+                parts.append(f"entity '{name}' not found in the documents")
+        if ev["neg_resp_only"]:
+            parts.append(f"negated, while {keys[best]} is not")
+        elif ev["neg_doc_only"]:
+            parts.append(f"{keys[best]} is negated, the sentence is not")
+        if not full and ev["missing_words"] and not ev["missing_numbers"] and not ev["missing_names"]:
+            parts.append(f"words not in the documents: {_quote(ev['missing_words'], 4)}")
+        if nli_p is not None:
+            parts.append(f"NLI entailment {nli_p:.2f}")
+        parts.append(f"P(supported) {prob:.2f}")
+        return "; ".join(parts)
+
+    @staticmethod
+    def _relevance(it: SentencizedCase, p: dict[str, Any], st: dict[str, Any]) -> tuple[set[int], str]:
+        keys = it.doc_keys
+        if not keys:
+            return set(), "no documents were retrieved"
+        dq = p["dq"]
+        q_info = analyze(it.case.question)
+        qwords = q_info.content
+        thr, floor = float(st["relevance_threshold"]), float(st["relevance_floor"])
+        rel: set[int] = set()
+        for i, inf in enumerate(p["doc"].infos):
+            sim = float(dq[i])
+            overlap = len(qwords & inf.content)
+            if sim >= thr or (sim >= floor and overlap >= max(1, min(2, len(qwords)))):
+                rel.add(i)
+        if rel:
+            top = sorted(rel, key=lambda i: -float(dq[i]))[:3]
+            expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question "
+                    f"(cosine >= {thr:.2f}, or >= {floor:.2f} with shared keywords); closest: "
+                    + ", ".join(f"{keys[i]} ({float(dq[i]):.2f})" for i in top))
+        else:
+            b = int(np.argmax(dq))
+            expl = (f"no document sentence relates to the question (closest {keys[b]} at "
+                    f"{float(dq[b]):.2f} < {thr:.2f})")
+        return rel, expl

@@ -1,0 +1,286 @@
+"""Features of the offline ``trace`` labeler (shared by the labeler and ``bench/train_detector.py``).
+
+For every response sentence ``r`` of a case, against the document sentences ``D``:
+
+* ``sim_max``     cosine of ``r`` to its best document sentence (MiniLM, normalised vectors)
+* ``sim_win``     cosine to the best window of two adjacent sentences of one document (normalised
+                  sum of the two vectors: claims often span two sentences)
+* ``sim_gap``     ``sim_win - sim_max`` (how much the window adds)
+* ``cov_top``     share of ``r``'s content words found in its supporting sentences
+* ``cov_all``     share of ``r``'s content words found anywhere in the documents
+* ``num_missing`` numbers of ``r`` not found in any document (count, capped at 3)
+* ``num_conflict`` 1 when a number is missing AND the best sentence holds a number ``r`` lacks
+* ``ent_missing`` capitalised names of ``r`` not found in the documents (count, capped at 3)
+* ``ent_conflict`` 1 when a name is missing AND the best sentence names something ``r`` lacks
+* ``neg_resp_only`` ``r`` is negated, its supporting sentences are not
+* ``neg_doc_only``  the supporting sentences are negated, ``r`` is not
+* ``novel_bigram`` share of ``r``'s content bigrams absent from the documents
+* ``log_len``     log(1 + number of content words)
+* ``q_sim``       cosine of ``r`` to the question (restating the question needs little support)
+
+Text analyses are cached per text (documents are shared by many cases).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+FEATURES: tuple[str, ...] = (
+    "sim_max", "sim_win", "sim_gap", "cov_top", "cov_all", "num_missing", "num_conflict",
+    "ent_missing", "ent_conflict", "neg_resp_only", "neg_doc_only", "novel_bigram", "log_len",
+    "q_sim",
+)
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren as at be because been
+    before being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just let me more most my myself of off on once only or other ought our ours
+    ourselves out over own same she should so some such than that the their theirs them themselves
+    then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your yours yourself yourselves s t d ll m
+    re ve y o may might must shall us etc via per within upon among including include includes
+    included well much many one like based provided according however also overall such""".split()
+)
+
+NEGATIONS = frozenset(
+    "not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't "
+    "weren't won't wouldn't shouldn't couldn't hasn't haven't hadn't nothing nobody nowhere".split()
+)
+
+_NUM_WORDS = {
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
+    "fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19",
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70",
+    "eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000",
+    "billion": "1000000000", "dozen": "12", "half": "0.5", "twice": "2", "double": "2",
+    "once": "1", "single": "1",
+}
+
+# Capitalised words that are not names (sentence starters, titles, days are kept as names).
+_NOT_NAMES = STOPWORDS | frozenset(
+    """i the a an this that these those it its he she they we you there here however overall
+    additionally furthermore moreover also but and or so if when while although though after
+    before during since because as in on at for from by with to of yes no ok okay sure note
+    please thanks thank hello hi dear based according mr mrs ms dr""".split()
+)
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,]*(?:\.\d+)?")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CAP = re.compile(r"\b[A-Z][A-Za-z'’\-]*[A-Za-z]|\b[A-Z]{2,}\b")
+
+
+def _stem(w: str) -> str:
+    w = w.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suf in ("ingly", "edly", "ations", "ation", "ments", "ment", "ness", "ings", "ing", "ies",
+                "ied", "ers", "er", "est", "ed", "es", "ly", "s"):
+        if len(w) - len(suf) >= 3 and w.endswith(suf):
+            w = w[: -len(suf)]
+            break
+    return w[:7]
+
+
+def norm_number(s: str) -> str:
+    s = s.replace(",", "")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".") or "0"
+    return s.lstrip("0") or "0"
+
+
+@dataclass(frozen=True)
+class TextInfo:
+    content: frozenset[str]            # stems of content words
+    content_list: tuple[str, ...]      # stems in order (for bigrams)
+    raw_content: tuple[str, ...]       # the original words of content_list (for explanations)
+    words: frozenset[str]              # lowercased raw words (for names)
+    numbers: frozenset[str]            # normalised numbers
+    names: tuple[str, ...]             # capitalised tokens that look like names (original case)
+    negated: bool
+    bigrams: frozenset[tuple[str, str]] = field(default=frozenset())
+
+
+@lru_cache(maxsize=200_000)
+def analyze(text: str) -> TextInfo:
+    toks = _TOKEN.findall(text)
+    content: list[str] = []
+    raw: list[str] = []
+    words: set[str] = set()
+    numbers: set[str] = set()
+    negated = False
+    for t in toks:
+        lw = t.lower().replace("’", "'")
+        if t[0].isdigit():
+            numbers.add(norm_number(t))
+            content.append(norm_number(t))
+            raw.append(t)
+            continue
+        words.add(lw)
+        if lw in NEGATIONS or lw.endswith("n't"):
+            negated = True
+            continue
+        if lw in _NUM_WORDS:
+            numbers.add(_NUM_WORDS[lw])
+        if lw in STOPWORDS or len(lw) < 2:
+            continue
+        content.append(_stem(lw))
+        raw.append(t)
+    names: list[str] = []
+    for m in _CAP.finditer(text):
+        w = m.group(0)
+        lw = w.lower().replace("’", "'")
+        if lw.endswith("'s"):
+            lw = lw[:-2]
+            w = w[:-2]
+        if lw in _NOT_NAMES or lw in _NUM_WORDS or len(lw) < 2:
+            continue
+        names.append(w)
+    bigrams = frozenset(zip(content, content[1:]))
+    return TextInfo(frozenset(content), tuple(content), tuple(raw), frozenset(words), frozenset(numbers),
+                    tuple(dict.fromkeys(names)), negated, bigrams)
+
+
+def number_found(n: str, doc_numbers: set[str] | frozenset[str]) -> bool:
+    if n in doc_numbers:
+        return True
+    try:
+        v = float(n)
+    except ValueError:
+        return False
+    if v.is_integer() and 1 <= v <= 12 and norm_number(str(int(v) + 12)) in doc_numbers:
+        return True  # "2 PM" vs "14:00"
+    # percentages written as fractions / rounded values
+    for d in doc_numbers:
+        try:
+            dv = float(d)
+        except ValueError:
+            continue
+        if dv and abs(dv - v) / abs(dv) < 0.005:
+            return True
+    return False
+
+
+def name_found(name: str, doc_words: set[str] | frozenset[str], doc_lower: str) -> bool:
+    lw = name.lower().replace("’", "'")
+    if lw in doc_words:
+        return True
+    return lw in doc_lower  # substrings: "McDonald" in "McDonald's", hyphenated, JSON keys
+
+
+@dataclass
+class DocIndex:
+    """Per-case document side: sentence infos, union vocabularies, adjacency windows."""
+
+    infos: list[TextInfo]
+    content: set[str]
+    words: set[str]
+    numbers: set[str]
+    bigrams: set[tuple[str, str]]
+    lower: str
+    #: index pairs (i, i+1) of adjacent sentences of one document
+    windows: list[tuple[int, int]]
+
+
+def build_doc_index(doc_texts: list[str], doc_ids: list[int], full_docs: tuple[str, ...]) -> DocIndex:
+    infos = [analyze(t) for t in doc_texts]
+    content: set[str] = set()
+    words: set[str] = set()
+    numbers: set[str] = set()
+    bigrams: set[tuple[str, str]] = set()
+    for inf in infos:
+        content |= inf.content
+        words |= inf.words
+        numbers |= inf.numbers
+        bigrams |= inf.bigrams
+    windows = [(i, i + 1) for i in range(len(doc_texts) - 1) if doc_ids[i] == doc_ids[i + 1]]
+    # sentence splits cut some bigrams: add the cross-boundary ones
+    for i, j in windows:
+        a, b = infos[i].content_list, infos[j].content_list
+        if a and b:
+            bigrams.add((a[-1], b[0]))
+    lower = "\n".join(full_docs).lower().replace("’", "'")
+    return DocIndex(infos, content, words, numbers, bigrams, lower, windows)
+
+
+def sentence_features(
+    info: TextInfo,
+    sims: np.ndarray,
+    win_sims: np.ndarray,
+    q_sim: float,
+    doc: DocIndex,
+    support_idx: list[int],
+) -> tuple[list[float], dict]:
+    """Feature vector (in FEATURES order) and evidence for the explanation."""
+    sim_max = float(sims.max()) if sims.size else 0.0
+    sim_win = float(win_sims.max()) if win_sims.size else sim_max
+    sim_win = max(sim_win, sim_max)
+    n_content = len(info.content)
+    sup_content: set[str] = set()
+    sup_numbers: set[str] = set()
+    sup_words: set[str] = set()
+    sup_neg = False
+    for i in support_idx:
+        si = doc.infos[i]
+        sup_content |= si.content
+        sup_numbers |= si.numbers
+        sup_words |= si.words
+        sup_neg = sup_neg or si.negated
+    if n_content:
+        cov_top = len(info.content & sup_content) / n_content
+        cov_all = len(info.content & doc.content) / n_content
+    else:
+        cov_top = cov_all = 1.0
+    missing_nums = [n for n in sorted(info.numbers) if not number_found(n, doc.numbers)]
+    best_i = int(np.argmax(sims)) if sims.size else -1
+    best_nums = doc.infos[best_i].numbers - info.numbers if best_i >= 0 else frozenset()
+    num_conflict = 1.0 if missing_nums and best_nums else 0.0
+    missing_names = [n for n in info.names if not name_found(n, doc.words, doc.lower)]
+    best_names = []
+    if best_i >= 0 and missing_names:
+        rw = {w.lower() for w in info.names}
+        best_names = [n for n in doc.infos[best_i].names if n.lower() not in rw
+                      and n.lower() not in info.words]
+    ent_conflict = 1.0 if missing_names and best_names else 0.0
+    if info.bigrams:
+        novel_bigram = len(info.bigrams - doc.bigrams) / len(info.bigrams)
+    else:
+        novel_bigram = 0.0
+    feats = [
+        sim_max,
+        sim_win,
+        sim_win - sim_max,
+        cov_top,
+        cov_all,
+        float(min(len(missing_nums), 3)),
+        num_conflict,
+        float(min(len(missing_names), 3)),
+        ent_conflict,
+        1.0 if info.negated and not sup_neg else 0.0,
+        1.0 if sup_neg and not info.negated else 0.0,
+        novel_bigram,
+        math.log1p(n_content),
+        q_sim,
+    ]
+    evidence = {
+        "best": best_i,
+        "sim_max": sim_max,
+        "sim_win": sim_win,
+        "cov_top": cov_top,
+        "cov_all": cov_all,
+        "missing_numbers": missing_nums,
+        "best_numbers": sorted(best_nums)[:3],
+        "missing_names": missing_names,
+        "best_names": best_names[:3],
+        "missing_words": list(dict.fromkeys(
+            w for st, w in zip(info.content_list, info.raw_content) if st not in doc.content))[:5],
+        "neg_resp_only": feats[9] > 0,
+        "neg_doc_only": feats[10] > 0,
+    }
+    return feats, evidence

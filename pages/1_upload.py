@@ -1,0 +1,92 @@
+"""Upload: a file or a sample set -> preview -> column mapping (correctable) -> cases."""
+
+import pandas as pd
+import streamlit as st
+
+from ui import data as ud
+from ui import state
+
+st.title("Upload test cases")
+if notice := state.pop_notice():
+    st.success(notice)
+
+left, right = st.columns([3, 2])
+with left:
+    up = st.file_uploader(
+        "Drop a CSV, JSON, JSONL or Parquet file", type=["csv", "json", "jsonl", "parquet"],
+        key="upload.file",
+        help="ragas v1/v2 (question/answer/contexts, user_input/response/retrieved_contexts), "
+             "RAGBench (question/response/documents) or the batch format "
+             "(query/response/retrieved_documents) are mapped automatically.")
+    st.caption(f"Up to {ud.MAX_UPLOAD_MB} MB per file.")
+with right:
+    samples = ud.sample_files()
+    st.write("**Or try a sample set**")
+    if not samples:
+        st.caption("No sample files in data/.")
+    for p in samples:
+        if st.button(f"Load {p.name}", key=f"upload.sample.{p.name}", width="stretch"):
+            try:
+                state.set_data(ud.load_path(p))
+            except ud.DataError as exc:
+                st.error(str(exc))
+
+if up is not None:
+    current = state.get_data()
+    if current is None or current.source_id != up.file_id:
+        try:
+            state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id))
+        except ud.DataError as exc:
+            st.error(f"Could not read {up.name}: {exc}")
+
+data = state.get_data()
+if data is None:
+    st.info("Upload a file or load a sample set to begin.")
+    st.stop()
+
+n_err = len(data.errors)
+fmt = ud.mapping_dict(data.mapping).get("format") or "custom"
+st.subheader(f"{data.filename}")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Rows", len(data.df))
+c2.metric("Cases ready", len(data.cases))
+c3.metric("Rows with problems", n_err)
+c4.metric("Detected format", str(fmt))
+
+if data.cases:
+    st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon="⚙️")
+
+if n_err:
+    with st.expander(f"⚠️ {n_err} problem(s) found — these rows are skipped", expanded=not data.cases):
+        st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
+
+st.write("**Preview**")
+st.dataframe(data.df.head(100), width="stretch", height=260)
+
+with st.expander("Column mapping", expanded=not data.cases):
+    cols = [str(c) for c in data.df.columns]
+    m = ud.mapping_dict(data.mapping)
+    none = "— none —"
+    picks = {}
+    grid = st.columns(3)
+    for i, f in enumerate(ud.MAPPING_FIELDS):
+        cur = m.get(f)
+        with grid[i % 3]:
+            if isinstance(cur, (list, tuple)):
+                picks[f] = tuple(st.multiselect(f, cols, default=[c for c in cur if c in cols],
+                                                key=f"upload.map.{f}"))
+            else:
+                opts = [none, *cols]
+                picks[f] = st.selectbox(f, opts, index=opts.index(cur) if cur in opts else 0,
+                                        key=f"upload.map.{f}")
+                picks[f] = None if picks[f] == none else picks[f]
+    labels = st.multiselect("human label columns (for agreement in Compare)", cols,
+                            default=[c for c in (m.get("label_columns") or ()) if c in cols],
+                            key="upload.map.labels")
+    if st.button("Apply mapping", key="upload.apply", type="primary"):
+        mapping = ud.replace_mapping(data.mapping, **picks, label_columns=tuple(labels))
+        try:
+            state.set_data(ud.build(data.df, data.filename, mapping, data.source_id))
+            st.rerun()
+        except Exception as exc:  # noqa: BLE001 - an invalid mapping is the user's to fix
+            st.error(f"Mapping not applied: {exc}")

@@ -1,0 +1,101 @@
+"""Results: metric cards, charts, a filterable per-case table and downloads."""
+
+import pandas as pd
+import streamlit as st
+
+from evaluators.export import to_json
+from ui import charts, inspect_view, optional, state, tables
+
+st.title("Results")
+if notice := state.pop_notice():
+    st.success(notice)
+
+runs = state.get_runs()
+if not runs:
+    st.info("No finished run yet.")
+    st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon="⚙️")
+    st.stop()
+labels = list(runs)
+cur = state.current_run_label() or labels[-1]
+picked = st.selectbox("Run", labels, index=labels.index(cur), key="results.run")
+state.set_current_run(picked)
+run = runs[picked]
+
+
+
+
+def _intervals(r) -> dict | None:
+    fn = getattr(optional.compare(), "run_intervals", None)
+    try:
+        return fn(r) if fn else None
+    except Exception:  # noqa: BLE001 - error bars fall back to ± std
+        return None
+
+
+key = ("results", picked, id(run))
+df = state.memo(key + ("frame",), lambda: tables.case_frame(run))
+metrics = tables.metric_columns(df)
+stats = tables.summary(df, metrics)
+st.caption(f"Method **{run.method}** · {len(run.scored)} of {len(run.results)} cases scored"
+           + (" · **cancelled early** (partial run)" if run.cancelled else "")
+           + (f" · {run.usage.calls} LLM calls, ${run.usage.cost_usd:.4f}" if run.usage.calls else ""))
+
+cards = st.columns(min(5, max(1, len(metrics))))
+for i, row in stats.iterrows():
+    with cards[i % len(cards)]:
+        mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
+        spread = "" if pd.isna(row["std"]) else f"± {row['std']:.3f} (std) · n={row['n']}"
+        st.metric(charts.nice(row["metric"]), mean, help=f"mean over scored cases {spread}")
+        st.caption(spread)
+
+if run.errors:
+    with st.expander(f"⚠️ {len(run.errors)} case(s) could not be scored"):
+        st.dataframe(pd.DataFrame(run.errors, columns=["id", "reason"]), hide_index=True, width="stretch")
+
+tab_charts, tab_cases, tab_dl = st.tabs(["Charts", "Cases", "Download"])
+with tab_charts:
+    plotted = stats.dropna(subset=["mean"])
+    if plotted.empty:
+        st.info("Nothing scored, nothing to plot.")
+    else:
+        a, b = st.columns(2)
+        a.plotly_chart(charts.metric_bars(plotted, state.memo(key + ('ci',), lambda: _intervals(run))), key="results.bars")
+        b.plotly_chart(charts.radar({picked: run}), key="results.radar")
+        a.plotly_chart(charts.distributions(df, list(plotted["metric"])), key="results.box")
+        hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
+                                  format_func=charts.nice)
+        b.plotly_chart(charts.histogram(df, hist_metric), key="results.histogram")
+
+with tab_cases:
+    f1, f2, f3, f4 = st.columns([2, 2, 1, 1])
+    preset = f1.selectbox("Show", list(tables.PRESETS), key="results.preset")
+    numeric = [c for c in df.columns if c not in ("question", "response", "method", "labeled_by", "error")]
+    col = f2.selectbox("or filter column", ["—", *numeric], key="results.col")
+    op = f3.selectbox("op", list(tables.OPS), key="results.op")
+    val = f4.number_input("value", value=0.0, step=0.1, key="results.val")
+    view = df
+    try:
+        if tables.PRESETS[preset]:
+            view = tables.filter_frame(view, *tables.PRESETS[preset])
+        if col != "—":
+            view = tables.filter_frame(view, col, op, val)
+    except (KeyError, ValueError) as exc:
+        st.error(str(exc))
+    sort = st.selectbox("Sort by", ["(file order)", *numeric], key="results.sort")
+    if sort != "(file order)":
+        desc = st.toggle("Descending", key="results.desc")
+        view = view.sort_values(sort, ascending=not desc, kind="stable")
+    view = view.assign(inspect=[inspect_view.case_link(str(i), picked) for i in view["id"]])
+    st.caption(f"{len(view)} of {len(df)} cases · click a column header to sort, "
+               "or the link to inspect a case")
+    st.dataframe(view, hide_index=True, width="stretch", key="results.table", column_config={
+        "inspect": st.column_config.LinkColumn("inspect", display_text="open ↗"),
+        **{m: st.column_config.NumberColumn(format="%.3f") for m in metrics},
+    })
+
+with tab_dl:
+    st.download_button("Download JSON (CLI format)", to_json(run), file_name=f"{run.method}_results.json",
+                       mime="application/json", key="results.json")
+    st.download_button("Download CSV (one row per case)", df.to_csv(index=False),
+                       file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv")
+    st.caption("Exports never contain an API key.")

@@ -1,0 +1,92 @@
+"""Compare: method vs method on the same cases, run vs run from the history, agreement with humans."""
+
+import pandas as pd
+import streamlit as st
+
+from ui import charts, compare_view as cv, resources, state, tables
+
+st.title("Compare")
+store = resources.store()
+sources = cv.run_sources(state.get_runs(), state.saved_ids(), store.list())
+if not sources:
+    st.info("No runs yet: evaluate the same cases with two methods (e.g. TRACE and hybrid) to compare.")
+    st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
+    st.stop()
+
+tab_mm, tab_hist, tab_human = st.tabs(["Method vs method", "Run history", "Agreement with human labels"])
+
+with tab_mm:
+    names = list(sources)
+    if len(names) < 2:
+        st.info("Only one run so far: run another method on the same cases to compare them.")
+    else:
+        c1, c2, c3 = st.columns(3)
+        a_name = c1.selectbox("Run A", names, index=1, key="compare.a")
+        b_name = c2.selectbox("Run B", names, index=0, key="compare.b")
+        run_a, run_b = cv.load(sources[a_name], store), cv.load(sources[b_name], store)
+        common = sorted(set(tables.metric_columns(tables.case_frame(run_a)))
+                        & set(tables.metric_columns(tables.case_frame(run_b))),
+                        key=lambda m: list(charts.LABELS).index(m) if m in charts.LABELS else 99)
+        if not common:
+            st.warning("These runs share no metric.")
+        else:
+            metric = c3.selectbox("Metric", common, key="compare.metric", format_func=charts.nice)
+            paired = tables.paired_frame(run_a, run_b, metric)
+            if paired.empty:
+                st.warning("No case is scored in both runs (compare runs on the same cases).")
+            else:
+                corr, lib = cv.correlations(run_a, run_b, metric, paired)
+                st.plotly_chart(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)),
+                                key="compare.scatter")
+                st.caption(f"{len(paired)} common cases · correlations from {lib}")
+                if corr:
+                    st.dataframe(pd.DataFrame(corr), hide_index=True, width="stretch")
+                st.write("**Where they disagree most**")
+                link = cv.inspect_link(sources[b_name], b_name, state.saved_ids())
+                top = paired.head(15).assign(inspect=lambda d: [link(i) for i in d["id"].astype(str)])
+                st.dataframe(top.rename(columns={"a": a_name, "b": b_name}), hide_index=True,
+                             width="stretch", column_config={
+                                 "inspect": st.column_config.LinkColumn(display_text="open ↗")})
+                st.caption(f"The links open the case as labeled by run B ({b_name}).")
+
+with tab_hist:
+    saved = store.list()
+    if not saved:
+        st.info("The run history is empty (finished runs are saved automatically, without keys).")
+    else:
+        hist = cv.history_frame(saved)
+        st.dataframe(hist, hide_index=True, width="stretch")
+        picks = st.multiselect("Runs to compare", list(hist["id"]), default=list(hist["id"])[:2],
+                               key="compare.hist_runs",
+                               format_func=lambda i: cv.history_label(saved, i))
+        if picks:
+            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks)), key="compare.grouped")
+        h1, h2 = st.columns(2)
+        target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
+                              format_func=lambda i: cv.history_label(saved, i))
+        if h2.button("Open in Results", key="compare.open"):
+            state.add_run(cv.history_label(saved, target), store.load(target), target)
+            st.switch_page("pages/3_results.py")
+        if h2.button("Delete from history", key="compare.delete"):
+            store.delete(target)
+            st.rerun()
+
+with tab_human:
+    names = list(sources)
+    h_name = st.selectbox("Run", names, key="compare.human_run")
+    run = cv.load(sources[h_name], store)
+    label_cols = tables.human_label_columns(run)
+    if not label_cols:
+        st.info("The cases of this run carry no human labels (map label columns on the Upload page).")
+    else:
+        table, err = cv.agreement(run)
+        if err:
+            st.warning(err)
+        else:
+            st.dataframe(table, hide_index=True, width="stretch")
+        label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
+        points, err = cv.roc(run, label)
+        if err:
+            st.caption(err)
+        elif points:
+            st.plotly_chart(charts.roc(points), key="compare.roc")

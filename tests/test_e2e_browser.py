@@ -1,0 +1,154 @@
+"""End-to-end in real headless Chromium: start `streamlit run app.py`, upload a file through the
+file chooser, run the heuristic, see the charts, open Inspect on a case with an unsupported
+sentence, and check that HTML in an uploaded document shows as text and never executes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium at /usr/bin/chromium"),
+]
+
+XSS = "<img src=x onerror=alert(1)>"
+CASES = [
+    {"id": "xss-case", "question": "What is the capital of France?",
+     "response": "The capital of France is Paris. The city has exactly forty purple dragons living in the Louvre.",
+     "documents": [f"Paris is the capital and largest city of France. {XSS} <script>window.__xss = 1; alert(2)</script> "
+                   "It is located on the Seine river."]},
+    {"id": "berlin", "question": "When did the Berlin Wall fall?",
+     "response": "The Berlin Wall fell on 9 November 1989.",
+     "documents": ["The Berlin Wall fell on 9 November 1989, after weeks of protests.",
+                   "Germany was reunified on 3 October 1990."]},
+    {"id": "plants", "question": "What do plants release during photosynthesis?",
+     "response": "Plants release oxygen during photosynthesis.",
+     "documents": ["During photosynthesis, plants use light to turn water and carbon dioxide into "
+                   "glucose, releasing oxygen as a by-product."]},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(port: int, env: dict[str, str], log: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true",
+           "--browser.gatherUsageStats", "false"]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError("streamlit did not become healthy")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def app_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GROQ_API_KEY", "OPENAI_API_KEY")}
+    env.update(RAG_EVAL_STORE=str(tmp_path / "runs.sqlite3"), HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    return env
+
+
+def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    data = tmp_path / "cases.jsonl"
+    data.write_text("\n".join(json.dumps(c) for c in CASES), encoding="utf-8")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit.log")
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    dialogs: list[str] = []
+    try:
+        wait_healthy(url, proc)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url)
+            expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=30_000)
+
+            # Upload through the real file chooser.
+            with page.expect_file_chooser() as fc:
+                page.get_by_test_id("stFileUploaderDropzone").click()
+            fc.value.set_files(str(data))
+            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text("3", timeout=30_000)
+            page.screenshot(path=str(shots / "1_upload.png"), full_page=True)
+
+            # Evaluate with the offline heuristic.
+            page.get_by_role("link", name="Evaluate").first.click()
+            run_button = page.get_by_role("button", name="Run TRACE")
+            expect(run_button).to_be_enabled(timeout=30_000)
+            page.screenshot(path=str(shots / "2_evaluate.png"), full_page=True)
+            run_button.click()
+
+            # Results open by themselves when the run finishes.
+            expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
+            expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=30_000)
+            expect(page.get_by_test_id("stMetric").filter(has_text="Adherence")).to_be_visible()
+            page.screenshot(path=str(shots / "3_results.png"), full_page=True)
+
+            # Inspect the case with an unsupported sentence (a shareable URL: a fresh session
+            # loads the run from the history).
+            page.goto(f"{url}/inspect?case=xss-case")
+            expect(page.get_by_role("heading", name="Inspect a case")).to_be_visible(timeout=30_000)
+            response = page.locator(".rag-response")
+            expect(response).to_be_visible(timeout=30_000)
+            unsupported = response.locator('[data-level="none"]')
+            expect(unsupported.first).to_contain_text("dragons")
+            expect(response.locator('[data-key="a"]')).not_to_have_attribute("data-level", "none")
+            doc = page.locator(".rag-doc").first
+            expect(doc).to_contain_text(XSS)  # shown as text ...
+            expect(doc).to_contain_text("<script>window.__xss = 1; alert(2)</script>")
+            assert page.locator(".rag-doc img").count() == 0  # ... never as an element
+            assert page.locator(".rag-doc script").count() == 0
+            page.screenshot(path=str(shots / "4_inspect.png"), full_page=True)
+
+            page.get_by_role("link", name="Compare").first.click()
+            expect(page.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(shots / "5_compare.png"), full_page=True)
+
+            assert page.evaluate("window.__xss") is None
+            assert dialogs == []
+            browser.close()
+    finally:
+        stop(proc)
+    assert len(list(shots.glob("*.png"))) == 5

@@ -1,0 +1,187 @@
+"""Unit tests of the dashboard helpers (no Streamlit runtime): highlighting (and its escaping),
+tables and filters, chunk merging / progress text, charts, compare helpers, key resolution."""
+
+import html
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from evaluators.sentencize import sentencize_case
+from evaluators.types import TRACE_METRICS
+from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
+from ui import charts, compare_view, highlight as hl, runner, state, tables
+
+TAG = re.compile(r"<[^>]+>")
+KEY_BADGE = re.compile(r'<span class="rag-key"[^>]*>[^<]*</span>')
+
+
+def visible_text(markup: str) -> str:
+    """The text a reader sees, without the key badges."""
+    return html.unescape(TAG.sub("", KEY_BADGE.sub("", markup)))
+
+
+def _case_and_labels(cid="c1"):
+    run = fake_run()
+    r = next(r for r in run.results if r.case.id == cid)
+    return sentencize_case(r.case), r.labels
+
+
+def test_uploaded_html_is_escaped_everywhere():
+    sc, labels = _case_and_labels()
+    doc_html = hl.documents_html(sc, labels)[0]
+    assert "<img" not in doc_html and "<script" not in doc_html.lower()
+    assert "&lt;img src=x onerror=alert(1)&gt;" in doc_html
+    assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in doc_html
+    # the visible text, once tags are stripped and entities decoded, is the document itself
+    assert visible_text(doc_html) == "Document 0" + XSS_DOC
+
+
+def test_attributes_and_explanations_are_escaped():
+    from evaluators.types import SentenceLabels, SentenceSupport, TestCase
+    case = TestCase(id="x", question="q", response='He said "hi" <b>bold</b>.', documents=("Doc.",))
+    sc = sentencize_case(case)
+    labels = SentenceLabels(method="m", document_keys=sc.doc_keys, sentences=(
+        SentenceSupport(key="a", fully_supported=False, supporting_keys=('0a"><script>',),
+                        explanation='"><img src=x onerror=alert(2)>'),))
+    out = hl.response_html(sc, labels)
+    assert "<b>" not in out and "<img" not in out and "<script" not in out
+    assert "&quot;&gt;&lt;img" in out  # explanation, escaped inside the title attribute
+    rows = hl.support_rows(sc, labels)
+    assert rows[0]["explanation"] == '"><img src=x onerror=alert(2)>'  # plain table keeps raw text
+
+
+def test_document_roles_and_keys():
+    sc, labels = _case_and_labels("c2")
+    block = hl.documents_html(sc, labels)[0]
+    for s in sc.doc_sentences:
+        role = hl.doc_role(s.key, labels.relevant_keys, labels.utilized_keys)
+        assert f'data-key="{s.key}" data-role="{role}"' in block
+    assert hl.doc_role("0a", ["0a"], ["0a"]) == "both"
+    assert hl.doc_role("0a", ["0a"], []) == "relevant"
+    assert hl.doc_role("0a", [], ["0a"]) == "utilized"
+    assert hl.doc_role("0a", ["0b"], []) == "neither"
+
+
+def test_response_levels_match_labels():
+    sc, labels = _case_and_labels("c1")
+    out = hl.response_html(sc, labels)
+    levels = re.findall(r'data-key="([a-z]+)" data-level="(\w+)"', out)
+    assert levels == [(s.key, s.level) for s in labels.sentences]
+    assert ("b", "none") in levels  # "ten million dragons" is not in the documents
+    # text between sentences is preserved (the response reads the same once tags are stripped)
+    assert visible_text(out) == sc.case.response
+
+
+def test_unlabeled_case_renders_without_labels():
+    sc, _ = _case_and_labels("c1")
+    assert 'data-level="unlabeled"' in hl.response_html(sc, None)
+    assert 'data-role="neither"' in hl.documents_html(sc, None)[0]
+
+
+def test_case_frame_filters_and_summary():
+    run = fake_run()
+    df = tables.case_frame(run)
+    assert list(df["id"]) == ["c1", "c2", "c3", "c4"]
+    bad = tables.filter_frame(df, *tables.PRESETS["unsupported sentences > 0"])
+    expected = [r.case.id for r in run.results if r.scores and r.scores.unsupported_sentences > 0]
+    assert list(bad["id"]) == expected and "c1" in expected
+    assert "c4" not in list(tables.filter_frame(df, "adherence", ">=", 0)["id"])  # unscored dropped
+    with pytest.raises(KeyError, match="nope"):
+        tables.filter_frame(df, "nope", ">", 0)
+    with pytest.raises(ValueError, match="operator"):
+        tables.filter_frame(df, "adherence", "~", 0)
+    metrics = tables.metric_columns(df)
+    assert metrics[:4] == list(TRACE_METRICS)
+    s = tables.summary(df, metrics).set_index("metric")
+    scored = [r.scores.adherence for r in run.results if r.scores]
+    assert s.loc["adherence", "mean"] == pytest.approx(sum(scored) / len(scored))
+    assert s.loc["adherence", "n"] == 3
+
+
+def test_paired_frame_sorted_by_disagreement():
+    a = fake_run()
+    cases = sample_cases()
+    cases[0] = cases[0].model_copy(update={"response": "The capital of France is Paris."})
+    b = fake_run(cases)
+    p = tables.paired_frame(a, b, "adherence")
+    assert set(p["id"]) == {"c1", "c2", "c3"}
+    assert p.iloc[0]["id"] == "c1" and p.iloc[0]["diff"] > 0
+    assert list(p["diff"].abs()) == sorted(p["diff"].abs(), reverse=True)
+
+
+def test_merge_runs_keeps_order_usage_and_cancel_flag():
+    cases = sample_cases()
+    parts = [fake_run(cases[:2]), fake_run(cases[2:])]
+    merged = runner.merge_runs(parts, method="ui_fake", cancelled=False)
+    assert [r.case.id for r in merged.results] == [c.id for c in cases]
+    assert merged.timings["total_s"] == pytest.approx(sum(p.timings["total_s"] for p in parts))
+    assert merged.means() == fake_run(cases).means()
+    partial = runner.merge_runs(parts[:1], method="ui_fake", cancelled=True)
+    assert partial.cancelled and len(partial.results) == 2
+
+
+def test_job_finish_after_cancel_keeps_finished_chunks():
+    job = state.Job(cases=tuple(sample_cases()), method="ui_fake",
+                    options=__import__("evaluators").EvalOptions(), chunk_size=2)
+    assert runner.run_next_chunk(job) is not None
+    assert job.done == 2 and [c.id for c in job.next_slice()] == ["c3", "c4"]
+    run = runner.finish(job, cancelled=True)
+    assert run.cancelled and [r.case.id for r in run.results] == ["c1", "c2"]
+    runner.run_next_chunk(job)
+    assert runner.run_next_chunk(job) is None  # nothing left
+    full = runner.finish(job, cancelled=True)
+    assert not full.cancelled and len(full.results) == 4  # everything finished: not "cancelled"
+
+
+def test_progress_text():
+    assert runner.progress_text(0, 10, 0) == "0 / 10 cases · 0s elapsed · ETA: measuring…"
+    assert runner.progress_text(5, 10, 10) == "5 / 10 cases · 10s elapsed · ETA 10s"
+    assert runner.progress_text(10, 100, 30).endswith("ETA 4m 30s")
+    assert runner.progress_text(10, 10, 3).endswith("done")
+
+
+def test_charts():
+    run = fake_run()
+    df = tables.case_frame(run)
+    stats = tables.summary(df, list(TRACE_METRICS))
+    fig = charts.metric_bars(stats)
+    assert isinstance(fig, go.Figure) and list(fig.data[0].y) == pytest.approx(list(stats["mean"]))
+    ci = {m: {"low": 0.1, "high": 0.9} for m in TRACE_METRICS}
+    fig = charts.metric_bars(stats, ci)
+    assert list(fig.data[0].error_y.array) == pytest.approx([0.9 - v for v in stats["mean"]])
+    rad = charts.radar({"a": run, "b": run})
+    assert len(rad.data) == 2 and len(rad.data[0].r) == 5
+    assert list(rad.data[0].r[:4]) == pytest.approx([run.means()[m] for m in TRACE_METRICS])
+    assert len(charts.distributions(df, list(TRACE_METRICS)).data) == 4
+    assert len(charts.histogram(df, "adherence").data[0].x) == 3
+    p = tables.paired_frame(run, run, "adherence")
+    assert len(charts.scatter_pair(p, "adherence", "A", "B").data[0].x) == 3
+    roc = charts.roc([{"fpr": 0, "tpr": 0, "metric": "adherence", "method": "m"},
+                      {"fpr": 1, "tpr": 1, "metric": "adherence", "method": "m"}])
+    assert len(roc.data) == 2
+    gm = charts.grouped_means(pd.DataFrame([{"run": "x", "metric": "adherence", "mean": 0.5},
+                                            {"run": "y", "metric": "adherence", "mean": 0.7}]))
+    assert [t.name for t in gm.data] == ["x", "y"]
+
+
+def test_compare_sources_and_correlation_fallback(monkeypatch):
+    run = fake_run()
+    hist = [{"id": "h1", "name": "old", "created_at": "2026-01-01T00:00:00"},
+            {"id": "h2", "name": "mine", "created_at": "2026-01-02T00:00:00"}]
+    src = compare_view.run_sources({"s1": run}, {"s1": "h2"}, hist)
+    assert list(src) == ["s1", "old (saved 2026-01-01T00:00)"] and src["s1"] is run
+    monkeypatch.setattr(compare_view, "compare", lambda: None)
+    p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
+    rows, lib = compare_view.correlations(run, run, "adherence", p)
+    assert "pandas" in lib and rows[0]["value"] == pytest.approx(1.0)
+    assert compare_view.corr_text(rows).startswith("pearson r=1.00")
+
+
+def test_key_resolution_order(monkeypatch):
+    monkeypatch.setenv("GROQ_API_KEY", "env-key")
+    assert state.resolve_key("groq", "typed") == ("typed", "password field")
+    assert state.resolve_key("groq", "") == ("env-key", "$GROQ_API_KEY")
+    monkeypatch.delenv("GROQ_API_KEY")
+    assert state.resolve_key("groq", None) == (None, "")

@@ -1,0 +1,106 @@
+"""Fixtures of the dashboard tests: a small, model-free labeler registered as method ``ui_fake``
+(word overlap; deterministic), runs built with it through the real pipeline, and a run store in a
+tmp dir. The dashboard's own code paths (chunking, merging, pages) run unchanged on top."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from evaluators.methods import METHODS, MethodSpec
+from evaluators.options import EvalOptions
+from evaluators.pipeline import evaluate_batch
+from evaluators.types import LabelOutcome, SentencizedCase, SentenceLabels, SentenceSupport, TestCase
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+_WORD = re.compile(r"[a-z0-9]{3,}")
+
+#: Tests may set this to make ``ui_fake`` block (to exercise cancel); cleared by default.
+GATE = threading.Event()
+GATE.set()
+CALLS: list[int] = []
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+class FakeMethod:
+    """Relevant = doc sentences sharing a word with the question; a response sentence is fully
+    supported when >= 60% of its words occur in one doc sentence, partially when >= 30%."""
+
+    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
+        GATE.wait(timeout=30)
+        CALLS.append(len(items))
+        out = []
+        for it in items:
+            q = words(it.case.question)
+            docs = {s.key: words(s.text) for s in it.doc_sentences}
+            relevant = tuple(k for k, w in docs.items() if w & q)
+            sents, used = [], set()
+            for s in it.response_sentences:
+                w = words(s.text) or {"_"}
+                best_key, best = None, 0.0
+                for k, dw in docs.items():
+                    share = len(w & dw) / len(w)
+                    if share > best:
+                        best_key, best = k, share
+                keys = (best_key,) if best_key and best >= 0.3 else ()
+                used.update(keys)
+                sents.append(SentenceSupport(key=s.key, supporting_keys=keys, fully_supported=best >= 0.6,
+                                             explanation=f"best overlap {best:.2f} with {best_key}",
+                                             score=best))
+            out.append(LabelOutcome(labels=SentenceLabels(
+                method="ui_fake", document_keys=it.doc_keys, relevant_keys=relevant,
+                utilized_keys=tuple(k for k in it.doc_keys if k in used), sentences=tuple(sents),
+                overall_supported=all(s.fully_supported for s in sents),
+                overall_explanation="word-overlap test labeler")))
+        return out
+
+
+if "ui_fake" not in METHODS:
+    METHODS.register("ui_fake", MethodSpec("ui_fake", "UI test labeler", "Word overlap (tests only).",
+                                           False, "tests.ui_fixtures:FakeMethod"))
+
+XSS_DOC = 'Paris is the capital of France. <img src=x onerror=alert(1)> <script>window.__xss=1</script>'
+
+
+def sample_cases() -> list[TestCase]:
+    return [
+        TestCase(id="c1", question="What is the capital of France?",
+                 response="The capital of France is Paris. It has ten million dragons.",
+                 documents=(XSS_DOC, "Lyon is a large city in France."),
+                 labels={"hallucinated": True}),
+        TestCase(id="c2", question="When did the Berlin Wall fall?",
+                 response="The Berlin Wall fell in 1989.",
+                 documents=("The Berlin Wall fell on 9 November 1989. Germany reunified in 1990.",),
+                 labels={"hallucinated": False}),
+        TestCase(id="c3", question="What do plants produce?",
+                 response="Plants produce oxygen during photosynthesis.",
+                 documents=("During photosynthesis plants produce oxygen and glucose.",),
+                 labels={"hallucinated": False}),
+        TestCase(id="c4", question="Empty?", response="   ", documents=("Nothing here.",),
+                 labels={"hallucinated": True}),
+    ]
+
+
+def fake_run(cases: Sequence[TestCase] | None = None, **kw):
+    return evaluate_batch(list(cases or sample_cases()), "ui_fake", **kw)
+
+
+@pytest.fixture
+def tmp_store(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite3"
+    monkeypatch.setenv("RAG_EVAL_STORE", str(path))
+    return path
+
+
+@pytest.fixture
+def no_llm_env(monkeypatch):
+    for k in ("GROQ_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(k, raising=False)

@@ -1,0 +1,111 @@
+"""Plotly figures of the dashboard. Pure functions (no Streamlit), unit-tested."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from evaluators.types import TRACE_METRICS, RunResult
+
+LABELS = {"context_relevance": "Context relevance", "context_utilization": "Context utilization",
+          "completeness": "Completeness", "adherence": "Adherence",
+          "overall_supported": "Overall supported"}
+
+
+def nice(name: str) -> str:
+    return LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
+                      template="plotly_white")
+    return fig
+
+
+def metric_bars(stats: pd.DataFrame, intervals: Mapping[str, Mapping[str, Any]] | None = None) -> go.Figure:
+    """Mean per metric with error bars: the bootstrap interval when given, else ± one std."""
+    x = [nice(m) for m in stats["metric"]]
+    y = stats["mean"].astype(float).tolist()
+    if intervals:
+        lo = [max(0.0, y[i] - float(intervals.get(m, {}).get("low", y[i]) or y[i]))
+              for i, m in enumerate(stats["metric"])]
+        hi = [max(0.0, float(intervals.get(m, {}).get("high", y[i]) or y[i]) - y[i])
+              for i, m in enumerate(stats["metric"])]
+        err = dict(type="data", symmetric=False, array=hi, arrayminus=lo)
+        note = "mean with 95% interval"
+    else:
+        err = dict(type="data", array=stats["std"].fillna(0).astype(float).tolist())
+        note = "mean ± std"
+    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8",
+                           text=[f"{v:.2f}" for v in y], textposition="outside"))
+    fig.update_yaxes(range=[0, 1.15])
+    return _layout(fig, f"Metrics ({note})")
+
+
+def distributions(df: pd.DataFrame, metrics: list[str]) -> go.Figure:
+    fig = go.Figure()
+    for m in metrics:
+        v = pd.to_numeric(df[m], errors="coerce").dropna()
+        fig.add_trace(go.Box(y=v, name=nice(m), boxpoints="outliers"))
+    fig.update_layout(showlegend=False)
+    return _layout(fig, "Distribution per case")
+
+
+def histogram(df: pd.DataFrame, metric: str, bins: int = 20) -> go.Figure:
+    v = pd.to_numeric(df[metric], errors="coerce").dropna()
+    fig = go.Figure(go.Histogram(x=v, nbinsx=bins, marker_color="#72b7b2"))
+    fig.update_xaxes(title=nice(metric))
+    fig.update_yaxes(title="cases")
+    return _layout(fig, f"Histogram: {nice(metric)}")
+
+
+def radar(runs: Mapping[str, RunResult]) -> go.Figure:
+    """The four TRACE metrics (means) of one or more runs."""
+    fig = go.Figure()
+    theta = [nice(m) for m in TRACE_METRICS]
+    for label, run in runs.items():
+        means = run.means()
+        r = [float(means[m] or 0.0) for m in TRACE_METRICS]
+        fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
+    fig.update_layout(polar=dict(radialaxis=dict(visible=True, range=[0, 1])), showlegend=True)
+    return _layout(fig, "TRACE profile", height=400)
+
+
+def scatter_pair(paired: pd.DataFrame, metric: str, label_a: str, label_b: str,
+                 corr_text: str = "") -> go.Figure:
+    fig = go.Figure(go.Scatter(x=paired["a"], y=paired["b"], mode="markers", text=paired["id"],
+                               hovertemplate="case %{text}<br>a=%{x:.3f}<br>b=%{y:.3f}<extra></extra>",
+                               marker=dict(size=8, opacity=0.7)))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dot", color="#999"),
+                             showlegend=False, hoverinfo="skip"))
+    fig.update_xaxes(title=f"{label_a}", range=[-0.05, 1.05])
+    fig.update_yaxes(title=f"{label_b}", range=[-0.05, 1.05])
+    fig.update_layout(showlegend=False)
+    return _layout(fig, f"{nice(metric)}: {corr_text}".rstrip(": "), height=420)
+
+
+def grouped_means(table: pd.DataFrame) -> go.Figure:
+    """Bars of metric means, one group per run: ``table`` has columns run, metric, mean."""
+    fig = go.Figure()
+    for run, g in table.groupby("run", sort=False):
+        fig.add_trace(go.Bar(x=[nice(m) for m in g["metric"]], y=g["mean"], name=str(run)))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(range=[0, 1.05])
+    return _layout(fig, "Run vs run")
+
+
+def roc(points: list[dict[str, Any]]) -> go.Figure:
+    fig = go.Figure()
+    df = pd.DataFrame(points)
+    if not df.empty:
+        keys = [c for c in ("method", "metric") if c in df]
+        for name, g in df.groupby(keys) if keys else [("", df)]:
+            label = " / ".join(map(str, name)) if isinstance(name, tuple) else str(name)
+            fig.add_trace(go.Scatter(x=g["fpr"], y=g["tpr"], mode="lines", name=label))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dot", color="#999"),
+                             showlegend=False))
+    fig.update_xaxes(title="false positive rate")
+    fig.update_yaxes(title="true positive rate")
+    return _layout(fig, "ROC against human labels", height=400)

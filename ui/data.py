@@ -1,0 +1,86 @@
+"""Loading uploads and sample files into cases (through ``evaluators.datasets``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from .optional import datasets, field
+from .state import LoadedData
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = ROOT / "data"
+SAMPLE_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
+#: Keep in sync with server.maxUploadSize in .streamlit/config.toml (MB).
+MAX_UPLOAD_MB = 50
+MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+
+
+class DataError(Exception):
+    """A file could not be read: the message says which file and what is wrong."""
+
+
+def sample_files() -> list[Path]:
+    if not DATA_DIR.is_dir():
+        return []
+    return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
+
+
+def _ds():
+    mod = datasets()
+    if mod is None:
+        raise DataError("the dataset loader (evaluators.datasets) is not installed")
+    return mod
+
+
+def replace_mapping(mapping: Any, **changes: Any) -> Any:
+    if hasattr(mapping, "model_copy"):
+        return mapping.model_copy(update=changes)
+    if dataclasses.is_dataclass(mapping):
+        return dataclasses.replace(mapping, **changes)
+    return {**mapping, **changes}
+
+
+def mapping_dict(mapping: Any) -> dict[str, Any]:
+    return {f: field(mapping, f) for f in (*MAPPING_FIELDS, "label_columns", "format")}
+
+
+def build(df: Any, filename: str, mapping: Any, source_id: str = "") -> LoadedData:
+    """Cases (and row/column errors) from a table and a column mapping."""
+    res = _ds().to_cases(df, mapping, filename)
+    return LoadedData(filename=filename, df=df, mapping=field(res, "mapping", mapping) or mapping,
+                      cases=tuple(res.cases), errors=tuple(res.errors),
+                      label_columns=tuple(field(mapping, "label_columns") or ()), source_id=source_id)
+
+
+def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
+    if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
+        raise DataError(f"{filename}: {len(raw) / 1e6:.1f} MB is over the {MAX_UPLOAD_MB} MB upload limit")
+    ds = _ds()
+    try:
+        df = ds.read_table(raw, filename, MAX_UPLOAD_MB * 1024 * 1024)
+    except DataError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - show the reader's message (it names file/row)
+        raise DataError(str(exc) or f"{filename}: {type(exc).__name__}") from exc
+    try:
+        mapping = ds.guess_mapping(list(df.columns))
+    except Exception as exc:  # noqa: BLE001 - no recognisable layout: let the user map columns
+        empty = ds.ColumnMapping(question=None, response=None, documents=None)
+        return LoadedData(filename=filename, df=df, mapping=empty, errors=(exc,),
+                          source_id=source_id or filename)
+    return build(df, filename, mapping, source_id or filename)
+
+
+def load_path(path: Path) -> LoadedData:
+    return load_bytes(path.read_bytes(), path.name, f"sample:{path.name}")
+
+
+def error_rows(errors: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """Errors as table rows: file, row, column, message (whatever the error object carries)."""
+    out = []
+    for err in errors:
+        out.append({"row": field(err, "row"), "column": field(err, "column"),
+                    "problem": field(err, "message") or str(err), "file": field(err, "file")})
+    return out

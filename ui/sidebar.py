@@ -1,0 +1,34 @@
+"""The shared sidebar (rendered by app.py on every page): LLM provider, model, base URL, key."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import state
+
+
+def _reset_model() -> None:
+    st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
+
+
+def render() -> None:
+    with st.sidebar:
+        st.subheader("LLM (for GPT labeling / hybrid)")
+        st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
+                     help="groq and openai use their official SDKs; openai_compatible needs a base URL.")
+        if state.MODEL not in st.session_state:
+            st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
+        st.text_input("Model", key=state.MODEL)
+        st.text_input("Base URL (optional)", key=state.BASE_URL,
+                      placeholder="https://…/v1 for an OpenAI-compatible server")
+        st.text_input("API key", key=state.API_KEY, type="password",
+                      help="Kept in memory for this browser session only: never saved to run "
+                           "history, exports or logs. Or set GROQ_API_KEY / OPENAI_API_KEY "
+                           "in the environment or Streamlit secrets.")
+        settings, status = state.llm_settings()
+        st.caption(("✅ " if settings else "ℹ️ ") + status)
+        st.divider()
+        data, run = state.get_data(), state.get_current_run()
+        st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
+        if run is not None:
+            st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
