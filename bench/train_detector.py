@@ -45,6 +45,27 @@ N_BOOT = 1000
 BASELINE_SIM = 0.5
 
 
+EMB_CACHE = Path("/tmp/trace_train_embeddings.npz")
+
+
+def load_embedding_cache() -> None:
+    """Speed up re-runs: pre-fill the encoder's LRU cache from a /tmp file of earlier runs."""
+    from evaluators import embeddings
+
+    if EMB_CACHE.exists():
+        z = np.load(EMB_CACHE, allow_pickle=False)
+        for t, v in zip(z["texts"].tolist(), z["vecs"]):
+            embeddings._cache[t] = v
+
+
+def save_embedding_cache() -> None:
+    from evaluators import embeddings
+
+    texts = list(embeddings._cache)
+    if texts:
+        np.savez(EMB_CACHE, texts=np.asarray(texts), vecs=np.stack([embeddings._cache[t] for t in texts]))
+
+
 def collect(cases):
     """Per case: feature rows, special flags, sentence targets (or None), response label, group."""
     items = [sentencize_case(c) for c in cases]
@@ -161,12 +182,14 @@ def main() -> int:
         print("../shared/data is absent: nothing to train on (skipped)")
         return 0
     t0 = time.perf_counter()
+    load_embedding_cache()
     data: dict[str, list] = {}
     for f in files:
         cases = load_shared(f)
         if file_label(f).startswith("mtrag"):
             cases = [c for c in cases if c.documents]
         data[file_label(f)] = collect(cases)
+    save_embedding_cache()
     print(f"features for {sum(len(v) for v in data.values())} cases in {time.perf_counter() - t0:.1f}s")
     train_files = [k for k, v in data.items() if v and v[0]["target"] and v[0]["target"][0] is not None]
     # training rows: non-special response sentences of span-labeled files

@@ -242,7 +242,7 @@ _MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
 
 def load_input(path: str, overrides: Sequence[str]):
     """LoadResult of the input file (DatasetError for file/column problems)."""
-    from .datasets import ColumnMapping, DatasetError, guess_mapping, read_table, to_cases
+    from .datasets import guess_mapping, read_table, to_cases
 
     name = Path(path).name
     mapped: dict[str, str] = {}
@@ -252,15 +252,7 @@ def load_input(path: str, overrides: Sequence[str]):
             raise UsageError(f"--map {item!r}: expected FIELD=COLUMN with FIELD one of {', '.join(_MAP_FIELDS)}")
         mapped[fld.strip()] = col.strip()
     df = read_table(path)
-    try:
-        m = guess_mapping(list(df.columns), filename=name)
-    except DatasetError:
-        if not {"question", "response"} <= set(mapped):
-            raise
-        m = ColumnMapping(question=None, response=None, documents=None, format="custom")
-    if mapped:
-        labels = tuple(c for c in m.label_columns if c not in mapped.values())
-        m = m.model_copy(update={**mapped, "label_columns": labels, "format": "custom"})
+    m = guess_mapping(list(df.columns), filename=name, overrides=mapped)
     return to_cases(df, m, name)
 
 
@@ -396,7 +388,7 @@ def _add_agreement_parser(sub: Any) -> None:
         "agreement", help="agreement of a method's scores with human labels in a data file",
         description="Evaluate INPUT and compare each method's scores with the human label columns "
                     "(AUROC / F1 for yes-no labels, RMSE / Spearman / Kendall for graded ones), each "
-                    "with a 95%% bootstrap interval. Exit codes: 0 ok, 2 bad input or no labels.",
+                    "with a 95% bootstrap interval. Exit codes: 0 ok, 2 bad input or no labels.",
     )
     ag.add_argument("input", metavar="INPUT", help="data file with human label columns")
     ag.add_argument("--method", default="trace",
@@ -432,6 +424,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.n_boot < 0:
         raise UsageError("--n-boot must be >= 0")
+    if args.dry_run:
+        raise UsageError("--dry-run: agreement needs real scores; use evaluate --dry-run for an estimate")
     options = build_options(args, any(s.needs_llm for s in specs))
     try:
         loaded = load_input(args.input, args.map)
@@ -488,6 +482,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not isinstance(exc, DatasetError) and type(exc).__name__ != "ValidationError":
             raise
+        _eprint(f"error: {exc}")
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # e.g. --out in a directory that cannot be written
         _eprint(f"error: {exc}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

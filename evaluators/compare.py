@@ -508,7 +508,9 @@ def _agreement_rows(run: RunResult, label_columns: Sequence[str] | None, group_c
                                       point_fn=_binary_stats_sklearn(label))
                 pos = int(y.sum())
                 notes = {
-                    "auroc": [direction, f"positives = {label} ({pos} of {len(y)})"],
+                    "auroc": [direction, f"positives = {label} ({pos} of {len(y)})"]
+                    + (["all scores are equal: the method does not rank these cases"]
+                       if len(score) and np.all(score == score[0]) else []),
                     "best_f1": [direction],
                     "f1": [p.default_rule], "precision": [p.default_rule], "recall": [p.default_rule],
                 }

@@ -336,20 +336,35 @@ def _find(columns: Sequence[str], candidates: Iterable[str], taken: set[str]) ->
     return None
 
 
-def guess_mapping(columns: Sequence[str], filename: str = "") -> ColumnMapping:
+MAPPABLE_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+
+
+def guess_mapping(columns: Sequence[str], filename: str = "",
+                  overrides: Mapping[str, str] | None = None) -> ColumnMapping:
     """Map known column names (case-insensitive) to fields.
 
-    Raises :class:`DatasetError` when no question or no response column can be found, naming the
-    columns seen.
+    ``overrides`` ({field: column}) fixes some fields; the rest are guessed from the remaining
+    columns (the format is then 'custom'). Raises :class:`DatasetError` when no question or no
+    response column can be found, or an override names a missing column or an unknown field.
     """
     cols = [str(c) for c in columns]
-    taken: set[str] = set()
-    q = _find(cols, _QUESTION, taken)
-    if q:
-        taken.add(q)
-    r = _find(cols, _RESPONSE, taken)
-    if r:
-        taken.add(r)
+    fixed = dict(overrides or {})
+    for fld, col in fixed.items():
+        if fld not in MAPPABLE_FIELDS:
+            raise DatasetError(filename, f"cannot map {fld!r}; fields: {', '.join(MAPPABLE_FIELDS)}")
+        if col not in cols:
+            raise DatasetError(filename, f"column {col!r} (mapped to {fld}) is not in the file; "
+                                         f"columns: {', '.join(cols)}", column=col)
+    taken: set[str] = set(fixed.values())
+
+    def pick(fld: str, candidates: Iterable[str]) -> str | None:
+        c = fixed[fld] if fld in fixed else _find(cols, candidates, taken)
+        if c:
+            taken.add(c)
+        return c
+
+    q = pick("question", _QUESTION)
+    r = pick("response", _RESPONSE)
     missing = [n for n, v in (("question", q), ("response", r)) if v is None]
     if missing:
         want = {"question": _QUESTION, "response": _RESPONSE}
@@ -359,24 +374,20 @@ def guess_mapping(columns: Sequence[str], filename: str = "") -> ColumnMapping:
                       f"columns seen: {', '.join(cols) or '(none)'}",
             column=missing[0],
         )
-    d = _find(cols, _DOCUMENTS, taken)
-    if d:
-        taken.add(d)
+    d = pick("documents", _DOCUMENTS)
     gt_candidates = list(_GROUND_TRUTH)
     if r and r.lower() != "answer":
         gt_candidates.append("answer")  # {question, answer (gold), response (model)}
-    gt = _find(cols, gt_candidates, taken)
-    if gt:
-        taken.add(gt)
-    ident = _find(cols, _ID, taken)
-    if ident:
-        taken.add(ident)
+    gt = pick("ground_truth", gt_candidates)
+    ident = pick("id", _ID)
     labels = tuple(
         c for c in cols
         if c not in taken and (c.lower() in LABEL_COLUMNS or c.lower().startswith(_LABEL_PREFIXES))
     )
     names = {c.lower() for c in (q, r, d) if c}
-    if {"user_input", "response"} <= names:
+    if fixed:
+        fmt = "custom"
+    elif {"user_input", "response"} <= names:
         fmt = "ragas_v2"
     elif {"question", "answer"} <= names:
         fmt = "ragas_v1"
@@ -513,7 +524,10 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
         return (_doc_text(v, column, 0),)
     if not isinstance(v, (list, tuple)):
         raise _RowError(column, f"expected a list of documents or text, got a {_type_name(v)} ({_short(v)})")
-    return tuple(_doc_text(d, column, i) for i, d in enumerate(v) if not _is_missing(d))
+    missing = [i + 1 for i, d in enumerate(v) if _is_missing(d)]
+    if missing:
+        raise _RowError(column, f"document {missing[0]} is null; remove it or give its text")
+    return tuple(_doc_text(d, column, i) for i, d in enumerate(v))
 
 
 def _ground_truth(v: Any, column: str) -> str | None:

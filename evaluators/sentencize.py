@@ -15,7 +15,8 @@ Splitting
 Text is first cut at line breaks (so bullets, numbered lists and table rows become their own
 sentences), then each line is split with ``nupunkt`` (an offline Punkt model; NLTK's punkt data
 cannot be downloaded here). Inline list markers that nupunkt cuts off ("Steps: 1. Install. 2. Run.")
-are re-attached to their item, and German ordinal dates ("am 3. Oktober") are not cut. Bullet markers stay in the sentence text; pieces with no letters or
+are re-attached to their item; German ordinal dates ("am 3. Oktober") and titles nupunkt misses
+("Lt. Col. Smith") are not cut. Bullet markers stay in the sentence text; pieces with no letters or
 digits (a lone "-" or "•") are dropped. A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the
 last ``;``/``,``/space before the limit, so one run-on "sentence" (e.g. serialized JSON) cannot
 swallow a whole document. Every sentence keeps its character span in the original text.
@@ -83,7 +84,10 @@ def _cut_long(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
             cut = window.rfind(" ")
         if cut <= 0:
             cut = MAX_SENTENCE_CHARS - 1
-        yield start, start + cut + 1
+        piece_end = start + cut + 1
+        while piece_end > start and text[piece_end - 1].isspace():  # a cut at a space: trim it
+            piece_end -= 1
+        yield start, piece_end
         start += cut + 1
         while start < end and text[start].isspace():
             start += 1
@@ -93,17 +97,24 @@ def _cut_long(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
 
 # A piece that is only a list marker ("2.", "(3)", "b)", "iv.") belongs to the next sentence.
 _MARKER_ONLY = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$")
-# "Steps: 1." — an inline list's first marker stuck to the introducing clause.
-_TRAILING_MARKER = re.compile(r"(?<=[:;])\s+(\d{1,2}[.)])\s*$")
+# "Steps: 1." — an inline list's first marker stuck to the introducing clause (only when a
+# marker-only piece follows, so "Total: 1. Next sentence." is left alone).
+_TRAILING_MARKER = re.compile(r"(?<=[:;])\s+(1[.)])\s*$")
 # German ordinal dates ("am 3. Oktober") are not sentence ends.
 _ORDINAL_END = re.compile(r"(?<!\d)\d{1,2}\.\s*$")
 _GERMAN_MONTH = re.compile(
     r"^(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b"
 )
 
+# Titles before a name that nupunkt's model sometimes takes for a sentence end ("Lt. Col. Smith").
+_TITLE_END = re.compile(
+    r"(?:^|(?<=[\s(]))(?:Lt|Cmdr|Col|Gen|Sgt|Capt|Gov|Sen|Rep|Prof|Maj|Adm|Cpl|Pvt|Insp|Supt|Rev|Hon|"
+    r"Dr|Mr|Mrs|Ms|Messrs|Mme|Mlle)\.\s*$"
+)
+
 
 def _merge_markers(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Repair nupunkt's cuts inside inline numbered lists and German ordinal dates."""
+    """Repair nupunkt's cuts inside inline numbered lists, after titles and in German ordinal dates."""
     out: list[tuple[int, int]] = []
     carry: int | None = None  # start of a marker waiting for its sentence
     for i, (s, e) in enumerate(spans):
@@ -114,11 +125,20 @@ def _merge_markers(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
         if not last and _MARKER_ONLY.match(piece):
             carry = s
             continue
+        t = _TITLE_END.search(piece) if not last else None
+        if t:
+            head = piece[: t.start()].rstrip()
+            if head and head[-1] in ".!?\"'”’)":  # "... said so. Cmdr." -> cut before the title
+                out.append((s, s + len(head)))
+                carry = s + t.start()
+            else:  # "He met Lt." -> the whole piece continues
+                carry = s
+            continue
         if not last and _ORDINAL_END.search(piece) and _GERMAN_MONTH.match(chunk[spans[i + 1][0]:].lstrip()):
             carry = s
             continue
         m = _TRAILING_MARKER.search(piece) if not last else None
-        if m:
+        if m and any(_MARKER_ONLY.match(chunk[s2:e2]) for s2, e2 in spans[i + 1:]):
             out.append((s, s + m.start()))
             carry = s + m.start(1)
             continue

@@ -1,5 +1,7 @@
 """Evaluate: pick a method (and metric families), estimate LLM cost, run with progress + cancel."""
 
+import json
+
 import streamlit as st
 
 from evaluators.llm.settings import LLMSettings
@@ -58,10 +60,24 @@ picked = st.multiselect(
 )
 if any(optional.field(by_name[n], "needs_llm") for n in picked) and llm is None:
     st.caption("ℹ️ Some selected metrics need an LLM; without a key they are reported as skipped.")
+params: dict = {}
+with_params = {n: optional.field(by_name[n], "params") for n in picked if optional.field(by_name[n], "params")}
+if with_params:
+    hint = "; ".join(f"{n}: {', '.join(p)}" for n, p in with_params.items())
+    raw = st.text_area("Metric parameters (JSON, by metric)", key="evaluate.params", height=90,
+                       placeholder='{"regex": {"pattern": "\\d+"}, "response_length": {"min": 10, "max": 400}}',
+                       help=f"Parameters these metrics accept — {hint}. Missing required ones are "
+                            "reported as skipped.")
+    try:
+        params = json.loads(raw) if raw.strip() else {}
+        assert isinstance(params, dict) and all(isinstance(v, dict) for v in params.values())
+    except (ValueError, AssertionError):
+        st.error('Metric parameters must be a JSON object like {"regex": {"pattern": "…"}}.')
+        params = {}
 name = st.text_input("Run name (optional)", key="evaluate.name",
                      placeholder=f"{method} on {state.get_data().filename}")
 
-options = EvalOptions(metrics=tuple(picked), llm=llm, **extra)
+options = EvalOptions(metrics=tuple(picked), metric_params=params, llm=llm, **extra)
 
 if needs_llm:
     if llm is None:

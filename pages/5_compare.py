@@ -13,6 +13,19 @@ if not sources:
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
     st.stop()
 
+
+
+def load(name: str):
+    """A run by display name (history runs are read once per session)."""
+    src = sources[name]
+    return src if not isinstance(src, str) else state.memo(("history", src), lambda: store.load(src))
+
+
+def frame(name: str):
+    run = load(name)
+    return state.memo(("frame", name, id(run)), lambda: tables.case_frame(run))
+
+
 tab_mm, tab_hist, tab_human = st.tabs(["Method vs method", "Run history", "Agreement with human labels"])
 
 with tab_mm:
@@ -23,19 +36,22 @@ with tab_mm:
         c1, c2, c3 = st.columns(3)
         a_name = c1.selectbox("Run A", names, index=1, key="compare.a")
         b_name = c2.selectbox("Run B", names, index=0, key="compare.b")
-        run_a, run_b = cv.load(sources[a_name], store), cv.load(sources[b_name], store)
-        common = sorted(set(tables.metric_columns(tables.case_frame(run_a)))
-                        & set(tables.metric_columns(tables.case_frame(run_b))),
+        run_a, run_b = load(a_name), load(b_name)
+        common = sorted(set(tables.metric_columns(frame(a_name)))
+                        & set(tables.metric_columns(frame(b_name))),
                         key=lambda m: list(charts.LABELS).index(m) if m in charts.LABELS else 99)
         if not common:
             st.warning("These runs share no metric.")
         else:
             metric = c3.selectbox("Metric", common, key="compare.metric", format_func=charts.nice)
-            paired = tables.paired_frame(run_a, run_b, metric)
+            key = ("compare", a_name, id(run_a), b_name, id(run_b), metric)
+            paired = state.memo(key + ("paired",), lambda: tables.paired_frame(run_a, run_b, metric))
             if paired.empty:
                 st.warning("No case is scored in both runs (compare runs on the same cases).")
             else:
-                corr, lib = cv.correlations(run_a, run_b, metric, paired)
+                with st.spinner("Computing correlations with bootstrap intervals…"):
+                    corr, lib = state.memo(key + ("corr",),
+                                           lambda: cv.correlations(run_a, run_b, metric, paired))
                 st.plotly_chart(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)),
                                 key="compare.scatter")
                 st.caption(f"{len(paired)} common cases · correlations from {lib}")
@@ -74,18 +90,18 @@ with tab_hist:
 with tab_human:
     names = list(sources)
     h_name = st.selectbox("Run", names, key="compare.human_run")
-    run = cv.load(sources[h_name], store)
+    run = load(h_name)
     label_cols = tables.human_label_columns(run)
     if not label_cols:
         st.info("The cases of this run carry no human labels (map label columns on the Upload page).")
     else:
-        table, err = cv.agreement(run)
+        table, err = state.memo(("agreement", h_name, id(run)), lambda: cv.agreement(run))
         if err:
             st.warning(err)
         else:
             st.dataframe(table, hide_index=True, width="stretch")
         label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
-        points, err = cv.roc(run, label)
+        points, err = state.memo(("roc", h_name, id(run), label), lambda: cv.roc(run, label))
         if err:
             st.caption(err)
         elif points:

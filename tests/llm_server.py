@@ -32,12 +32,16 @@ API
 * Helpers: ``completion(content, prompt_tokens=10, completion_tokens=5, model="loopback")`` ->
   a chat-completion JSON body; ``last_user_message(request_json)`` -> text of the last user turn;
   ``labels_reply(relevant, utilized, {"a": (["0a"], True), ...})`` -> a gpt_labeling reply dict;
-  ``max_in_flight(requests)`` -> the most requests the server was answering at once.
+  ``max_in_flight(requests)`` -> the most requests the server was answering at once;
+  ``keyed_labels_responder`` -> a responder that reads the sentence keys from a gpt_labeling prompt
+  and answers valid labels (first document sentence relevant, utilized and supporting every
+  response sentence).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -47,8 +51,8 @@ from typing import Any, Callable
 
 import pytest
 
-__all__ = ["LLMServer", "Recorded", "Reply", "completion", "labels_reply", "last_user_message",
-           "llm_server", "max_in_flight"]
+__all__ = ["LLMServer", "Recorded", "Reply", "completion", "keyed_labels_responder", "labels_reply",
+           "last_user_message", "llm_server", "max_in_flight"]
 
 
 def completion(content: str, prompt_tokens: int = 10, completion_tokens: int = 5,
@@ -89,6 +93,19 @@ def labels_reply(relevant: list[str], utilized: list[str],
         "sentence_support_information": info,
         "all_utilized_sentence_keys": list(utilized),
     }
+
+
+_DOC_LINE = re.compile(r"^(\d+[a-z]+)\. ", re.MULTILINE)
+_RESP_LINE = re.compile(r"^([a-z]+)\. ", re.MULTILINE)
+
+
+def keyed_labels_responder(request_json: dict[str, Any]) -> dict[str, Any]:
+    text = last_user_message(request_json)
+    head, _, tail = text.partition("\nResponse:\n")
+    doc_keys = _DOC_LINE.findall(head)
+    resp_keys = _RESP_LINE.findall(tail.split("\n\n", 1)[0])
+    first = doc_keys[:1]
+    return labels_reply(first, first, {k: (first, bool(first)) for k in resp_keys})
 
 
 def max_in_flight(requests: list["Recorded"]) -> int:

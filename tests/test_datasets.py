@@ -193,11 +193,13 @@ def test_documents_list_of_objects(tmp_path):
         {"question": "q?", "response": "r.", "documents": ["ok", 5]},
         {"question": "q?", "response": "r.", "documents": 12},
         {"question": "q?", "response": "r.", "documents": "[1, 2"},
+        {"question": "q?", "response": "r.", "documents": ["a", None]},
     ]))
     res = load_cases(p)
     assert [c.documents for c in res.cases] == [("T\nbody", "pc")]
     msgs = {e.row: e.message for e in res.errors}
-    assert set(msgs) == {2, 3, 4, 5}
+    assert set(msgs) == {2, 3, 4, 5, 6}
+    assert "document 2 is null" in msgs[6]
     assert "without a text field (keys: url)" in msgs[2]
     assert "document 2 is a number" in msgs[3]
     assert "expected a list of documents or text, got a number" in msgs[4]
@@ -462,3 +464,49 @@ def test_shared_data_loads_without_errors():
         assert res.ok, (p.name, [str(e) for e in res.errors[:3]])
         assert res.cases and all("hallucinated" in c.labels for c in res.cases)
         assert len({c.id for c in res.cases}) == len(res.cases)
+
+
+def test_guess_mapping_overrides():
+    cols = ["Frage", "Antwort", "documents", "answer", "hallucinated"]
+    m = guess_mapping(cols, overrides={"question": "Frage", "response": "Antwort"})
+    assert (m.question, m.response, m.documents, m.ground_truth) == ("Frage", "Antwort", "documents", "answer")
+    assert m.label_columns == ("hallucinated",) and m.format == "custom"
+    # an override takes its column out of the guessing pool
+    m2 = guess_mapping(["question", "answer", "response"], overrides={"response": "answer"})
+    assert (m2.response, m2.ground_truth) == ("answer", None)
+    with pytest.raises(DatasetError, match="'Nope' \\(mapped to question\\) is not in the file"):
+        guess_mapping(cols, filename="f.csv", overrides={"question": "Nope"})
+    with pytest.raises(DatasetError, match="cannot map 'labels'"):
+        guess_mapping(cols, overrides={"labels": "hallucinated"})
+
+
+def test_ragbench_parquet_columns(tmp_path):
+    row = {
+        "id": "covidqa_1", "question": "What is X?", "documents": ["X is a letter. It is old."],
+        "response": "X is a letter.", "generation_model_name": "gpt-3.5", "dataset_name": "covidqa",
+        "documents_sentences": [[["0a", "X is a letter."], ["0b", "It is old."]]],
+        "response_sentences": [["a", "X is a letter."]],
+        "sentence_support_information": [{"response_sentence_key": "a", "supporting_sentence_keys": ["0a"],
+                                          "fully_supported": True}],
+        "unsupported_response_sentence_keys": [], "adherence_score": True,
+        "overall_supported_explanation": "ok", "relevance_explanation": "0a answers it",
+        "all_relevant_sentence_keys": ["0a"], "all_utilized_sentence_keys": ["0a"],
+        "trulens_groundedness": 0.9, "ragas_faithfulness": 1.0, "relevance_score": 0.5,
+        "utilization_score": 0.5, "completeness_score": 1.0,
+    }
+    p = tmp_path / "ragbench.parquet"
+    pd.DataFrame([row]).to_parquet(p)
+    res = load_cases(p)
+    assert res.ok, res.errors
+    assert res.mapping.format == "ragbench" and res.mapping.ground_truth is None
+    (c,) = res.cases
+    assert c.id == "covidqa_1" and c.documents == ("X is a letter. It is old.",)
+    assert c.labels["adherence_score"] is True
+    assert c.labels["all_utilized_sentence_keys"] == ["0a"]
+    assert c.labels["sentence_support_information"][0]["supporting_sentence_keys"] == ["0a"]
+    assert c.labels["unsupported_response_sentence_keys"] == []
+    assert {"relevance_score", "utilization_score", "completeness_score"} <= set(c.labels)
+    # other evaluators' scores and generation details are metadata, not human labels
+    assert c.metadata["trulens_groundedness"] == 0.9 and c.metadata["dataset_name"] == "covidqa"
+    assert c.metadata["documents_sentences"][0][1] == ["0b", "It is old."]
+    json.dumps(c.labels), json.dumps(c.metadata)

@@ -141,6 +141,27 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             assert page.locator(".rag-doc script").count() == 0
             page.screenshot(path=str(shots / "4_inspect.png"), full_page=True)
 
+            # Cancel keeps what finished: a bigger upload, cancel once the first chunk is done.
+            big = tmp_path / "big.jsonl"
+            big.write_text("\n".join(json.dumps({**CASES[i % 3], "id": f"big-{i}"}) for i in range(300)))
+            page.get_by_role("link", name="Upload").first.click()
+            with page.expect_file_chooser() as fc:
+                page.get_by_test_id("stFileUploaderDropzone").click()
+            fc.value.set_files(str(big))
+            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text("300", timeout=30_000)
+            page.get_by_role("link", name="Evaluate").first.click()
+            page.get_by_role("button", name="Run TRACE").click()
+            progress = page.get_by_test_id("stProgress")
+            expect(progress).to_contain_text("ETA", timeout=60_000)
+            expect(progress).not_to_contain_text("0 / 300", timeout=60_000)
+            page.get_by_role("button", name="Cancel").click()
+            expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=60_000)
+            notice = page.get_by_text("Cancelled: kept")
+            expect(notice).to_be_visible(timeout=30_000)
+            kept = int(notice.inner_text().split("kept ")[1].split(" ")[0])
+            assert 25 <= kept < 300 and kept % 25 == 0, kept
+            expect(page.get_by_text("cancelled early")).to_be_visible()
+
             page.get_by_role("link", name="Compare").first.click()
             expect(page.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
             page.wait_for_timeout(500)

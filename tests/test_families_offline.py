@@ -291,7 +291,7 @@ def test_binary_callback():
 
 # -- interface rules ---------------------------------------------------------------------------------
 
-def test_every_requested_metric_appears_for_every_case_without_llm():
+def test_every_requested_metric_appears_for_every_case_without_llm(fake_encoder):
     names = [d["name"] for d in list_metrics() if d["name"] != "binary"]
     cases = [case(), case(id="d", documents=(), ground_truth=None, response=" ")]
     out = run(cases, names, {"regex": {"pattern": "x"}})
@@ -384,3 +384,27 @@ def test_pipeline_rejects_unknown_metric_before_labeling():
     with pytest.raises(ValueError, match="valid:"):
         evaluate_batch([{"question": "q", "response": "r", "documents": ["d"]}], "trace",
                        metrics=["nope"])
+
+
+def test_answer_semantic_similarity_with_the_embedded_model():
+    pytest.importorskip("evaluators.embeddings")
+    gt = "C.V. Raman's discovery of the Raman effect revolutionized our understanding of light scattering."
+    close = "Raman's groundbreaking discovery of the Raman effect transformed our comprehension of light scattering."
+    far = "Jagadish Chandra Bose's work on radio waves significantly advanced early wireless communication research."
+    out = run([case(response=close, ground_truth=gt), case(response=far, ground_truth=gt)],
+              ["answer_semantic_similarity"])
+    hi, lo = (o["answer_semantic_similarity"].value for o in out)
+    assert 0.0 <= lo < hi <= 1.0 and hi > 0.8 and hi - lo > 0.3
+
+
+def test_readme_metric_table_is_in_sync_with_the_declarations():
+    from pathlib import Path
+
+    from evaluators.families.docs import END, START, readme_section
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert START in text and END in text
+    section = START + text.split(START, 1)[1].split(END, 1)[0] + END
+    assert section == readme_section(), "run: python -m evaluators.families.docs README.md"
+    for d in list_metrics():
+        assert f"| `{d['name']}` |" in section

@@ -52,10 +52,13 @@ class Answer(BaseModel):
     answer: str
 
 
-def test_429_with_retry_after_then_success(llm_server, settings):
+@pytest.mark.parametrize("provider", ["openai_compatible", "groq"])
+def test_429_with_retry_after_then_success(llm_server, settings, provider):
     llm_server.queue(Reply.error(429, "rate limited", headers={"Retry-After": "1"}))
     llm_server.respond(good_responder)
-    r = evaluate_batch([one_sentence_case(0)], "gpt_labeling", llm=settings()).results[0]
+    s = settings(provider=provider, api_key="k",
+                 base_url=llm_server.groq_base_url if provider == "groq" else llm_server.base_url)
+    r = evaluate_batch([one_sentence_case(0)], "gpt_labeling", llm=s).results[0]
     assert r.error is None and r.scores.adherence == 1.0
     assert [q.status for q in llm_server.requests] == [429, 200]
     gap = llm_server.requests[1].t_received - llm_server.requests[0].t_replied
@@ -114,23 +117,22 @@ def test_non_retryable_error_is_not_retried_and_key_is_redacted(llm_server, sett
 
 
 def test_rate_limit_never_exceeded(llm_server, settings):
-    rpm = 1200  # 20 requests/s: the scaled-down "minute" is 3 s
+    rpm = 300  # 5 requests/s (measured at the server, so spacing must dwarf network jitter)
     llm_server.respond(good_responder)
-    cases = [one_sentence_case(i) for i in range(24)]
-    t0 = time.monotonic()
+    cases = [one_sentence_case(i) for i in range(13)]
     run = evaluate_batch(cases, "gpt_labeling", llm=settings(rpm=rpm, concurrency=8))
-    assert len(run.scored) == 24
+    assert len(run.scored) == 13
     t = sorted(q.t_received for q in llm_server.requests)
     per_s = rpm / 60.0
-    for window in (0.5, 1.0):
+    for window in (0.6, 1.2, 2.4):
         limit = per_s * window
         for i in range(len(t)):
             n = sum(1 for x in t[i:] if x < t[i] + window)
             assert n <= limit + 1, (window, i, n)  # +1: a window may start and end on a request
     # evenly spaced, not bursts: no two requests closer than half the spacing
-    assert min(b - a for a, b in zip(t, t[1:])) > 0.5 / per_s
+    assert min(b - a for a, b in zip(t, t[1:])) > 0.25 / per_s
     # and not needlessly slower than the limit
-    assert time.monotonic() - t0 < len(t) / per_s + 0.6
+    assert t[-1] - t[0] < (len(t) - 1) / (per_s * 0.98) + 0.5
 
 
 def test_tokens_per_minute_limit(llm_server, settings):
@@ -283,3 +285,24 @@ def test_price_table_file_override(tmp_path, monkeypatch):
     f.write_text("not json")
     with pytest.raises(ValueError, match="EVALUATORS_PRICE_TABLE"):
         lookup("my-local-model")
+
+
+def test_huge_retry_after_fails_fast_with_reason(llm_server, settings):
+    llm_server.queue(Reply.error(429, "daily quota exhausted", headers={"Retry-After": "3600"}))
+    t0 = time.monotonic()
+    r = evaluate_batch([one_sentence_case(0)], "gpt_labeling", llm=settings()).results[0]
+    assert time.monotonic() - t0 < 5
+    assert llm_server.count == 1
+    assert "HTTP 429" in r.error and "3600 s" in r.error
+
+
+def test_429_pauses_every_request_of_the_client(llm_server, settings):
+    llm_server.queue(Reply.error(429, "slow down", headers={"retry-after-ms": "800"}))
+    llm_server.respond(good_responder)
+    llm_server.latency = 0.05
+    run = evaluate_batch([one_sentence_case(i) for i in range(6)], "gpt_labeling",
+                         llm=settings(concurrency=1))
+    assert len(run.scored) == 6
+    t429 = llm_server.requests[0].t_replied
+    later = [q.t_received for q in llm_server.requests[1:]]
+    assert all(t >= t429 + 0.75 for t in later)

@@ -120,6 +120,12 @@ def test_inline_numbered_list_markers_stay_with_their_item():
         "Steps:", "1. Install it.", "2. Run it.", "3. Profit."]
 
 
+def test_colon_number_without_list_is_not_moved():
+    assert split_sentences("Total: 1. That is all.") == ["Total: 1.", "That is all."]
+    assert split_sentences("Rating: 5. Price: 2. It is a good place.") == [
+        "Rating: 5.", "Price: 2.", "It is a good place."]
+
+
 def test_number_at_sentence_end_is_not_moved():
     assert split_sentences("The answer is 3. That is final.") == ["The answer is 3.", "That is final."]
     assert split_sentences("He was born in 1990. He moved in 2001.") == [
@@ -140,6 +146,11 @@ def test_abbreviations_and_decimals():
         "The U.S. economy grew 2.5% in Q3.",
         "Version 2.0.1 costs $3.50, e.g. for students.",
     ]
+
+
+def test_titles_before_names():
+    assert split_sentences("The report came out. Lt. Col. Jean-Marc Menichini said so. Cmdr. Lee agreed.") == [
+        "The report came out.", "Lt. Col. Jean-Marc Menichini said so.", "Cmdr. Lee agreed."]
 
 
 def test_question_and_exclamation():
@@ -166,6 +177,15 @@ def test_very_long_sentence_is_cut_at_commas_or_spaces():
     assert all(p.endswith(",") or p.endswith(".") for p in parts)
     assert "".join(p.replace(",", "").replace(".", "").replace(" ", "") for p in parts) == \
         text.replace(",", "").replace(".", "").replace(" ", "")
+
+
+def test_long_sentence_cut_at_spaces_has_no_trailing_space():
+    text = " ".join(["word"] * 400) + "."
+    spans = split_spans(text)
+    assert len(spans) >= 3
+    for s, e in spans:
+        assert text[s:e] == text[s:e].strip() and e - s <= MAX_SENTENCE_CHARS
+    assert " ".join(text[s:e] for s, e in spans) == text
 
 
 def test_long_text_without_spaces_is_cut_hard():
@@ -205,3 +225,27 @@ def test_document_sentencizer_facade():
         ("a", "Paris is the capital."), ("b", "Berlin too.")]
     assert ds.sentencize_documents([]) == []
     assert ds.sentencize_response("") == []
+
+
+def test_span_invariants_on_shared_data():
+    import json
+    from pathlib import Path
+
+    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    files = sorted(shared.glob("*.jsonl")) if shared.is_dir() else []
+    if not files:
+        pytest.skip("../shared/data not present")
+    n = 0
+    for f in files:
+        for line in f.read_text(encoding="utf-8").splitlines()[:60]:
+            rec = json.loads(line)
+            for text in [*rec["documents"], rec["response"]]:
+                spans = split_spans(text)
+                for (s1, e1), (s2, _) in zip(spans, spans[1:]):
+                    assert e1 <= s2
+                for s, e in spans:
+                    piece = text[s:e]
+                    assert e > s and piece == piece.strip() and len(piece) <= MAX_SENTENCE_CHARS
+                    assert re.search(r"\w", piece)
+                n += len(spans)
+    assert n > 1000

@@ -39,8 +39,9 @@ def metric_bars(stats: pd.DataFrame, intervals: Mapping[str, Mapping[str, Any]] 
         err = dict(type="data", array=stats["std"].fillna(0).astype(float).tolist())
         note = "mean ± std"
     fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8",
-                           text=[f"{v:.2f}" for v in y], textposition="outside"))
-    fig.update_yaxes(range=[0, 1.15])
+                           text=[f"{v:.2f}" for v in y], textposition="inside",
+                           insidetextanchor="start", textfont=dict(color="white")))
+    fig.update_yaxes(range=[0, max([1.0, *y]) * 1.15])
     return _layout(fig, f"Metrics ({note})")
 
 
@@ -69,8 +70,11 @@ def radar(runs: Mapping[str, RunResult]) -> go.Figure:
         means = run.means()
         r = [float(means[m] or 0.0) for m in TRACE_METRICS]
         fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
-    fig.update_layout(polar=dict(radialaxis=dict(visible=True, range=[0, 1])), showlegend=True)
-    return _layout(fig, "TRACE profile", height=400)
+    fig.update_layout(polar=dict(radialaxis=dict(visible=True, range=[0, 1])), showlegend=True,
+                      legend=dict(orientation="h", y=-0.1))
+    fig = _layout(fig, "TRACE profile", height=400)
+    fig.update_layout(margin=dict(l=90, r=90, t=60, b=30))
+    return fig
 
 
 def scatter_pair(paired: pd.DataFrame, metric: str, label_a: str, label_b: str,

@@ -11,6 +11,9 @@ from evaluators.types import RunResult
 
 from .optional import compare
 
+#: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
+N_BOOT = 400
+
 
 def run_sources(session: Mapping[str, RunResult], saved_ids: Mapping[str, str],
                 history: list[dict[str, Any]]) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def correlations(a: RunResult, b: RunResult, metric: str, paired: pd.DataFrame
     fn = getattr(compare(), "method_vs_method", None)
     if fn is not None:
         try:
-            res = fn(a, b, metric, top=15)
+            res = fn(a, b, metric, top=15, n_boot=N_BOOT)
             corr = res.get("correlations") if isinstance(res, dict) else None
             if isinstance(corr, dict):
                 corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})}

@@ -21,6 +21,7 @@ from .runner import (
     UnknownMetricError,
     compute_metrics,
     compute_metrics_with_usage,
+    estimate_metric_cost,
     list_metrics,
     resolve,
     validate_metric_names,
@@ -28,6 +29,6 @@ from .runner import (
 
 __all__ = [
     "METRICS", "Ctx", "Metric", "MetricParamError", "Skip", "UnknownMetricError", "compute_metrics",
-    "compute_metrics_with_usage", "get_metric", "list_metrics", "register", "resolve",
+    "compute_metrics_with_usage", "estimate_metric_cost", "get_metric", "list_metrics", "register", "resolve",
     "validate_metric_names",
 ]

@@ -48,13 +48,13 @@ def _ragas_score(ctx: Ctx):
     used, missing = _components(ctx, "ragas")
     vals = [v for _, v in used]
     score = 0.0 if min(vals) <= 0 else len(vals) / sum(1.0 / v for v in vals)
-    return score, {"components": {n: round(v, 4) for n, v in used}, "not_included": missing}
+    return score, {"components": {n: v for n, v in used}, "not_included": missing}
 
 
 def _overall_score(ctx: Ctx):
     used, missing = _components(ctx, "tonic")
     vals = [v for _, v in used]
-    return sum(vals) / len(vals), {"components": {n: round(v, 4) for n, v in used},
+    return sum(vals) / len(vals), {"components": {n: v for n, v in used},
                                    "not_included": missing}
 
 

@@ -18,7 +18,9 @@ def encode(texts: Sequence[str]):
 
 def cosine(a: Any, b: Any) -> float:
     """Cosine of two L2-normalised vectors."""
-    return float(sum(float(x) * float(y) for x, y in zip(a, b))) if not hasattr(a, "dot") else float(a.dot(b))
+    import numpy as np
+
+    return float(np.dot(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
 
 
 _ce_lock = threading.Lock()

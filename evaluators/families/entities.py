@@ -15,7 +15,7 @@ from ..sentencize import split_sentences
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|\d[\d,]*(?:\.\d+)?%?", re.UNICODE)
 _CONNECTORS = frozenset({"of", "de", "da", "del", "della", "der", "den", "van", "von", "du", "la",
-                         "le", "al", "el", "bin", "ibn", "y", "and"})
+                         "le", "al", "el", "bin", "ibn", "y"})
 _STOP = frozenset("""
 a an the this that these those it its it's he she they we i you his her their our my your
 in on at of for from to by with as and or but if when while where which who whom whose what why

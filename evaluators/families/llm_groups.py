@@ -318,7 +318,14 @@ def chunks_spec(case: TestCase, needs: Needs) -> CallSpec | None:
     if want_sent:
         tasks.append('- "relevant_sentence_keys": the keys of the context sentences that can help '
                      "answer the QUESTION, copied exactly (e.g. \"0a\"); [] when none can.")
-    user = head + "Fill these JSON fields:\n" + "\n".join(tasks) + "\n\nReply with one JSON object."
+    shape = []
+    if flags:
+        shape.append('"chunks": [{"chunk": %d, "reason": "...", %s}, ...]' % (
+            chunk_ids[0] if chunk_ids else 0, ", ".join(f'"{f}": true' for f in fields)))
+    if want_sent:
+        shape.append('"relevant_sentence_keys": ["..."]')
+    user = head + "Fill these JSON fields:\n" + "\n".join(tasks) + "\n\nReply with: {" + \
+        ", ".join(shape) + "}"
 
     def validate(v: BaseModel) -> BaseModel:
         assert isinstance(v, ChunkJudgment)
@@ -402,12 +409,21 @@ def verify_spec(case: TestCase, needs: Needs, claims: list[str] | None) -> CallS
         rules.append('- "similarity": an integer 0-5 grading how well the RESPONSE matches the meaning '
                      "of the GROUND TRUTH ANSWER (5 = same meaning and facts, 3 = partly, 0 = "
                      "unrelated or contradicting).")
-    user = "\n\n".join(parts) + "\n\nFill these JSON fields:\n" + "\n".join(rules) + \
-        "\n\nReply with one JSON object."
     r_fields = [f for t, f in (("verify.claims_docs", "supported_by_documents"),
                                ("verify.claims_gt", "supported_by_ground_truth")) if t in claim_tasks]
     g_fields = [f for t, f in (("verify.gt_docs", "supported_by_documents"),
                                ("verify.gt_resp", "covered_by_response")) if t in gt_tasks]
+
+    shape = []
+    if stmts:
+        example = (r_ids or g_ids)[0]
+        flds = r_fields if r_ids else g_fields
+        shape.append('"items": [{"id": "%s", "reason": "...", %s}, ...]' % (
+            example, ", ".join(f'"{f}": true' for f in flds)))
+    if want_sim:
+        shape.append('"similarity": 4')
+    user = "\n\n".join(parts) + "\n\nFill these JSON fields:\n" + "\n".join(rules) + \
+        "\n\nReply with: {" + ", ".join(shape) + "}"
 
     def validate(v: BaseModel) -> BaseModel:
         assert isinstance(v, Verification)
@@ -566,3 +582,29 @@ def run_groups(cases: Sequence[TestCase], needs: Sequence[Needs], settings: Any,
         o = out[i]["verify"]
         out[i]["verify"] = GroupOutcome(o.value, o.error, o.usage, o.notes, meta={"claims": list(claims)})
     return out
+
+
+def _expected_output_tokens(spec: CallSpec, case: TestCase, needs: Needs) -> int:
+    n_sent = max(1, len(split_sentences(case.response)))
+    if spec.group == "response":
+        return 40 + 30 * n_sent * ("claims" in needs.tasks) + 20 * needs.n_questions * (
+            "questions" in needs.tasks) + 30 * len(needs.aspects)
+    if spec.group == "chunks":
+        return 30 + 40 * len(_chunks(case)) + 20 * ("chunk.sentences" in needs.tasks)
+    if spec.group == "verify":
+        return 30 + 35 * (n_sent + len(ground_truth_sentences(case)))
+    if spec.group.startswith("judge#"):
+        return 30 + 30 * len(needs.aspects)
+    return 80
+
+
+def estimate_prompts(case: TestCase, needs: Needs) -> list[tuple[str, int]]:
+    """(prompt text, expected output tokens) of every call the case would make; the verify prompt
+    is approximated with the response's sentences standing in for its claims."""
+    specs, later = plan_case(case, needs)
+    if later:
+        v = verify_spec(case, needs, split_sentences(case.response) or None)
+        if v is not None:
+            specs = [*specs, v]
+    return [("\n".join(m["content"] for m in s.messages), _expected_output_tokens(s, case, needs))
+            for s in specs]

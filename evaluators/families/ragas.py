@@ -123,7 +123,7 @@ def _norm_relevancy(p: Mapping[str, Any]) -> dict[str, Any]:
 
 def _plan_relevancy(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
     needs.tasks.add("questions")
-    needs.n_questions = max(needs.n_questions if "questions" in needs.tasks else 1, params["n"])
+    needs.n_questions = params["n"]
 
 
 def _relevancy_texts(case: TestCase, params: dict, groups: Mapping[str, Any]) -> list[str]:

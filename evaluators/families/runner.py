@@ -98,24 +98,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
     llm_configured = getattr(opts, "llm", None) is not None
     dry_run = bool(getattr(opts, "dry_run", False))
 
-    pre: list[dict[str, MetricValue]] = [{} for _ in cases]
-    needs: list[Needs] = [Needs() for _ in cases]
-    for i, case in enumerate(cases):
-        for m, p in resolved:
-            if m.aggregate:
-                continue
-            missing = _missing_inputs(m, case, p)
-            if missing:
-                pre[i][m.name] = MetricValue(name=m.name, family=m.family,
-                                             skipped=f"missing input: {', '.join(missing)}")
-                continue
-            if m.plan is not None:
-                try:
-                    m.plan(case, p, needs[i], llm_configured)
-                except Exception as exc:  # noqa: BLE001
-                    pre[i][m.name] = MetricValue(name=m.name, family=m.family,
-                                                 skipped=f"error: {type(exc).__name__}: {exc}")
-
+    needs, pre = plan_needs(cases, resolved, llm_configured)
     groups = run_groups(cases, needs, getattr(opts, "llm", None), dry_run)
 
     texts: list[str] = []
@@ -175,6 +158,54 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
         out.append(ordered)
         usages.append(sum_usage(o.usage for o in groups[i].values()))
     return out, usages
+
+
+def plan_needs(cases: Sequence[Any], resolved: Sequence[tuple[Metric, dict[str, Any]]],
+               llm_configured: bool) -> tuple[list[Needs], list[dict[str, MetricValue]]]:
+    """Per case: the LLM tasks of the metrics whose inputs are present, and the pre-skips."""
+    pre: list[dict[str, MetricValue]] = [{} for _ in cases]
+    needs: list[Needs] = [Needs() for _ in cases]
+    for i, case in enumerate(cases):
+        for m, p in resolved:
+            if m.aggregate:
+                continue
+            missing = _missing_inputs(m, case, p)
+            if missing:
+                pre[i][m.name] = MetricValue(name=m.name, family=m.family,
+                                             skipped=f"missing input: {', '.join(missing)}")
+                continue
+            if m.plan is not None:
+                try:
+                    m.plan(case, p, needs[i], llm_configured)
+                except Exception as exc:  # noqa: BLE001
+                    pre[i][m.name] = MetricValue(name=m.name, family=m.family,
+                                                 skipped=f"error: {type(exc).__name__}: {exc}")
+    return needs, pre
+
+
+def estimate_metric_cost(cases: Sequence[Any], opts: Any) -> dict[str, Any]:
+    """Dry-run estimate of the family metrics' LLM calls / tokens / cost (no network).
+
+    ``{calls, prompt_tokens, completion_tokens, cost_usd, price_known, model, calls_per_case}``;
+    zeros when no selected metric needs an LLM or no LLM is configured."""
+    from .llm_groups import estimate_prompts
+
+    resolved = resolve(opts.metrics, opts.metric_params)
+    settings = getattr(opts, "llm", None)
+    needs, _ = plan_needs(cases, resolved, settings is not None)
+    prompts: list[tuple[str, int]] = []
+    for c, n in zip(cases, needs):
+        if n.tasks:
+            prompts.extend(estimate_prompts(c, n))
+    if settings is None or not prompts:
+        return {"calls": len(prompts) if settings is not None else 0, "prompt_tokens": 0,
+                "completion_tokens": 0, "cost_usd": 0.0, "price_known": True, "model": None,
+                "calls_per_case": 0.0}
+    from ..llm import estimate_cost
+
+    est = estimate_cost([p for p, _ in prompts], settings, [o for _, o in prompts])
+    est["calls_per_case"] = len(prompts) / max(1, len(cases))
+    return est
 
 
 def compute_metrics(results: Sequence[CaseResult], opts: Any) -> list[dict[str, MetricValue]]:

@@ -156,14 +156,16 @@ def number_found(n: str, doc_numbers: set[str] | frozenset[str]) -> bool:
         return False
     if v.is_integer() and 1 <= v <= 12 and norm_number(str(int(v) + 12)) in doc_numbers:
         return True  # "2 PM" vs "14:00"
-    # percentages written as fractions / rounded values
-    for d in doc_numbers:
-        try:
-            dv = float(d)
-        except ValueError:
-            continue
-        if dv and abs(dv - v) / abs(dv) < 0.005:
-            return True
+    # rounded values: "33.3" for "33.33", "2.5" for "2.49"
+    if "." in n:
+        decimals = len(n.split(".", 1)[1])
+        for d in doc_numbers:
+            if "." in d and len(d.split(".", 1)[1]) > decimals:
+                try:
+                    if round(float(d), decimals) == v:
+                        return True
+                except ValueError:
+                    continue
     return False
 
 

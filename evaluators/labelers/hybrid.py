@@ -43,7 +43,7 @@ from ..llm.errors import LLMUnavailable
 from ..options import EvalOptions
 from ..types import TRACE_METRICS, LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase, Usage
 from .llm import METHOD as LLM_METHOD
-from .llm import PROMPT_VERSION, estimate_items, label_with_client, unavailable
+from .llm import DRY_RUN_REASON, PROMPT_VERSION, estimate_items, label_with_client, unavailable
 
 _LEVEL_ORDER = {"none": 0, "partial": 1, "full": 2}
 
@@ -67,6 +67,50 @@ def agreement(a: SentenceLabels, b: SentenceLabels) -> dict[str, float]:
     out["overall_supported_agreement"] = float(ta.overall_supported == tb.overall_supported)
     for m in TRACE_METRICS:
         out[f"{m}_abs_diff"] = abs(getattr(ta, m) - getattr(tb, m))
+    return out
+
+
+def agreement_summary(run: Any, a: str = "trace", b: str = LLM_METHOD) -> dict[str, Any]:
+    """Run-level agreement of two variants (hybrid: trace vs gpt_labeling) from a RunResult:
+    how many cases each labeler labeled, the mean of every per-case figure, and Cohen's kappa
+    of the pooled sentence-level verdicts (support over response sentences, relevance and
+    utilization over document sentences; None when undefined, e.g. one class only)."""
+    both = [r for r in run.results if a in r.variants and b in r.variants]
+    out: dict[str, Any] = {
+        "cases": len(run.results),
+        "cases_with_both": len(both),
+        "labeled_by": dict(Counter(r.labeled_by for r in run.results if r.labeled_by)),
+    }
+    keys = sorted({k for r in both for k in r.agreement})
+    out["mean"] = {k: sum(r.agreement[k] for r in both if k in r.agreement) /
+                   max(1, sum(1 for r in both if k in r.agreement)) for k in keys}
+    sup_a, sup_b, rel_a, rel_b, use_a, use_b = [], [], [], [], [], []
+    for r in both:
+        la, lb = r.variants[a], r.variants[b]
+        mb = {x.key: x.fully_supported for x in lb.sentences}
+        for x in la.sentences:
+            if x.key in mb:
+                sup_a.append(int(x.fully_supported))
+                sup_b.append(int(mb[x.key]))
+        ra, rb, ua, ub = set(la.relevant_keys), set(lb.relevant_keys), set(la.utilized_keys), set(lb.utilized_keys)
+        for k in la.document_keys:
+            rel_a.append(int(k in ra))
+            rel_b.append(int(k in rb))
+            use_a.append(int(k in ua))
+            use_b.append(int(k in ub))
+
+    def kappa(x: list[int], y: list[int]) -> float | None:
+        if not x or len(set(x) | set(y)) < 2:
+            return None
+        from sklearn.metrics import cohen_kappa_score
+
+        v = float(cohen_kappa_score(x, y))
+        return None if v != v else v
+
+    out["support_kappa"] = kappa(sup_a, sup_b)
+    out["relevance_kappa"] = kappa(rel_a, rel_b)
+    out["utilization_kappa"] = kappa(use_a, use_b)
+    out["sentences_compared"] = len(sup_a)
     return out
 
 
@@ -159,6 +203,8 @@ class HybridMethod:
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick: Any) -> list[LabelOutcome]:
         from ..llm.client import check_settings, get_client
 
+        if options.dry_run:
+            return unavailable(items, DRY_RUN_REASON)
         try:
             check_settings(options.llm, "hybrid")
             client = get_client(options.llm)  # type: ignore[arg-type]
@@ -284,6 +330,8 @@ class JuryMethod:
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick: Any) -> list[LabelOutcome]:
         from ..llm.client import check_settings, get_client
 
+        if options.dry_run:
+            return unavailable(items, DRY_RUN_REASON)
         jury = tuple(options.jury or ())
         if len(jury) < 2:
             return unavailable(items, "jury needs at least two LLM settings in options.jury "
@@ -374,5 +422,5 @@ def estimate_method(items: Sequence[SentencizedCase], method: str, options: Eval
     return out
 
 
-__all__ = ["HybridMethod", "JuryMethod", "agreement", "estimate_method", "least_certain",
+__all__ = ["HybridMethod", "JuryMethod", "agreement", "agreement_summary", "estimate_method", "least_certain",
            "majority_vote", "selection_size"]

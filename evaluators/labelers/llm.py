@@ -319,6 +319,9 @@ def unavailable(items: Sequence[SentencizedCase], reason: str) -> list[LabelOutc
     return [LabelOutcome(error=reason) for _ in items]
 
 
+DRY_RUN_REASON = "dry run: no LLM call made (see evaluators.pipeline.estimate for the cost)"
+
+
 class LLMMethod:
     """The ``gpt_labeling`` method (registered in ``evaluators.methods``)."""
 
@@ -327,6 +330,8 @@ class LLMMethod:
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick: Any) -> list[LabelOutcome]:
         from ..llm.client import check_settings, get_client
 
+        if options.dry_run:
+            return unavailable(items, DRY_RUN_REASON)
         try:
             check_settings(options.llm, METHOD)
             client = get_client(options.llm)  # type: ignore[arg-type]

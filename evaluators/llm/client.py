@@ -32,6 +32,7 @@ import json
 import logging
 import os
 import random
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -61,6 +62,9 @@ RPM_SAFETY = 0.98
 #: Output tokens reserved per request by the tokens/min limiter.
 TPM_OUTPUT_RESERVE = 1024
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
+#: A Retry-After longer than this (a daily quota, say) fails the call at once with the reason,
+#: instead of stalling the run for hours.
+MAX_RETRY_AFTER_S = 120.0
 
 REASK = (
     "Your previous reply could not be used: {error}\n"
@@ -170,7 +174,13 @@ class LLMClient:
         self.provider = settings.provider
         self.model = settings.model.strip()
         self.base_url = (settings.base_url or "").strip().rstrip("/") or None
-        self.cache: ReplyCache | None = open_cache(settings.cache_path)
+        self.cache_warning: str | None = None
+        try:
+            self.cache: ReplyCache | None = open_cache(settings.cache_path)
+        except (OSError, sqlite3.Error) as exc:  # e.g. a read-only home on a hosted Space
+            self.cache = None
+            self.cache_warning = f"LLM cache disabled: cannot open {settings.cache_path or 'default path'}: {exc}"
+            log.warning(self.cache_warning)
         self.concurrency = max(1, int(settings.concurrency))
         self._usage = Usage()
         self._usage_lock = threading.Lock()
@@ -379,10 +389,17 @@ class LLMClient:
             return True
         return False
 
+    @staticmethod
+    def _should_retry(exc: BaseException) -> bool:
+        if not is_retryable(exc):
+            return False
+        ra = retry_after_s(exc)
+        return ra is None or ra <= MAX_RETRY_AFTER_S
+
     def _wait_s(self, attempt: int, exc: BaseException | None) -> float:
         ra = retry_after_s(exc) if exc is not None else None
         if ra is not None:
-            return min(ra, 600.0) + random.uniform(0.0, 0.05)
+            return min(ra, MAX_RETRY_AFTER_S) + random.uniform(0.0, 0.05)
         b = min(self.settings.retry_max_s, self.settings.retry_base_s * (2 ** max(0, attempt - 1)))
         return b / 2 + random.uniform(0.0, b / 2)
 
@@ -400,6 +417,9 @@ class LLMClient:
         else:
             what = type(exc).__name__
         tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}"
+        ra = retry_after_s(exc)
+        if ra is not None and ra > MAX_RETRY_AFTER_S:
+            tries += f" (the server asks to retry after {ra:.0f} s: quota exhausted?)"
         return self._redact(f"{self.describe()}: {what}{tries}" + (f": {detail}" if detail else ""))
 
     async def _send(self, messages: list[dict[str, Any]], json_mode: bool, temperature: float,
@@ -421,6 +441,9 @@ class LLMClient:
             try:
                 resp = await self._sdk.chat.completions.create(**kw)
             except Exception as exc:
+                ra = retry_after_s(exc)
+                if ra is not None and ra <= MAX_RETRY_AFTER_S:  # pause the others before they go
+                    self._pause_until = max(self._pause_until, time.monotonic() + ra)
                 if self._fallback_for(exc, kw):
                     raise _NeedsFallback() from exc
                 raise
@@ -438,10 +461,7 @@ class LLMClient:
 
         def wait(state: Any) -> float:
             exc = state.outcome.exception() if state.outcome else None
-            w = self._wait_s(state.attempt_number, exc)
-            if exc is not None and retry_after_s(exc) is not None:
-                self._pause_until = max(self._pause_until, time.monotonic() + w)
-            return w
+            return self._wait_s(state.attempt_number, exc)
 
         fallbacks = 0
         while True:
@@ -449,7 +469,7 @@ class LLMClient:
                 async for attempt in AsyncRetrying(
                     stop=stop_after_attempt(max(1, self.settings.max_retries + 1)),
                     wait=wait,
-                    retry=retry_if_exception(is_retryable),
+                    retry=retry_if_exception(self._should_retry),
                     reraise=True,
                 ):
                     with attempt:

@@ -1,0 +1,146 @@
+"""Dashboard benchmark in real headless Chromium (not part of the test suite).
+
+    .venv/bin/python bench/ui_bench.py [--cases 500] [--chunk 25]
+
+Measures
+1. cold start: from `streamlit run` process start until the first page's title is visible;
+2. an N-case heuristic (TRACE) run through the UI: upload (file chooser) -> Evaluate -> Run ->
+   Results with its charts (wall time, cases/s);
+3. page switches after the run (Results -> Inspect -> Results): a rerun never recomputes the
+   evaluation, so these stay fast whatever N is;
+4. peak RSS (VmHWM) of the streamlit process with the model loaded.
+The N cases are data/sample_rag.jsonl repeated with varied ids, questions and sentence order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+
+def make_cases(n: int, out: Path, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    base = [json.loads(line) for line in (ROOT / "data" / "sample_rag.jsonl").read_text().splitlines() if line.strip()]
+    with out.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            c = dict(base[i % len(base)])
+            docs = list(c.get("documents") or [])
+            rng.shuffle(docs)
+            c.update(id=f"{c.get('id', 'case')}-{i}", question=f"{c['question']} (variant {i})",
+                     documents=docs + [f"Unrelated note number {i}: the archive index was updated."])
+            f.write(json.dumps(c) + "\n")
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def vm_hwm_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=500)
+    ap.add_argument("--chunk", type=int, default=25)
+    args = ap.parse_args()
+    from playwright.sync_api import expect, sync_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="ui_bench_"))
+    data = make_cases(args.cases, tmp / f"bench_{args.cases}.jsonl")
+    env = {k: v for k, v in os.environ.items() if k not in ("GROQ_API_KEY", "OPENAI_API_KEY")}
+    env.update(RAG_EVAL_STORE=str(tmp / "runs.sqlite3"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    figures: dict[str, float | int | None] = {"cases": args.cases, "chunk": args.chunk}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)  # not part of cold start
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=(tmp / "streamlit.log").open("wb"), stderr=subprocess.STDOUT)
+        try:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    time.sleep(0.05)
+            figures["health_s"] = round(time.perf_counter() - t0, 2)
+            page.goto(url)
+            expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=60_000)
+            figures["cold_start_to_first_page_s"] = round(time.perf_counter() - t0, 2)
+            figures["rss_before_model_mb"] = vm_hwm_mb(proc.pid)
+
+            with page.expect_file_chooser() as fc:
+                page.get_by_test_id("stFileUploaderDropzone").click()
+            fc.value.set_files(str(data))
+            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(
+                str(args.cases), timeout=60_000)
+            page.get_by_role("link", name="Evaluate").first.click()
+            run = page.get_by_role("button", name="Run TRACE")
+            expect(run).to_be_enabled(timeout=30_000)
+            t1 = time.perf_counter()
+            run.click()
+            expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=1_800_000)
+            expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
+            dt = time.perf_counter() - t1
+            figures["run_to_results_s"] = round(dt, 1)
+            figures["cases_per_s"] = round(args.cases / dt, 1)
+
+            switches = []
+            for name, heading in (("Inspect", "Inspect a case"), ("Results", "Results"),
+                                  ("Inspect", "Inspect a case"), ("Results", "Results")):
+                ts = time.perf_counter()
+                page.get_by_role("link", name=name).first.click()
+                expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=60_000)
+                if name == "Results":
+                    expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
+                switches.append(time.perf_counter() - ts)
+            figures["page_switch_max_s"] = round(max(switches), 2)
+            figures["peak_rss_mb"] = vm_hwm_mb(proc.pid)
+            page.screenshot(path=str(tmp / "results.png"))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            browser.close()
+    out = ROOT / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    (out / "ui_bench.json").write_text(json.dumps(figures, indent=2))
+    for k, v in figures.items():
+        print(f"{k:>28}: {v}")
+    print(f"(artifacts in {tmp})")
+
+
+if __name__ == "__main__":
+    main()

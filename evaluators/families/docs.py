@@ -1,0 +1,103 @@
+"""The README metric table, generated from the declarations (a test keeps README in sync)."""
+
+from __future__ import annotations
+
+from .runner import list_metrics
+
+_OPTIONAL_LLM = {
+    "context_entity_recall": "yes (LLM extractor when configured)",
+    "answer_contains_pii": "yes (LLM only for extra PII types)",
+    "context_contains_pii": "yes (LLM only for extra PII types)",
+}
+
+
+def _fmt_range(r: list[float], binary: bool) -> str:
+    if binary:
+        return "0 / 1"
+    lo, hi = r
+    return f"{lo:g}–{hi:g}"
+
+
+def metrics_table_markdown() -> str:
+    rows = ["| metric | family | inputs | range (better) | LLM calls / case: ours | ragas / Tonic | offline |",
+            "|---|---|---|---|---|---|---|"]
+    for d in list_metrics():
+        calls = str(d["llm_calls_per_case"])
+        if d["llm_calls_note"]:
+            calls += f" — {d['llm_calls_note']}"
+        offline = _OPTIONAL_LLM.get(d["name"], "no" if d["needs_llm"] else "yes")
+        if d["needs_embeddings"] and not d["needs_llm"]:
+            offline += " (embedded MiniLM)"
+        inputs = ", ".join(d["inputs"]) or "—"
+        better = "↑" if d["direction"] == "higher" else "↓"
+        rows.append(f"| `{d['name']}` | {d['family']} | {inputs} | {_fmt_range(d['range'], d['binary'])} "
+                    f"{better} | {calls} | {d['reference_llm_calls'] or '?'} | {offline} |")
+    return "\n".join(rows)
+
+
+START = "<!-- metrics-table:start -->"
+END = "<!-- metrics-table:end -->"
+
+NOTES = """\
+Select metrics with `metrics=[...]` (library), `--metrics name,name` (CLI) or the dashboard; their
+parameters go in `metric_params={"name": {...}}`. Every requested metric appears for every case —
+with its value, or `skipped` and the reason (missing input, no LLM configured, LLM reply invalid
+after one re-ask, ...). The run never fails because one metric could not be computed; unknown
+names and bad parameters are rejected before anything runs, listing the valid names.
+
+**Fewer LLM calls.** Metrics never call an SDK: they declare *tasks*, and each case makes at most
+three calls at strictness 1, however many LLM metrics are selected — a *response analysis*
+(claims, generated questions, noncommittal flag, binary judgments), a *chunk judgment* (every
+retrieved chunk judged in one call: relevant / useful for the reference / used in the response,
+plus the relevant context sentences), and a *verification* (all claims and ground-truth sentences
+against the documents / the ground truth, and the 0–5 similarity grade). Strictness n > 1 adds n
+sampled calls; non-offline PII types and LLM entity extraction add one call each. Replies are
+pydantic-validated (fence-strip, JSON repair, one re-ask naming what is missing).
+
+Definitions worth knowing:
+* `context_precision` = Σ_k precision@k · v_k / (number of useful chunks in the top K); 0 when no
+  chunk is useful. Three chunks, only the second useful: (0/1 + 1/2 + 0/3) / 1 = 0.5.
+* `faithfulness` and `answer_consistency` share one claim extraction and one verification, so they
+  agree by construction; a response with no factual claim is skipped (ragas gives NaN).
+* `answer_correctness` factual F1 uses the ground truth's sentences as its statements; with
+  weights `[0, 1]` it needs no LLM.
+* `context_relevancy` at strictness n: mean overlap × agreement, the agreement being the mean
+  pairwise Jaccard similarity of the extracted sentence-key sets.
+* `aspect_critique` is 1 when every selected aspect passes (harmfulness / maliciousness: no; the
+  others: yes); each aspect's verdict is also reported as `aspect_critique.<aspect>`.
+* `ragas_score` (harmonic mean) and `overall_score` (mean; `answer_similarity` / 5) are per case,
+  over the selected metrics of their family that have a value; lower-is-better metrics
+  (harmfulness, duplication, hate speech, PII) enter as 1 − value.
+* `answer_match` / `contains_text` compare with the ground truth when no `text` is given;
+  `latency` reads seconds from the `latency` column (or `column`), target 5 s by default.
+"""
+
+
+def readme_section() -> str:
+    return f"{START}\n{NOTES}\n{metrics_table_markdown()}\n{END}"
+
+
+def update_readme(path) -> bool:
+    """Rewrite the section between the markers (append it under '## Metrics' when absent).
+    Returns True when the file changed."""
+    from pathlib import Path
+
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    if START in text and END in text:
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+        new = head + readme_section() + tail
+    else:
+        new = text.rstrip("\n") + "\n\n## Metrics\n\n" + readme_section() + "\n"
+    if new != text:
+        p.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+if __name__ == "__main__":  # python -m evaluators.families.docs [README.md]
+    import sys
+
+    target = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    print("updated" if update_readme(target) else "up to date", target)
