@@ -30,7 +30,21 @@ class EvalOptions(BaseModel):
     heuristic: dict[str, Any] = Field(default_factory=dict)
 
     def public_dict(self) -> dict[str, Any]:
-        d = self.model_dump(mode="json", exclude={"llm", "jury"})
+        d = self.model_dump(mode="json", exclude={"llm", "jury", "metric_params"})
         d["llm"] = self.llm.public_dict() if self.llm else None
         d["jury"] = [j.public_dict() for j in self.jury]
+        d["metric_params"] = _json_safe(self.metric_params)
         return d
+
+
+def _json_safe(obj: Any) -> Any:
+    """metric_params may hold callables (the ``binary`` metric's callback): name them instead."""
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if callable(obj):
+        return f"<callable {getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__name__)}>"
+    return repr(obj)

@@ -13,7 +13,7 @@ from sklearn.metrics import f1_score, precision_recall_curve, precision_score, r
 from evaluators import compare
 from evaluators.export import to_json_dict
 from evaluators.types import SentenceLabels, SentenceSupport
-from tests.stats_fixtures import failed_case, make_case, make_run
+from tests.test_stats_fixtures import failed_case, make_case, make_run
 
 N_BOOT = 300
 

@@ -39,15 +39,13 @@ def run(cases, metrics, llm, params=None, **kw):
 def kind(msg: str) -> str:
     if "personally identifiable" in msg:
         return "pii"
-    if "List the named entities" in msg:
-        return "entities"
     if "Extract the context sentences" in msg:
         return "relevancy"
     if "Judge the RESPONSE" in msg:
         return "judge"
     if "RETRIEVED CHUNKS" in msg:
         return "chunks"
-    if "STATEMENTS:" in msg or '"similarity"' in msg:
+    if "STATEMENTS:" in msg or '"similarity"' in msg or '"ground_truth_entities"' in msg:
         return "verify"
     return "response"
 
@@ -340,8 +338,8 @@ def test_pii_types_beyond_offline_are_judged_by_the_llm(llm_server, settings):
 
 
 def test_context_entity_recall_with_llm_entities(llm_server, settings):
-    llm_server.queue({"ground_truth": ["Qutub Minar", "red sandstone", "marble", "Delhi"],
-                      "context": ["Qutub Minar", "Delhi"]})
+    llm_server.queue({"ground_truth_entities": ["Qutub Minar", "red sandstone", "marble", "Delhi"],
+                      "context_entities": ["Qutub Minar", "Delhi"]})
     c = TestCase(id="q", question="What is the Qutub Minar?", response="A minaret.",
                  documents=("The Qutub Minar in Delhi is a marble tower.",),
                  ground_truth="The Qutub Minar is a red sandstone and marble minaret in Delhi.")
@@ -349,6 +347,18 @@ def test_context_entity_recall_with_llm_entities(llm_server, settings):
     # qutub minar, delhi (context entities) + marble (occurs in the context); red sandstone missing
     assert mv.value == pytest.approx(3 / 4)
     assert mv.details["extractor"] == "llm" and mv.details["missing"] == ["red sandstone"]
+    assert llm_server.count == 1
+
+
+def test_entities_ride_along_in_the_verification_call(llm_server, settings):
+    reply = {**VERIFY, "ground_truth_entities": ["Raman", "India", "7 November 1888", "Raman effect"],
+             "context_entities": ["Raman", "7 November 1888"]}
+    llm_server.respond(lambda req: reply if kind(last_user_message(req)) == "verify" else response_reply())
+    out = run([RAMAN], ["faithfulness", "context_entity_recall"], settings())[0]
+    assert kinds(llm_server) == ["response", "verify"]
+    # raman, 7 november 1888 (context entities), india (in "Indian"? no: word-bounded) -> 2 / 4
+    assert out["context_entity_recall"].value == pytest.approx(2 / 4)
+    assert out["faithfulness"].value == pytest.approx(1 / 3)
 
 
 def test_pipeline_adds_family_metrics_usage_and_exports(llm_server, settings):

@@ -408,3 +408,19 @@ def test_readme_metric_table_is_in_sync_with_the_declarations():
     assert section == readme_section(), "run: python -m evaluators.families.docs README.md"
     for d in list_metrics():
         assert f"| `{d['name']}` |" in section
+
+
+def test_library_run_with_binary_callback_exports_json():
+    import json
+
+    from evaluators import evaluate_batch
+    from evaluators.export import to_json
+
+    cb = lambda tc: "Agra" in tc.response  # noqa: E731
+    run_ = evaluate_batch([case(), case(id="d", response="Somewhere else.")], "trace",
+                          metrics=["binary", "contains_text"],
+                          metric_params={"binary": {"callback": cb}, "contains_text": {"text": "agra"}})
+    assert [r.metrics["binary"].value for r in run_.results] == [1.0, 0.0]
+    d = json.loads(to_json(run_))
+    assert d["binary"] == 0.5 and d["contains_text"] == 0.5
+    assert d["settings"]["metric_params"]["binary"]["callback"].startswith("<callable")

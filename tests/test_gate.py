@@ -11,7 +11,7 @@ import pytest
 from evaluators import gate
 from evaluators.export import to_json_dict
 from evaluators.testing import assert_trace
-from tests.stats_fixtures import failed_case, make_case, make_run
+from tests.test_stats_fixtures import failed_case, make_case, make_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_rag.jsonl"
@@ -222,3 +222,15 @@ def test_cli_agreement_on_sample(tmp_path, capsys):
                and r["label"] == "hallucinated")
     assert 0.0 <= row["value"] <= 1.0 and row["ci_low"] <= row["value"] <= row["ci_high"]
     assert data["roc"]["hallucinated"]
+
+
+def test_assert_trace_evaluates_cases():
+    run = assert_trace(CASES, adherence=0.0, context_relevance=0.0)
+    assert run.method == "trace" and len(run.results) == 3
+    with pytest.raises(AssertionError) as exc:
+        assert_trace(CASES, adherence=1.01, worst=1)
+    msg = str(exc.value)
+    assert "RAG quality gate failed (trace, 3 of 3 cases scored" in msg
+    assert "- adherence: mean" in msg and "below 1.01" in msg and msg.count("worst:") == 1
+    with pytest.raises(ValueError, match="no cases"):
+        assert_trace([], adherence=0.5)

@@ -306,3 +306,17 @@ def test_429_pauses_every_request_of_the_client(llm_server, settings):
     t429 = llm_server.requests[0].t_replied
     later = [q.t_received for q in llm_server.requests[1:]]
     assert all(t >= t429 + 0.75 for t in later)
+
+
+def test_cancelled_run_resumes_where_it_stopped(llm_server, settings):
+    llm_server.respond(good_responder)
+    cases = [one_sentence_case(i) for i in range(12)]
+    chunks_done = []
+    run = evaluate_batch(cases, "gpt_labeling", llm=settings(), chunk_size=4,
+                         progress=lambda done, total: chunks_done.append(done),
+                         should_stop=lambda: len(chunks_done) >= 2)  # stop after the 1st chunk
+    assert run.cancelled and len(run.results) == 4 and llm_server.count == 4
+    close_clients()
+    rerun = evaluate_batch(cases, "gpt_labeling", llm=settings(), chunk_size=4)
+    assert len(rerun.scored) == 12
+    assert llm_server.count == 12 and rerun.usage.cached_calls == 4 and rerun.usage.calls == 8

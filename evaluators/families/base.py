@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from ..registry import Registry, RegistryError
@@ -53,6 +52,8 @@ class Ctx:
     values: Mapping[str, MetricValue] = field(default_factory=dict)
     #: Every metric requested in the run, in order.
     selected: tuple[str, ...] = ()
+    #: The LLM tasks planned for this case (``llm_groups.Needs.tasks``).
+    tasks: frozenset[str] = frozenset()
     #: Group names read by compute (filled by :meth:`group`).
     used_groups: list[str] = field(default_factory=list)
 
@@ -191,11 +192,6 @@ def latency_of(case: TestCase, column: str = "latency") -> float | None:
     return val if math.isfinite(val) and val >= 0 else None
 
 
-def documents(case: TestCase) -> list[str]:
-    """Retrieved chunks in rank order, blanks dropped."""
-    return [d for d in case.documents if d and d.strip()]
-
-
 def sum_usage(usages) -> Usage:
     total = Usage()
     for u in usages:
@@ -203,16 +199,7 @@ def sum_usage(usages) -> Usage:
     return total
 
 
-def skipped(metric: Metric, reason: str, **details: Any) -> MetricValue:
-    return MetricValue(name=metric.name, family=metric.family, value=None, skipped=reason,
-                       details=details)
-
-
-def frozen(d: Mapping[str, Any]) -> Mapping[str, Any]:
-    return MappingProxyType(dict(d))
-
-
 __all__ = [
-    "Ctx", "INPUTS", "METRICS", "Metric", "MetricParamError", "RegistryError", "Skip", "documents",
-    "get_metric", "has_input", "latency_of", "register", "skipped", "sum_usage",
+    "Ctx", "INPUTS", "METRICS", "Metric", "MetricParamError", "RegistryError", "Skip", "get_metric",
+    "has_input", "latency_of", "register", "sum_usage",
 ]

@@ -16,9 +16,10 @@ chunks         per retrieved chunk: relevant to the question / useful for the re
 relevancy#i    relevant context sentence keys, sample i (context_relevancy strictness > 1)
 verify         per response claim: supported by the documents / by the ground truth; per
                ground-truth sentence: attributable to the documents / covered by the response;
-               the 0-5 answer-similarity grade. Runs after ``response`` when it needs the claims.
+               the 0-5 answer-similarity grade; the entities of the ground truth and of the
+               context (context_entity_recall, LLM mode). Runs after ``response`` when it needs
+               the claims.
 pii            PII types (beyond the offline detectors) found in the response and in the context
-entities       entities of the ground truth and of the context (context_entity_recall, LLM mode)
 =============  =====================================================================================
 
 A failed call becomes a :class:`GroupOutcome` with ``error``; the metrics that read it are skipped
@@ -95,6 +96,8 @@ class ItemVerdict(_Reply):
 class Verification(_Reply):
     items: list[ItemVerdict] = Field(default_factory=list)
     similarity: float | None = None
+    ground_truth_entities: list[str] | None = None
+    context_entities: list[str] | None = None
 
 
 class ChunkVerdict(_Reply):
@@ -116,11 +119,6 @@ class RelevantSentences(_Reply):
 
 class PIIFound(_Reply):
     response: list[str] = Field(default_factory=list)
-    context: list[str] = Field(default_factory=list)
-
-
-class Entities(_Reply):
-    ground_truth: list[str] = Field(default_factory=list)
     context: list[str] = Field(default_factory=list)
 
 
@@ -369,22 +367,23 @@ def verify_spec(case: TestCase, needs: Needs, claims: list[str] | None) -> CallS
     claim_tasks = [t for t in ("verify.claims_docs", "verify.claims_gt") if t in needs.tasks]
     gt_tasks = [t for t in ("verify.gt_docs", "verify.gt_resp") if t in needs.tasks]
     want_sim = "verify.similarity" in needs.tasks
+    want_ent = "entities" in needs.tasks
     if claims is None or not claims:
         claim_tasks = []
     gts = ground_truth_sentences(case) if gt_tasks else []
     if not gts:
         gt_tasks = []
-    if not (claim_tasks or gt_tasks or want_sim):
+    if not (claim_tasks or gt_tasks or want_sim or want_ent):
         return None
     r_ids = [f"R{i + 1}" for i in range(len(claims or []))] if claim_tasks else []
     g_ids = [f"G{i + 1}" for i in range(len(gts))] if gt_tasks else []
     parts = []
-    if "verify.claims_docs" in claim_tasks or "verify.gt_docs" in gt_tasks:
+    if "verify.claims_docs" in claim_tasks or "verify.gt_docs" in gt_tasks or want_ent:
         parts.append("DOCUMENTS:\n" + _docs_block(case, keyed=False))
     parts.append(f"QUESTION:\n{case.question}")
     if "verify.gt_resp" in gt_tasks or want_sim:
         parts.append(f"RESPONSE:\n{case.response}")
-    if "verify.claims_gt" in claim_tasks or gt_tasks or want_sim:
+    if "verify.claims_gt" in claim_tasks or gt_tasks or want_sim or want_ent:
         parts.append(f"GROUND TRUTH ANSWER:\n{case.ground_truth}")
     stmts = [f"{i}: {c}" for i, c in zip(r_ids, claims or [])] + [f"{i}: {s}" for i, s in zip(g_ids, gts)]
     if stmts:
@@ -409,6 +408,11 @@ def verify_spec(case: TestCase, needs: Needs, claims: list[str] | None) -> CallS
         rules.append('- "similarity": an integer 0-5 grading how well the RESPONSE matches the meaning '
                      "of the GROUND TRUTH ANSWER (5 = same meaning and facts, 3 = partly, 0 = "
                      "unrelated or contradicting).")
+    if want_ent:
+        rules.append('- "ground_truth_entities" and "context_entities": the named and fact-bearing '
+                     "entities (people, places, organisations, works, dates, numbers, materials, "
+                     "products) of the GROUND TRUTH ANSWER and of the DOCUMENTS, each written exactly "
+                     "as in the text, without duplicates.")
     r_fields = [f for t, f in (("verify.claims_docs", "supported_by_documents"),
                                ("verify.claims_gt", "supported_by_ground_truth")) if t in claim_tasks]
     g_fields = [f for t, f in (("verify.gt_docs", "supported_by_documents"),
@@ -422,6 +426,8 @@ def verify_spec(case: TestCase, needs: Needs, claims: list[str] | None) -> CallS
             example, ", ".join(f'"{f}": true' for f in flds)))
     if want_sim:
         shape.append('"similarity": 4')
+    if want_ent:
+        shape.append('"ground_truth_entities": ["..."], "context_entities": ["..."]')
     user = "\n\n".join(parts) + "\n\nFill these JSON fields:\n" + "\n".join(rules) + \
         "\n\nReply with: {" + ", ".join(shape) + "}"
 
@@ -442,6 +448,10 @@ def verify_spec(case: TestCase, needs: Needs, claims: list[str] | None) -> CallS
                 raise ValueError('"similarity" is missing')
             if not 0 <= v.similarity <= 5:
                 raise ValueError(f'"similarity" must be between 0 and 5, got {v.similarity}')
+        if want_ent:
+            lacking = [f for f in ("ground_truth_entities", "context_entities") if getattr(v, f) is None]
+            if lacking:
+                raise ValueError(f"{' and '.join(map(repr, lacking))} missing")
         return v.model_copy(update=upd)
 
     return CallSpec("verify", _msgs(user), Verification, validate)
@@ -473,22 +483,10 @@ def pii_spec(case: TestCase, needs: Needs) -> CallSpec | None:
     return CallSpec("pii", _msgs(user), PIIFound, validate)
 
 
-def entities_spec(case: TestCase, needs: Needs) -> CallSpec | None:
-    if "entities" not in needs.tasks:
-        return None
-    user = (f"GROUND TRUTH:\n{case.ground_truth}\n\nCONTEXT:\n{_docs_block(case, keyed=False)}\n\n"
-            "List the named entities and key facts-bearing entities (people, places, organisations, "
-            "works, dates, numbers, materials, products) of the GROUND TRUTH and of the CONTEXT, each "
-            "written exactly as in the text, without duplicates.\n"
-            'Reply with {"ground_truth": ["..."], "context": ["..."]}.')
-    return CallSpec("entities", _msgs(user), Entities, None)
-
-
 def plan_case(case: TestCase, needs: Needs) -> tuple[list[CallSpec], bool]:
     """Stage-1 calls of a case, and whether a stage-2 ``verify`` call (needing claims) follows."""
     specs: list[CallSpec] = []
-    for s in (response_spec(case, needs), chunks_spec(case, needs), pii_spec(case, needs),
-              entities_spec(case, needs)):
+    for s in (response_spec(case, needs), chunks_spec(case, needs), pii_spec(case, needs)):
         if s is not None:
             specs.append(s)
     specs.extend(judge_specs(case, needs))
@@ -535,8 +533,9 @@ def run_groups(cases: Sequence[TestCase], needs: Sequence[Needs], settings: Any,
 
     try:
         client = get_client(settings)
-    except LLMUnavailable as exc:
-        reason = f"LLM unavailable: {exc}"
+    except Exception as exc:  # noqa: BLE001 - LLMUnavailable, or a broken configuration
+        reason = (f"LLM unavailable: {exc}" if isinstance(exc, LLMUnavailable)
+                  else f"LLM unavailable: {type(exc).__name__}: {exc}")
         for i, (specs, later) in enumerate(plans):
             for s in specs:
                 out[i][s.group] = GroupOutcome(error=reason)
@@ -592,7 +591,7 @@ def _expected_output_tokens(spec: CallSpec, case: TestCase, needs: Needs) -> int
     if spec.group == "chunks":
         return 30 + 40 * len(_chunks(case)) + 20 * ("chunk.sentences" in needs.tasks)
     if spec.group == "verify":
-        return 30 + 35 * (n_sent + len(ground_truth_sentences(case)))
+        return 30 + 35 * (n_sent + len(ground_truth_sentences(case))) + 80 * ("entities" in needs.tasks)
     if spec.group.startswith("judge#"):
         return 30 + 30 * len(needs.aspects)
     return 80

@@ -272,10 +272,10 @@ def _plan_entity(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
 def _context_entity_recall(ctx: Ctx):
     case = ctx.case
     context = "\n".join(d for d in case.documents if d)
-    if "entities" in ctx.groups:
-        ents = ctx.group("entities")
-        ge = list(dict.fromkeys(e.strip().casefold() for e in ents.ground_truth if e.strip()))
-        ce = {e.strip().casefold() for e in ents.context if e.strip()}
+    if "entities" in ctx.tasks:
+        ents = ctx.group("verify")
+        ge = list(dict.fromkeys(e.strip().casefold() for e in ents.ground_truth_entities or [] if e.strip()))
+        ce = {e.strip().casefold() for e in ents.context_entities or [] if e.strip()}
         extractor = "llm"
     else:
         ge = extract_entities(case.ground_truth or "")
@@ -295,7 +295,7 @@ register(Metric(
                 "occurs verbatim in the context. Entities by the LLM when one is configured "
                 "(extractor='auto'), else by the offline extractor ('offline' / 'llm' force one).",
     inputs=("ground_truth", "documents"), needs_llm=False, llm_calls_per_case=1,
-    llm_calls_note="1 call extracting both entity lists when an LLM is used; 0 offline",
+    llm_calls_note="LLM mode: both entity lists are fields of the shared verification call; 0 offline",
     reference_llm_calls="2 (ground truth, context)",
     param_names=("extractor",), normalize=_norm_entity,
     compute=_context_entity_recall, plan=_plan_entity,

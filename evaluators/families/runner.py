@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..registry import RegistryError
 from ..types import CaseResult, MetricValue, Usage
 from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input, sum_usage
-from .llm_groups import GroupOutcome, Needs, run_groups
+from .llm_groups import Needs, run_groups
 
 
 class UnknownMetricError(RegistryError, ValueError):
@@ -120,7 +120,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
                 values[m.name] = pre[i][m.name]
                 continue
             ctx = Ctx(case=case, params=p, groups=groups[i], embeddings=vectors, values=values,
-                      selected=selected)
+                      selected=selected, tasks=frozenset(needs[i].tasks))
             details: dict[str, Any] = {}
             try:
                 if m.needs_embeddings and embed_error and m.embed_texts and m.embed_texts(case, p, groups[i]):

@@ -1,4 +1,4 @@
-"""Synthetic RunResults for the stats / compare / gate tests (no model needed)."""
+"""Synthetic RunResults for the stats / compare / gate tests (no model needed; holds no tests)."""
 
 from __future__ import annotations
 
