@@ -416,3 +416,47 @@ def test_estimate_matches_the_calls_actually_made(llm_server, settings):
     assert est["prompt_tokens"] > 0 and est["completion_tokens"] > 0
     rep = estimate(cases, "trace", options=opts)
     assert rep["calls"] == 0 and rep["family_metrics"]["calls"] == est["calls"]
+
+
+def test_lenient_ids_and_noncommittal_without_questions(llm_server, settings):
+    verify = {"items": [{"id": "r1", "supported_by_documents": True}, {"id": "R2:", "supported_by_documents": "true"},
+                        {"id": "R3", "supported_by_documents": False}]}
+    chunks = {"chunks": [{"chunk": "Chunk 0", "relevant_to_question": True},
+                         {"chunk": "1", "relevant_to_question": False}, {"chunk": 2, "relevant_to_question": False}]}
+    noncommittal = {"claims": CLAIMS, "questions": [], "noncommittal": True}
+
+    def responder(req):
+        k = kind(last_user_message(req))
+        return {"verify": verify, "chunks": chunks}.get(k) or noncommittal
+
+    llm_server.respond(responder)
+    c = RAMAN.model_copy(update={"documents": CHUNK_CASE.documents})
+    out = run([c], ["faithfulness", "retrieval_precision", "answer_relevancy"], settings())[0]
+    assert out["faithfulness"].value == pytest.approx(2 / 3)
+    assert out["retrieval_precision"].value == pytest.approx(1 / 3)
+    assert out["answer_relevancy"].value == 0.0
+    assert llm_server.count == 3  # no re-ask was needed
+
+
+def test_groq_sdk_path(llm_server, settings):
+    llm_server.respond(lambda req: chunk_reply())
+    s = settings(provider="groq", base_url=llm_server.groq_base_url, api_key="gsk-test-key")
+    mv = run([CHUNK_CASE], ["retrieval_precision"], s)[0]["retrieval_precision"]
+    assert mv.value == pytest.approx(2 / 3)
+    assert llm_server.requests[0].path.endswith("/openai/v1/chat/completions")
+    assert "gsk-test-key" not in json.dumps(mv.details)
+
+
+def test_calls_run_concurrently_across_cases_within_the_bound(llm_server, settings):
+    llm_server.respond(lambda req: chunk_reply())
+    llm_server.latency = 0.2
+    cases = [CHUNK_CASE.model_copy(update={"id": f"c{i}"}) for i in range(8)]
+    out = run(cases, ["retrieval_precision"], settings(concurrency=3))
+    assert all(o["retrieval_precision"].value == pytest.approx(2 / 3) for o in out)
+    events = sorted([(r.t_received, 1) for r in llm_server.requests] +
+                    [(r.t_replied, -1) for r in llm_server.requests])
+    level = peak = 0
+    for _, d in events:
+        level += d
+        peak = max(peak, level)
+    assert llm_server.count == 8 and 2 <= peak <= 3

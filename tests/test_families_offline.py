@@ -424,3 +424,18 @@ def test_library_run_with_binary_callback_exports_json():
     d = json.loads(to_json(run_))
     assert d["binary"] == 0.5 and d["contains_text"] == 0.5
     assert d["settings"]["metric_params"]["binary"]["callback"].startswith("<callable")
+
+
+def test_every_declared_parameter_is_documented():
+    from evaluators.families.docs import PARAM_DOCS
+
+    for d in list_metrics():
+        for p in d["params"]:
+            assert f"`{p}`" in PARAM_DOCS.get(d["name"], ""), (d["name"], p)
+
+
+def test_params_for_an_unknown_metric_are_a_typo_error():
+    with pytest.raises(UnknownMetricError, match="'regx'"):
+        validate_metric_names(["regex"], {"regex": {"pattern": "a"}, "regx": {"pattern": "b"}})
+    # params of a known but unselected metric are ignored
+    assert validate_metric_names(["latency"], {"regex": {"pattern": "("}}) == ["latency"]

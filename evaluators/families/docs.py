@@ -67,7 +67,9 @@ Definitions worth knowing:
 * `context_relevancy` at strictness n: mean overlap × agreement, the agreement being the mean
   pairwise Jaccard similarity of the extracted sentence-key sets.
 * `aspect_critique` is 1 when every selected aspect passes (harmfulness / maliciousness: no; the
-  others: yes); each aspect's verdict is also reported as `aspect_critique.<aspect>`.
+  others: yes); each aspect's verdict is also reported as `aspect_critique.<aspect>`. All binary
+  judgments of a case (aspects, `duplication`, `hate_speech_content`) share the same samples: the
+  largest strictness requested applies to all of them.
 * `ragas_score` (harmonic mean) and `overall_score` (mean; `answer_similarity` / 5) are per case,
   over the selected metrics of their family that have a value; lower-is-better metrics
   (harmfulness, duplication, hate speech, PII) enter as 1 − value.
@@ -76,8 +78,44 @@ Definitions worth knowing:
 """
 
 
+#: ``metric_params`` of each metric (a test checks every declared parameter is documented here).
+PARAM_DOCS: dict[str, str] = {
+    "answer_relevancy": "`n` questions to generate (3)",
+    "context_relevancy": "`strictness` samples (1), `temperature` of the samples (0.7)",
+    "context_entity_recall": "`extractor`: `auto` (LLM when configured) / `offline` / `llm`",
+    "answer_semantic_similarity": "`cross_encoder`: local path or cached hub name",
+    "answer_correctness": "`weights` [factual, semantic] ([0.75, 0.25]), `threshold` (none), "
+                          "`cross_encoder`",
+    "aspect_critique": "`aspects` (all five predefined, none when only `custom` is given), `custom`: [{`name`, `definition`, "
+                       "`direction`: higher/lower}], `strictness` odd (1), `temperature` (0.7)",
+    "harmfulness": "`strictness`, `temperature`", "maliciousness": "`strictness`, `temperature`",
+    "coherence": "`strictness`, `temperature`", "correctness": "`strictness`, `temperature`",
+    "conciseness": "`strictness`, `temperature`", "duplication": "`strictness`, `temperature`",
+    "hate_speech_content": "`strictness`, `temperature`",
+    "answer_match": "`text` (the ground truth), `case_sensitive` (false)",
+    "contains_text": "`text` (the ground truth), `case_sensitive` (false)",
+    "regex": "`pattern` (required), `expected_matches` (1), `case_sensitive` (true)",
+    "response_length": "`min` and/or `max` characters",
+    "context_length": "`min` and/or `max` characters per chunk",
+    "latency": "`target_s` (5), `column` (`latency`)",
+    "answer_contains_pii": "`types` (every offline type)",
+    "context_contains_pii": "`types` (every offline type)",
+    "binary": "`callback`: a function case -> bool (library only)",
+    "ragas_score": "`metrics` to aggregate (all selected ragas metrics)",
+    "overall_score": "`metrics` to aggregate (all selected Tonic metrics)",
+}
+
+
+def params_markdown() -> str:
+    lines = ["Parameters (`metric_params[name]`, defaults in brackets):", ""]
+    for d in list_metrics():
+        if d["params"]:
+            lines.append(f"* `{d['name']}`: {PARAM_DOCS.get(d['name'], ', '.join(d['params']))}")
+    return "\n".join(lines)
+
+
 def readme_section() -> str:
-    return f"{START}\n{NOTES}\n{metrics_table_markdown()}\n{END}"
+    return f"{START}\n{NOTES}\n{metrics_table_markdown()}\n\n{params_markdown()}\n{END}"
 
 
 def update_readme(path) -> bool:

@@ -31,7 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..sentencize import sentencize_document, split_sentences
 from ..types import TestCase, Usage
@@ -87,6 +89,11 @@ class Judgments(_Reply):
 
 class ItemVerdict(_Reply):
     id: str
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_text(cls, v: Any) -> Any:  # "R1", "r1", 'R1:' all name statement R1
+        return str(v).strip().rstrip(":").strip() if isinstance(v, (str, int)) else v
     reason: str = ""
     supported_by_documents: bool | None = None
     supported_by_ground_truth: bool | None = None
@@ -102,6 +109,14 @@ class Verification(_Reply):
 
 class ChunkVerdict(_Reply):
     chunk: int
+
+    @field_validator("chunk", mode="before")
+    @classmethod
+    def _chunk_number(cls, v: Any) -> Any:  # 1, "1", "Chunk 1" all name chunk 1
+        if isinstance(v, str):
+            m = re.search(r"\d+", v)
+            return int(m.group(0)) if m else v
+        return v
     reason: str = ""
     relevant_to_question: bool | None = None
     useful_for_reference: bool | None = None
@@ -249,10 +264,10 @@ def response_spec(case: TestCase, needs: Needs) -> CallSpec | None:
             upd["claims"] = [c.strip() for c in v.claims if c and c.strip()]
         if want_q:
             qs = [q.strip() for q in (v.questions or []) if q and q.strip()]
-            if not qs:
-                raise ValueError('"questions" is missing or empty')
             if v.noncommittal is None:
                 raise ValueError('"noncommittal" is missing')
+            if not qs and not v.noncommittal:
+                raise ValueError('"questions" is missing or empty')
             upd["questions"] = qs[:n_q]
         if want_judge:
             upd["aspects"] = _check_aspects(v.aspects, aspects)

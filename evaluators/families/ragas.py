@@ -136,6 +136,8 @@ def _relevancy_texts(case: TestCase, params: dict, groups: Mapping[str, Any]) ->
 def _answer_relevancy(ctx: Ctx):
     r = ctx.group("response")
     qs = list(r.questions or [])[: ctx.params["n"]]
+    if r.noncommittal:
+        return 0.0, {"generated_questions": qs, "noncommittal": True}
     if not qs:
         raise Skip("the LLM generated no question")
     sims = [embed.cosine(ctx.embedding(ctx.case.question), ctx.embedding(q)) for q in qs]

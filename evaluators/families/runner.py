@@ -41,6 +41,10 @@ def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]]
     if unknown:
         valid = ", ".join(sorted(METRICS.names()))
         raise UnknownMetricError(f"unknown metric(s) {', '.join(map(repr, unknown))}; valid: {valid}")
+    stray = [k for k in params if k not in METRICS]
+    if stray:
+        raise UnknownMetricError(f"metric_params names unknown metric(s) {', '.join(map(repr, stray))}; "
+                                 f"valid: {', '.join(sorted(METRICS.names()))}")
     for n in names:
         m = get_metric(n)
         out.append((m, m.normalized_params(params.get(n))))

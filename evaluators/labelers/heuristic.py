@@ -65,7 +65,7 @@ _FALLBACK = {
     "features": list(FEATURES),
     "mean": [0.0] * len(FEATURES),
     "scale": [1.0] * len(FEATURES),
-    "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5],
+    "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5, 0.0, 0.0],
     "intercept": -5.0,
     "threshold": 0.5,
     "source": "hand-set fallback",

