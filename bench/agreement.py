@@ -1,6 +1,7 @@
 """Agreement of every offline method with the human labels of the shared dev sets.
 
-    .venv/bin/python bench/agreement.py [--n-boot 2000] [--limit N] [--full] [--out agreement.json]
+    .venv/bin/python bench/agreement.py [--n-boot 2000] [--limit N] [--files mtrag,summary] [--full]
+                                        [--out agreement.json]
 
 For each file in ../shared/data: evaluate with each offline method (``trace``), then print AUROC,
 best-F1 and F1 at the method's default decision against ``hallucinated`` (95 % bootstrap intervals
@@ -87,11 +88,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N cases of each file (quick look)")
     ap.add_argument("--full", action="store_true", help="print every statistic, not only the summary")
     ap.add_argument("--out", default=None, help="write all tables as JSON")
+    ap.add_argument("--files", default=None, help="only files whose name contains one of these "
+                                                  "comma-separated words (e.g. mtrag,summary)")
     args = ap.parse_args(argv)
     files = shared_files()
     if not files:
         print("skipped: ../shared/data is absent")
         return 0
+    if args.files:
+        words = [w.strip() for w in args.files.split(",") if w.strip()]
+        files = [f for f in files if any(w in f.name for w in words)]
+        if not files:
+            print(f"no shared file matches --files {args.files}")
+            return 2
     report: dict[str, object] = {}
     for path in files:
         cases = load_shared(path)

@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "comma-separated: adherence=0.8,completeness=0.7)")
     ev.add_argument("--metrics", default=None, metavar="NAME,NAME",
                     help="ragas / Tonic family metrics to compute next to TRACE")
+    ev.add_argument("--metric-param", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                    help="a metric parameter, e.g. regex.pattern='\\d+' or response_length.max=400 "
+                         "(VALUE is read as JSON when it parses, else as text); repeatable")
+    ev.add_argument("--metric-params", default=None, metavar="FILE.json",
+                    help='metric parameters as a JSON object {"metric": {"key": value}}')
     ev.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
                     help="map a column explicitly (fields: question, response, documents, "
                          "ground_truth, id); repeatable")
@@ -231,10 +236,36 @@ def build_options(args: argparse.Namespace, needs_llm: bool):
         raise UsageError("--selective-budget must be >= 0")
     llm = build_llm_settings(args, needs_llm)
     return EvalOptions(
-        metrics=tuple(metrics), llm=llm, jury=build_jury(args, llm),
+        metrics=tuple(metrics), metric_params=parse_metric_params(args), llm=llm,
+        jury=build_jury(args, llm),
         selective_budget=args.selective_budget, selective_share=args.selective_share,
         dry_run=bool(args.dry_run),
     )
+
+
+def parse_metric_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """--metric-params FILE.json, then each --metric-param METRIC.KEY=VALUE on top."""
+    params: dict[str, dict[str, Any]] = {}
+    path = getattr(args, "metric_params", None)
+    if path:
+        try:
+            loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--metric-params {path}: {exc}") from None
+        if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
+            raise UsageError(f'--metric-params {path}: expected {{"metric": {{"key": value}}}}')
+        params = {k: dict(v) for k, v in loaded.items()}
+    for item in getattr(args, "metric_param", None) or []:
+        name, eq, raw = item.partition("=")
+        metric, dot, key = name.strip().partition(".")
+        if not eq or not dot or not metric or not key:
+            raise UsageError(f"--metric-param {item!r}: expected METRIC.KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        params.setdefault(metric, {})[key.strip()] = value
+    return params
 
 
 _MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
