@@ -13,9 +13,9 @@ Honesty: the dev data is also the training data, so the figures that count are t
 (GroupKFold by source document: all responses of one article / business / task in one fold).
 In-sample figures are printed next to them. Intervals: percentile bootstrap over source groups.
 
-The sentence threshold is chosen ONCE on the pooled out-of-fold RAGTruth predictions (maximising
-response-level F1 pooled over both files), rounded to 0.05 and written to the params file: one
-setting for every dataset, no per-file tuning.
+The sentence threshold is chosen ONCE on the out-of-fold RAGTruth predictions (maximising the mean
+over both files of response-level AUROC(1 - adherence) + F1, grid step 0.025) and written to the
+params file: one setting for every dataset, no per-file tuning.
 
 "before" = a simple baseline: a sentence is supported when its best document-sentence cosine is at
 least 0.5 (embedding similarity only).
@@ -92,6 +92,7 @@ def collect(cases):
             "y": bool(it.case.labels.get("hallucinated")),
             "group": it.case.metadata["source_id"],
             "has_docs": bool(it.doc_sentences),
+            "kind": p["doc_kind"],
         })
     return out
 
@@ -171,7 +172,69 @@ def fmt(r):
             f"[{r['f1_ci'][0]:.3f},{r['f1_ci'][1]:.3f}]")
 
 
+def oof_fit(cases_by_file, files, kind, C, folds):
+    """Fit on the non-special sentences of `kind` cases of span-labeled `files`.
+
+    Returns (full-data params, {(file, case, sentence): out-of-fold prob}, sentence AUROC OOF/in)."""
+    from sklearn.model_selection import GroupKFold
+
+    rows, ys, groups, owner = [], [], [], []
+    for k in files:
+        for ci, c in enumerate(cases_by_file[k]):
+            if kind is not None and c["kind"] != kind:
+                continue
+            for si, t in enumerate(c["target"]):
+                if c["special"][si] or not c["has_docs"] or t is None:
+                    continue
+                rows.append(c["X"][si])
+                ys.append(int(not t))  # 1 = supported
+                groups.append(f"{k}:{c['group']}")
+                owner.append((k, ci, si))
+    X, y, groups = np.asarray(rows), np.asarray(ys), np.asarray(groups)
+    oof = np.zeros(len(y))
+    for tr, te in GroupKFold(n_splits=folds).split(X, y, groups):
+        oof[te] = predict(fit_lr(X[tr], y[tr], C), X[te])
+    params = fit_lr(X, y, C)
+    ins = predict(params, X)
+    return params, dict(zip(owner, oof)), dict(zip(owner, ins)), (auroc(y, oof), auroc(y, ins), len(y),
+                                                                  int((1 - y).sum()))
+
+
+def probs_for(data, model_for_kind, overrides=None):
+    """Per file, per case: sentence probabilities from the model of the case's document kind;
+    `overrides` {(file, case, sentence): p} replaces some (out-of-fold predictions)."""
+    out = {}
+    for k, v in data.items():
+        out[k] = []
+        for ci, c in enumerate(v):
+            m = model_for_kind[c["kind"]]
+            p = predict(m, c["X"]) if len(c["X"]) else np.ones(0)
+            if overrides:
+                p = p.copy()
+                for si in range(len(p)):
+                    if (k, ci, si) in overrides:
+                        p[si] = overrides[(k, ci, si)]
+            out[k].append(p)
+    return out
+
+
+def choose_threshold(data, files, probs):
+    best_thr, best_obj = 0.5, -1.0
+    for thr in np.arange(0.05, 0.951, 0.025):
+        objs = []
+        for k in files:
+            ys_ = [c["y"] for c in data[k]]
+            sc = [case_scores(c, p, thr) for c, p in zip(data[k], probs[k])]
+            objs.append(auroc(ys_, [a for a, _, _ in sc]) + f1(ys_, [f for *_, f in sc]))
+        obj = float(np.mean(objs)) / 2
+        if obj > best_obj + 1e-9:
+            best_thr, best_obj = round(float(thr), 3), obj
+    return best_thr, best_obj
+
+
 def main() -> int:
+    from evaluators.labelers.heuristic import HAND_PROSE
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--C", type=float, default=1.0)
@@ -191,115 +254,77 @@ def main() -> int:
         data[file_label(f)] = collect(cases)
     save_embedding_cache()
     print(f"features for {sum(len(v) for v in data.values())} cases in {time.perf_counter() - t0:.1f}s")
-    train_files = [k for k, v in data.items() if v and v[0]["target"] and v[0]["target"][0] is not None]
-    # training rows: non-special response sentences of span-labeled files
-    rows, ys, groups, owner = [], [], [], []
-    for k in train_files:
-        for ci, c in enumerate(data[k]):
-            for si, t in enumerate(c["target"]):
-                if c["special"][si] or not c["has_docs"]:
-                    continue
-                rows.append(c["X"][si])
-                ys.append(int(not t))  # 1 = supported
-                groups.append(f"{k}:{c['group']}")
-                owner.append((k, ci, si))
-    X, y, groups = np.asarray(rows), np.asarray(ys), np.asarray(groups)
-    print(f"training sentences: {len(y)} ({(1 - y).sum()} hallucinated) from {', '.join(train_files)}")
-    n_special = sum(int(c["special"].sum()) for k in train_files for c in data[k])
-    n_special_h = sum(1 for k in train_files for c in data[k] for si, t in enumerate(c["target"])
+    span_files = [k for k, v in data.items() if v and any(t is not None for c in v for t in c["target"])]
+    n_special = sum(int(c["special"].sum()) for k in span_files for c in data[k])
+    n_special_h = sum(1 for k in span_files for c in data[k] for si, t in enumerate(c["target"])
                       if c["special"][si] and t)
-    print(f"sentences needing no support: {n_special} ({n_special_h} of them inside a human span)")
+    print(f"span-labeled files: {', '.join(span_files)}; sentences needing no support: {n_special} "
+          f"({n_special_h} inside a human span)")
+    hand = {k: np.asarray(HAND_PROSE[k], dtype=np.float64) for k in ("mean", "scale", "coef")}
+    hand["intercept"] = float(HAND_PROSE["intercept"])
 
-    from sklearn.model_selection import GroupKFold
+    # 1. structured (JSON) documents: fitted logistic regression, grouped CV
+    st_params, st_oof, st_ins, st_auc = oof_fit(data, span_files, "structured", args.C, args.folds)
+    print(f"structured model: {st_auc[2]} sentences ({st_auc[3]} hallucinated); sentence AUROC "
+          f"OOF {st_auc[0]:.3f} in-sample {st_auc[1]:.3f}")
+    # 2. prose documents: a fitted LR for comparison (the shipped prose model is HAND_PROSE)
+    pr_params, pr_oof, _, pr_auc = oof_fit(data, span_files, "prose", args.C, args.folds)
+    print(f"prose LR (comparison only): {pr_auc[2]} sentences; sentence AUROC OOF {pr_auc[0]:.3f}")
+    # 3. one LR over everything (comparison)
+    all_params, all_oof, _, all_auc = oof_fit(data, span_files, None, args.C, args.folds)
+    print(f"single pooled LR (comparison only): sentence AUROC OOF {all_auc[0]:.3f}")
 
-    oof = np.zeros(len(y))
-    for tr, te in GroupKFold(n_splits=args.folds).split(X, y, groups):
-        oof[te] = predict(fit_lr(X[tr], y[tr], args.C), X[te])
-    full_params = fit_lr(X, y, args.C)
-    ins = predict(full_params, X)
-    print(f"sentence AUROC (supported vs hallucinated): OOF {auroc(y, oof):.3f}  in-sample {auroc(y, ins):.3f}")
-    try:
-        from sklearn.ensemble import HistGradientBoostingClassifier
+    shipped_oof = probs_for(data, {"structured": st_params, "prose": hand}, st_oof)
+    shipped_ins = probs_for(data, {"structured": st_params, "prose": hand}, st_ins)
+    fitted_prose_oof = probs_for(data, {"structured": st_params, "prose": pr_params}, {**st_oof, **pr_oof})
+    pooled_oof = probs_for(data, {"structured": all_params, "prose": all_params}, all_oof)
+    base = {k: [np.where(c["X"][:, 0] >= BASELINE_SIM, 1.0, 0.0) if len(c["X"]) else np.ones(0)
+                for c in v] for k, v in data.items()}
 
-        oof_gb = np.zeros(len(y))
-        for tr, te in GroupKFold(n_splits=args.folds).split(X, y, groups):
-            gb = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
-                                                random_state=SEED).fit(X[tr], y[tr])
-            oof_gb[te] = gb.predict_proba(X[te])[:, 1]
-        print(f"  (gradient boosting, same features: OOF sentence AUROC {auroc(y, oof_gb):.3f})")
-    except Exception as exc:  # noqa: BLE001
-        print("  gradient boosting skipped:", exc)
-
-    def per_case_probs(source: np.ndarray, use_model=None):
-        """Map per-sentence probabilities back to cases (train files from `source`, others via model)."""
-        out = {k: [np.ones(len(c["target"])) for c in v] for k, v in data.items()}
-        for (k, ci, si), p in zip(owner, source):
-            out[k][ci][si] = p
-        if use_model is not None:
-            for k, v in data.items():
-                if k in train_files:
-                    continue
-                for ci, c in enumerate(v):
-                    out[k][ci] = predict(use_model, c["X"]) if len(c["X"]) else np.ones(0)
-        return out
-
-    oof_cases = per_case_probs(oof, full_params)
-    ins_cases = per_case_probs(ins, full_params)
-    # the one threshold: best pooled response-level F1 on OOF RAGTruth predictions
-    best_thr, best_f1 = 0.5, -1.0
-    for thr in np.arange(0.05, 0.96, 0.05):
-        ys_, fl = [], []
-        for k in train_files:
-            for c, p in zip(data[k], oof_cases[k]):
-                ys_.append(c["y"])
-                fl.append(case_scores(c, p, thr)[2])
-        sc = f1(ys_, fl)
-        if sc > best_f1 + 1e-9:
-            best_thr, best_f1 = round(float(thr), 2), sc
-    print(f"fixed sentence threshold: {best_thr} (pooled OOF RAGTruth response F1 {best_f1:.3f})\n")
-
-    # baseline: best cosine >= 0.5
-    base_cases = {k: [np.where(c["X"][:, 0] >= BASELINE_SIM, 1.0, 0.0) if len(c["X"]) else np.ones(0)
-                      for c in v] for k, v in data.items()}
-    fallback = json.loads(json.dumps({"mean": [0.0] * len(FEATURES), "scale": [1.0] * len(FEATURES)}))
-    from evaluators.labelers.heuristic import _FALLBACK
-
-    hand = {"mean": np.zeros(len(FEATURES)), "scale": np.ones(len(FEATURES)),
-            "coef": np.asarray(_FALLBACK["coef"]), "intercept": _FALLBACK["intercept"]}
-    del fallback
-    hand_cases = {k: [predict(hand, c["X"]) if len(c["X"]) else np.ones(0) for c in v] for k, v in data.items()}
+    thr, obj = choose_threshold(data, span_files, shipped_oof)
+    thr_fp, _ = choose_threshold(data, span_files, fitted_prose_oof)
+    thr_pl, _ = choose_threshold(data, span_files, pooled_oof)
+    print(f"fixed sentence threshold: {thr} (mean OOF over {', '.join(span_files)} of "
+          f"(AUROC(1-adh)+F1)/2 = {obj:.3f})\n")
     report: dict[str, dict] = {}
     for k, v in data.items():
-        tag = "" if k in train_files else "   (not used for fitting)"
+        tag = "" if k in span_files else "   (no span labels: never used for fitting or the threshold)"
         print(f"== {k}{tag}")
-        r_base = response_table(v, base_cases[k], 0.5)
-        r_hand = response_table(v, hand_cases[k], 0.5)
-        r_oof = response_table(v, oof_cases[k], best_thr)
-        r_ins = response_table(v, ins_cases[k], best_thr)
-        print("  before (cosine>=0.5)  ", fmt(r_base))
-        print("  hand-set weights      ", fmt(r_hand))
-        print("  fitted, grouped-CV OOF", fmt(r_oof))
-        print("  fitted, in-sample     ", fmt(r_ins))
-        report[k] = {"baseline": r_base, "hand": r_hand, "oof": r_oof, "in_sample": r_ins}
-    print("\ncoefficients (standardised features):")
-    for name, c in sorted(zip(FEATURES, full_params["coef"]), key=lambda t: -abs(t[1])):
+        rows = {
+            "before: cosine>=0.5": response_table(v, base[k], 0.5),
+            f"pooled LR, OOF (thr {thr_pl})": response_table(v, pooled_oof[k], thr_pl),
+            f"fitted prose LR, OOF (thr {thr_fp})": response_table(v, fitted_prose_oof[k], thr_fp),
+            "SHIPPED, grouped-CV OOF": response_table(v, shipped_oof[k], thr),
+            "SHIPPED, in-sample": response_table(v, shipped_ins[k], thr),
+        }
+        for name, r in rows.items():
+            print(f"  {name:32s} {fmt(r)}")
+        report[k] = rows
+    print("\nstructured-model coefficients (standardised features):")
+    for name, c in sorted(zip(FEATURES, st_params["coef"]), key=lambda t: -abs(t[1])):
         print(f"  {name:14s} {c:+.3f}")
     if not args.no_write:
+        def js(m, source):
+            return {"mean": [round(float(x), 6) for x in m["mean"]],
+                    "scale": [round(float(x), 6) for x in m["scale"]],
+                    "coef": [round(float(x), 6) for x in m["coef"]],
+                    "intercept": round(float(m["intercept"]), 6), "source": source}
+
         params = {
-            "version": 1,
-            "model": "logistic regression on standardised features; P(supported)",
+            "version": 2,
+            "model": "logistic combiner over FEATURES; P(supported) = sigmoid(((x-mean)/scale).coef + intercept)",
             "features": list(FEATURES),
-            "mean": [round(float(x), 6) for x in full_params["mean"]],
-            "scale": [round(float(x), 6) for x in full_params["scale"]],
-            "coef": [round(float(x), 6) for x in full_params["coef"]],
-            "intercept": round(float(full_params["intercept"]), 6),
-            "threshold": best_thr,
-            "C": args.C,
-            "trained_on": {k: len(data[k]) for k in train_files},
-            "training_sentences": int(len(y)),
-            "cv": {k: {"oof_auroc_1_minus_adherence": round(r["oof"]["auroc_adh"], 4),
-                       "oof_f1": round(r["oof"]["f1"], 4)} for k, r in report.items()},
-            "source": "bench/train_detector.py",
+            "threshold": thr,
+            "threshold_rule": "one value for every dataset: best mean OOF (AUROC(1-adherence)+F1)/2 over "
+                              "the RAGTruth dev files, grid 0.05..0.95 step 0.025",
+            "models": {
+                "prose": {**HAND_PROSE, "source": "hand-set a priori (heuristic.HAND_PROSE)"},
+                "structured": js(st_params, f"bench/train_detector.py: logistic regression (C={args.C}) on "
+                                            f"{st_auc[2]} sentences of JSON-document cases"),
+            },
+            "cv": {k: {name: {"auroc_1_minus_adherence": round(r["auroc_adh"], 4), "f1": round(r["f1"], 4)}
+                       for name, r in rows.items() if name.startswith("SHIPPED")}
+                   for k, rows in report.items()},
         }
         PARAMS_PATH.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {PARAMS_PATH.relative_to(ROOT)}")

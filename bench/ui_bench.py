@@ -9,7 +9,10 @@ Measures
 3. page switches after the run (Results -> Inspect -> Results): a rerun never recomputes the
    evaluation, so these stay fast whatever N is;
 4. peak RSS (VmHWM) of the streamlit process with the model loaded.
-The N cases are data/sample_rag.jsonl repeated with varied ids, questions and sentence order.
+Cases: ``--source shared`` (default when present) takes real, unique cases from the human-labeled
+dev sets in ../shared/data (RAGTruth summary + data2txt, long news/data documents), written to a tmp
+file only; ``--source samples`` repeats data/sample_rag.jsonl with varied ids, questions and
+document order (many repeated sentences, so the embedding cache flatters the speed).
 """
 
 from __future__ import annotations
@@ -45,6 +48,21 @@ def make_cases(n: int, out: Path, seed: int = 0) -> Path:
     return out
 
 
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def shared_cases(n: int, out: Path) -> Path:
+    rows: list[str] = []
+    for name in ("ragtruth_summary_dev.jsonl", "ragtruth_data2txt_dev.jsonl", "mtrag_human_dev.jsonl"):
+        path = SHARED / name
+        if path.exists():
+            rows.extend(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    if len(rows) < n:
+        raise SystemExit(f"only {len(rows)} shared cases for --cases {n}; use --source samples")
+    out.write_text("\n".join(rows[:n]) + "\n", encoding="utf-8")
+    return out
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -65,17 +83,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--chunk", type=int, default=25)
+    ap.add_argument("--source", choices=("shared", "samples"),
+                    default="shared" if (SHARED / "ragtruth_summary_dev.jsonl").exists() else "samples")
     args = ap.parse_args()
     from playwright.sync_api import expect, sync_playwright
 
     tmp = Path(tempfile.mkdtemp(prefix="ui_bench_"))
-    data = make_cases(args.cases, tmp / f"bench_{args.cases}.jsonl")
+    data = (shared_cases if args.source == "shared" else make_cases)(args.cases, tmp / f"bench_{args.cases}.jsonl")
     env = {k: v for k, v in os.environ.items() if k not in ("GROQ_API_KEY", "OPENAI_API_KEY")}
     env.update(RAG_EVAL_STORE=str(tmp / "runs.sqlite3"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                TOKENIZERS_PARALLELISM="false")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    figures: dict[str, float | int | None] = {"cases": args.cases, "chunk": args.chunk}
+    figures: dict[str, float | int | str | None] = {"cases": args.cases, "chunk": args.chunk,
+                                                     "source": args.source}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)  # not part of cold start
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -83,7 +104,7 @@ def main() -> None:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false"],
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, env=env, stdout=(tmp / "streamlit.log").open("wb"), stderr=subprocess.STDOUT)
         try:
             while True:
@@ -109,9 +130,23 @@ def main() -> None:
             expect(run).to_be_enabled(timeout=30_000)
             t1 = time.perf_counter()
             run.click()
-            expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=1_800_000)
-            expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
+            results, error = page.get_by_role("heading", name="Results"), page.get_by_test_id("stException")
+            while not results.is_visible():
+                if error.count():
+                    raise RuntimeError("the app raised:\n" + error.first.inner_text()[:3000])
+                if time.perf_counter() - t1 > 1800:
+                    raise TimeoutError("no results after 30 min")
+                time.sleep(0.25)
             dt = time.perf_counter() - t1
+            sys.path.insert(0, str(ROOT))
+            from evaluators.store import RunStore
+
+            saved = RunStore(tmp / "runs.sqlite3").list()[0]
+            figures["scored"] = saved["num_scored"]
+            if not saved["num_scored"]:
+                errs = RunStore(tmp / "runs.sqlite3").load(saved["id"]).errors[:3]
+                raise SystemExit(f"no case scored; first errors: {errs}")
+            expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
             figures["run_to_results_s"] = round(dt, 1)
             figures["cases_per_s"] = round(args.cases / dt, 1)
 

@@ -31,13 +31,15 @@ with right:
             except ud.DataError as exc:
                 st.error(str(exc))
 
-if up is not None:
-    current = state.get_data()
-    if current is None or current.source_id != up.file_id:
-        try:
-            state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id))
-        except ud.DataError as exc:
-            st.error(f"Could not read {up.name}: {exc}")
+if up is not None and st.session_state.get("upload.seen") != up.file_id:  # a new upload
+    st.session_state["upload.seen"] = up.file_id
+    st.session_state["upload.error"] = None
+    try:
+        state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id))
+    except ud.DataError as exc:
+        st.session_state["upload.error"] = f"Could not read {up.name}: {exc}"
+if up is not None and st.session_state.get("upload.error"):
+    st.error(st.session_state["upload.error"])
 
 data = state.get_data()
 if data is None:

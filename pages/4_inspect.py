@@ -58,6 +58,8 @@ st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}
 if r.case.ground_truth:
     st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
 
+if r.case.labels:
+    st.caption("Human labels: " + ", ".join(f"{k} = {v}" for k, v in r.case.labels.items()))
 if r.error:
     st.error(f"This case was not scored: {r.error}")
 scores = r.variant_scores.get(which, r.scores) if which != "final" else r.scores

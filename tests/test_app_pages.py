@@ -263,3 +263,32 @@ def test_inspect_link_in_a_fresh_session_loads_the_run_from_history():
     page(at.run(), "4_inspect")
     assert at.selectbox(key="inspect.case").value == "c1"
     assert "shared run" in at.session_state[state._RUNS]
+
+
+def test_a_sample_loaded_after_an_upload_stays_loaded():
+    at = app().run()
+    at.file_uploader(key="upload.file").set_value(("mine.jsonl", jsonl(fx.sample_cases()), "application/json")).run()
+    assert at.session_state[state._DATA].filename == "mine.jsonl"
+    sample = ud.sample_files()[0]
+    at.button(key=f"upload.sample.{sample.name}").click().run()
+    at.run()
+    assert at.session_state[state._DATA].filename == sample.name
+
+
+def test_a_failing_chunk_stops_the_run_and_keeps_what_finished(monkeypatch):
+    from ui import runner
+
+    real = runner.run_next_chunk
+    monkeypatch.setattr(runner, "run_next_chunk",
+                        lambda job: real(job) if job.done < 2 else (_ for _ in ()).throw(RuntimeError("boom")))
+    job = state.Job(cases=tuple(fx.sample_cases()), method="ui_fake",
+                    options=__import__("evaluators").EvalOptions(), chunk_size=2)
+    at = _with_cases()
+    at.session_state[state._JOB] = job
+    at.run()
+    page(at, "2_evaluate")
+    assert at.title[0].value == "Results"
+    (run,) = at.session_state[state._RUNS].values()
+    assert [r.case.id for r in run.results] == ["c1", "c2"] and run.cancelled
+    assert any("boom" in s.value and "kept" in s.value for s in at.success)
+    assert at.session_state[state._JOB] is None

@@ -50,7 +50,7 @@ def free_port() -> int:
 def start_app(port: int, env: dict[str, str], log: Path) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 

@@ -51,7 +51,13 @@ def drive(job: state.Job) -> None:
         resources.warm_up(job.method)
     # The chunk's result goes into the job (session state) before any further widget call, so a
     # rerun triggered meanwhile (e.g. by Cancel) keeps it and never recomputes it.
-    runner.run_next_chunk(job)
+    try:
+        runner.run_next_chunk(job)
+    except Exception as exc:  # noqa: BLE001 - keep what finished, say why it stopped
+        label, run = complete(job, cancelled=True)
+        state.push_notice(f"The run stopped after {len(run.results)} of {job.total} cases "
+                          f"({type(exc).__name__}: {exc}); the finished cases are kept as “{label}”.")
+        st.switch_page("pages/3_results.py")
     if job.done >= job.total:
         label, run = complete(job)
         state.push_notice(f"Finished “{label}”: {len(run.scored)} of {len(run.results)} cases scored "

@@ -28,6 +28,9 @@ def render() -> None:
         settings, status = state.llm_settings()
         st.caption(("✅ " if settings else "ℹ️ ") + status)
         st.divider()
+        if (job := state.get_job()) is not None:
+            st.warning(f"A run is in progress ({job.done}/{job.total}); it continues on Evaluate.")
+            st.page_link("pages/2_evaluate.py", label="Back to the run", icon=":material/play_circle:")
         data, run = state.get_data(), state.get_current_run()
         st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
         if run is not None:

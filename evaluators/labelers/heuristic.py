@@ -43,7 +43,7 @@ import numpy as np
 
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
-from .heuristic_features import FEATURES, analyze, build_doc_index, sentence_features
+from .heuristic_features import FEATURES, analyze, build_doc_index, is_structured, sentence_features
 
 METHOD = "trace"
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
@@ -60,27 +60,37 @@ DEFAULTS: dict[str, Any] = {
     "cross_encoder_weight": 0.5,
 }
 
-# Hand-set fallback weights (used only when heuristic_params.json is missing).
-_FALLBACK = {
-    "features": list(FEATURES),
+#: The prose model: weights set by hand BEFORE looking at any labeled data (similarity and word
+#: coverage up, missing numbers / names / negation down). On the shared dev data it ranks responses
+#: better than a logistic regression fitted on RAGTruth Summary sentences (see
+#: bench/train_detector.py output), so prose documents use it; structured (JSON) documents use the
+#: fitted model. Raw (unstandardised) features, in FEATURES order.
+HAND_PROSE: dict[str, Any] = {
     "mean": [0.0] * len(FEATURES),
     "scale": [1.0] * len(FEATURES),
-    "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5, 0.0, 0.0],
+    "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5, 0.0, 0.0,
+             -2.0, -1.0, 0.0, 0.0],
     "intercept": -5.0,
-    "threshold": 0.5,
-    "source": "hand-set fallback",
+    "source": "hand-set a priori",
 }
 
 
 @lru_cache(maxsize=1)
 def load_params() -> dict[str, Any]:
+    """{"threshold", "models": {"prose": {...}, "structured": {...}}} (see bench/train_detector.py)."""
     if PARAMS_PATH.exists():
         p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
         if list(p.get("features", [])) != list(FEATURES):
             raise ValueError(f"{PARAMS_PATH.name}: feature list does not match heuristic_features.FEATURES;"
                              " re-run bench/train_detector.py")
         return p
-    return dict(_FALLBACK)
+    return {"features": list(FEATURES), "threshold": 0.5,
+            "models": {"prose": HAND_PROSE, "structured": HAND_PROSE}}
+
+
+def model_arrays(model: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    return (np.asarray(model["coef"], dtype=np.float64), np.asarray(model["mean"], dtype=np.float64),
+            np.asarray(model["scale"], dtype=np.float64), float(model["intercept"]))
 
 
 # ---------------------------------------------------------------- sentences needing no support
@@ -182,28 +192,25 @@ class HeuristicMethod:
         self._params: dict[str, Any] | None = None
 
     # -- settings
-    def _settings(self, options: EvalOptions) -> dict[str, Any]:
+    def _settings(self, options: EvalOptions, need_params: bool = True) -> dict[str, Any]:
         s = dict(DEFAULTS)
         unknown = set(options.heuristic) - set(DEFAULTS)
         if unknown:
             raise ValueError(f"unknown heuristic option(s): {', '.join(sorted(unknown))}; "
                              f"valid: {', '.join(sorted(DEFAULTS))}")
         s.update({k: v for k, v in options.heuristic.items() if v is not None})
-        params = load_params()
-        if s["threshold"] is None:
-            s["threshold"] = float(params.get("threshold", 0.5))
+        if s["threshold"] is None and need_params:
+            s["threshold"] = float(load_params().get("threshold", 0.5))
         return s
 
     # -- entry point
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
         if not items:
             return []
+        self._settings(options)  # fail early (every case) on bad options / params
         settings, prepared = self.featurize(items, options)
-        params = load_params()
-        coef = np.asarray(params["coef"], dtype=np.float64)
-        mean = np.asarray(params["mean"], dtype=np.float64)
-        scale = np.asarray(params["scale"], dtype=np.float64)
-        intercept = float(params["intercept"])
+        settings = self._settings(options)
+        models = {name: model_arrays(m) for name, m in load_params()["models"].items()}
         # optional NLI pass over all sentences of the chunk at once
         nli: dict[int, np.ndarray] = {}
         ce_name = settings.get("cross_encoder")
@@ -228,6 +235,7 @@ class HeuristicMethod:
                                         labeled_by=METHOD))
                 continue
             try:
+                coef, mean, scale, intercept = models[p["doc_kind"]]
                 labels = self._finish(it, p, settings, coef, mean, scale, intercept, nli.get(ci))
                 out.append(LabelOutcome(labels=labels, labeled_by=METHOD))
             except Exception as exc:  # noqa: BLE001
@@ -242,7 +250,7 @@ class HeuristicMethod:
 
         Every text of the chunk (questions, document and response sentences) is embedded in ONE
         ``embeddings.encode`` call. Also used by ``bench/train_detector.py``."""
-        settings = self._settings(options)
+        settings = self._settings(options, need_params=False)  # features do not use the combiner
         texts: list[str] = []
         for it in items:
             texts.append(it.case.question)
@@ -271,7 +279,7 @@ class HeuristicMethod:
         D = vecs[[row[t] for t in doc_texts]] if n_d else np.zeros((0, vecs.shape[1]), np.float32)
         R = (vecs[[row[s.text] for s in it.response_sentences]] if it.response_sentences
              else np.zeros((0, vecs.shape[1]), np.float32))
-        doc = build_doc_index(doc_texts, doc_ids, it.case.documents)
+        doc = build_doc_index(tuple(doc_texts), tuple(doc_ids), it.case.documents)
         S = R @ D.T if n_d else np.zeros((len(R), 0), np.float32)
         if doc.windows:
             wi = np.asarray(doc.windows)
@@ -307,7 +315,8 @@ class HeuristicMethod:
                 feats, ev = None, {}
             sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
                           "feats": feats, "ev": ev})
-        return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc}
+        kind = "structured" if any(is_structured(d) for d in it.case.documents) else "prose"
+        return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc, "doc_kind": kind}
 
     # -- per case: probabilities -> labels
     def _finish(self, it: SentencizedCase, p: dict[str, Any], st: dict[str, Any], coef, mean, scale,
@@ -378,7 +387,7 @@ class HeuristicMethod:
             relevance_explanation=rel_expl,
             overall_explanation=overall,
             confidence=round(float(conf), 4),
-            extra={"threshold": thr, "min_score": min(scores) if scores else None,
+            extra={"threshold": thr, "min_score": min(scores) if scores else None, "model": p["doc_kind"],
                    "cross_encoder": bool(st.get("cross_encoder"))},
         )
 
@@ -408,6 +417,11 @@ class HeuristicMethod:
                              f"{_quote(ev['best_names'], 2)}")
             else:
                 parts.append(f"entity '{name}' not found in the documents")
+        if ev["attr_conflict"]:
+            state = "true" if ev["attr_negated"] else "false / 'no'"
+            parts.append(f"the data gives {_quote(ev['attr_conflict'], 2)} as {state}")
+        if ev["attr_null"]:
+            parts.append(f"the data leaves {_quote(ev['attr_null'], 2)} unknown (null)")
         if ev["neg_resp_only"]:
             parts.append(f"negated, while {keys[best]} is not")
         elif ev["neg_doc_only"]:

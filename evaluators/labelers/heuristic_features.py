@@ -20,12 +20,22 @@ For every response sentence ``r`` of a case, against the document sentences ``D`
 * ``novel_rare``  content words absent from the documents that are rare (not a whole word of the
                   embedded model's 30k WordPiece vocabulary — names, technical terms), capped at 4
 * ``novel_common`` content words absent from the documents that are common words, capped at 4
+* ``attr_conflict`` structured (JSON) documents: the sentence affirms an attribute whose value is
+                  false / "no" / "none" (``"WiFi": "no"`` vs "offers WiFi"), or negates one that is
+                  true; capped at 2
+* ``attr_null``   the sentence mentions an attribute whose value is null (unknown), capped at 2
+* ``clause_local_min`` the sentence is cut into clauses (at , ; : and "and / but / which / with /
+                  including ..."); for each clause, the best share of its content words found in ONE
+                  window of two adjacent document sentences; the minimum over clauses (a claim
+                  stitched from unrelated places, or one invented clause, scores low)
+* ``clause_novel_max`` most content words absent from the documents in one clause, capped at 4
 
 Text analyses are cached per text (documents are shared by many cases).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -36,7 +46,8 @@ import numpy as np
 FEATURES: tuple[str, ...] = (
     "sim_max", "sim_win", "sim_gap", "cov_top", "cov_all", "num_missing", "num_conflict",
     "ent_missing", "ent_conflict", "neg_resp_only", "neg_doc_only", "novel_bigram", "log_len",
-    "q_sim", "novel_rare", "novel_common",
+    "q_sim", "novel_rare", "novel_common", "attr_conflict", "attr_null", "clause_local_min",
+    "clause_novel_max",
 )
 
 STOPWORDS = frozenset(
@@ -95,6 +106,7 @@ def common_words() -> frozenset[str]:
     return frozenset(w for w in words if w.isalpha() and len(w) > 1)
 
 
+@lru_cache(maxsize=200_000)
 def _stem(w: str) -> str:
     w = w.lower().replace("’", "'")
     if w.endswith("'s"):
@@ -124,6 +136,27 @@ class TextInfo:
     names: tuple[str, ...]             # capitalised tokens that look like names (original case)
     negated: bool
     bigrams: frozenset[tuple[str, str]] = field(default=frozenset())
+    #: content stems plus the parts / joined form of hyphenated words ("take-out" -> take, out, takeout)
+    forms: frozenset[str] = field(default=frozenset())
+    #: content stems of each clause with at least 2 of them
+    clauses: tuple[frozenset[str], ...] = ()
+
+
+_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|which|who|whose|with|including|although|"
+                     r"whereas|after|before|because|as well as|such as|where|when)\b", re.I)
+
+
+def _content_stems(text: str) -> frozenset[str]:
+    out = set()
+    for t in _TOKEN.findall(text):
+        if t[0].isdigit():
+            out.add(norm_number(t))
+            continue
+        lw = t.lower().replace("’", "'")
+        if lw in STOPWORDS or lw in NEGATIONS or len(lw) < 2:
+            continue
+        out.add(_stem(lw))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=200_000)
@@ -162,8 +195,14 @@ def analyze(text: str) -> TextInfo:
             continue
         names.append(w)
     bigrams = frozenset(zip(content, content[1:]))
+    forms = set(content)
+    for w in words:
+        if "-" in w:
+            forms.add(_stem(w.replace("-", "")))
+            forms.update(_stem(p) for p in w.split("-") if len(p) > 1)
+    clauses = tuple(c for c in (_content_stems(p) for p in _CLAUSE.split(text) if p) if len(c) >= 2)
     return TextInfo(frozenset(content), tuple(content), tuple(raw), frozenset(words), frozenset(numbers),
-                    tuple(dict.fromkeys(names)), negated, bigrams)
+                    tuple(dict.fromkeys(names)), negated, bigrams, frozenset(forms), clauses)
 
 
 def number_found(n: str, doc_numbers: set[str] | frozenset[str]) -> bool:
@@ -188,11 +227,117 @@ def number_found(n: str, doc_numbers: set[str] | frozenset[str]) -> bool:
     return False
 
 
-def name_found(name: str, doc_words: set[str] | frozenset[str], doc_lower: str) -> bool:
+def name_found(name: str, doc_words: set[str] | frozenset[str]) -> bool:
     lw = name.lower().replace("’", "'")
     if lw in doc_words:
         return True
-    return lw in doc_lower  # substrings: "McDonald" in "McDonald's", hyphenated, JSON keys
+    if "-" in lw:  # "Saint-Denis" vs "Saint Denis"
+        return all(p in doc_words for p in lw.split("-") if p)
+    return False
+
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_GENERIC_KEYS = frozenset(
+    """restaurants restaurant business good for has have accepts accept by only allowed level type
+    attire the of is are hour hours info information attributes attribute categories name address
+    city state postal code stars review reviews text date count price range id is_open""".split()
+)
+_FALSE_VALUES = frozenset({"no", "none", "false", "0", "u'no'", "u'none'", "'no'", "'none'"})
+_TRUE_VALUES = frozenset({"yes", "true", "free", "paid", "u'free'", "u'yes'", "'free'", "'yes'",
+                          "u'paid'", "'paid'", "full_bar", "u'full_bar'", "beer_and_wine",
+                          "u'beer_and_wine'"})
+
+
+def _key_forms(key: str) -> set[str]:
+    parts = [p.lower() for p in _CAMEL.findall(key.replace("_", " "))]
+    out = {_stem(p) for p in parts if p not in _GENERIC_KEYS and len(p) >= 4 and not p.isdigit()
+           and p not in {"take", "make", "good", "have"}}
+    joined = "".join(p for p in parts if p not in _GENERIC_KEYS)
+    if len(joined) > 2:
+        out.add(_stem(joined))
+    return out
+
+
+@lru_cache(maxsize=2048)
+def is_structured(doc: str) -> bool:
+    """True for a document that is a JSON object / array (structured data, e.g. a business record)."""
+    text = doc.strip()
+    if not text.startswith(("{", "[")) or not text.endswith(("}", "]")):
+        return False
+    try:
+        return isinstance(json.loads(text), (dict, list))
+    except ValueError:
+        return False
+
+
+@lru_cache(maxsize=512)
+def json_attributes(doc: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(false-valued, true-valued, null-valued) attribute word stems of a JSON document."""
+    text = doc.strip()
+    empty = (frozenset(), frozenset(), frozenset())
+    if not text.startswith(("{", "[")):
+        return empty
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return empty
+    false_w: set[str] = set()
+    true_w: set[str] = set()
+    null_w: set[str] = set()
+
+    def verdict(v) -> str | None:
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            lv = v.strip().lower()
+            if lv in _FALSE_VALUES:
+                return "false"
+            if lv in _TRUE_VALUES:
+                return "true"
+        return None
+
+    def walk(o, key: str | None) -> None:
+        if isinstance(o, dict):
+            kids = []
+            for k, v in o.items():
+                if isinstance(k, str) and k in {"review_info", "reviews", "review_text", "text"}:
+                    continue
+                walk(v, k)
+                kids.append(verdict(v))
+            if key and kids and all(k in {"false", "true", None, "null"} for k in kids):
+                if "true" in kids:
+                    true_w.update(_key_forms(key))
+                elif "false" in kids and "true" not in kids:
+                    false_w.update(_key_forms(key))
+            return
+        if isinstance(o, list):
+            for v in o:
+                walk(v, key)
+            return
+        if not key:
+            return
+        if isinstance(o, str) and o.strip().startswith("{") and "'" in o:
+            # Yelp nests dicts as Python-literal strings: "{'garage': False, 'street': True}"
+            try:
+                import ast
+
+                walk(ast.literal_eval(o.strip()), key)
+                return
+            except (ValueError, SyntaxError):
+                pass
+        v = verdict(o)
+        if v == "false":
+            false_w.update(_key_forms(key))
+        elif v == "true":
+            true_w.update(_key_forms(key))
+        elif v == "null":
+            null_w.update(_key_forms(key))
+
+    walk(obj, None)
+    return (frozenset(false_w - true_w), frozenset(true_w - false_w),
+            frozenset(null_w - true_w - false_w))
 
 
 @dataclass
@@ -204,12 +349,19 @@ class DocIndex:
     words: set[str]
     numbers: set[str]
     bigrams: set[tuple[str, str]]
-    lower: str
     #: index pairs (i, i+1) of adjacent sentences of one document
     windows: list[tuple[int, int]]
+    attr_false: frozenset[str] = frozenset()
+    attr_true: frozenset[str] = frozenset()
+    attr_null: frozenset[str] = frozenset()
+    #: content stems of each sentence joined with the next one of the same document
+    window_content: tuple[frozenset[str], ...] = ()
 
 
-def build_doc_index(doc_texts: list[str], doc_ids: list[int], full_docs: tuple[str, ...]) -> DocIndex:
+@lru_cache(maxsize=512)
+def build_doc_index(doc_texts: tuple[str, ...], doc_ids: tuple[int, ...], full_docs: tuple[str, ...]
+                    ) -> DocIndex:
+    """Cached per set of documents (many responses share one retrieval). Treat as read-only."""
     infos = [analyze(t) for t in doc_texts]
     content: set[str] = set()
     words: set[str] = set()
@@ -218,6 +370,7 @@ def build_doc_index(doc_texts: list[str], doc_ids: list[int], full_docs: tuple[s
     for inf in infos:
         content |= inf.content
         words |= inf.words
+        words.update(p for w in inf.words if "-" in w for p in w.split("-") if p)
         numbers |= inf.numbers
         bigrams |= inf.bigrams
     windows = [(i, i + 1) for i in range(len(doc_texts) - 1) if doc_ids[i] == doc_ids[i + 1]]
@@ -226,8 +379,19 @@ def build_doc_index(doc_texts: list[str], doc_ids: list[int], full_docs: tuple[s
         a, b = infos[i].content_list, infos[j].content_list
         if a and b:
             bigrams.add((a[-1], b[0]))
-    lower = "\n".join(full_docs).lower().replace("’", "'")
-    return DocIndex(infos, content, words, numbers, bigrams, lower, windows)
+    af: set[str] = set()
+    at: set[str] = set()
+    an: set[str] = set()
+    for d in full_docs:
+        f, t, n = json_attributes(d)
+        af |= f
+        at |= t
+        an |= n
+    wc = [infos[i].content | infos[j].content for i, j in windows]
+    covered = {i for w in windows for i in w}
+    wc += [infos[i].content for i in range(len(infos)) if i not in covered]
+    return DocIndex(infos, content, words, numbers, bigrams, windows,
+                    frozenset(af - at), frozenset(at - af), frozenset(an - af - at), tuple(wc))
 
 
 def sentence_features(
@@ -262,7 +426,7 @@ def sentence_features(
     best_i = int(np.argmax(sims)) if sims.size else -1
     best_nums = doc.infos[best_i].numbers - info.numbers if best_i >= 0 else frozenset()
     num_conflict = 1.0 if missing_nums and best_nums else 0.0
-    missing_names = [n for n in info.names if not name_found(n, doc.words, doc.lower)]
+    missing_names = [n for n in info.names if not name_found(n, doc.words)]
     best_names = []
     if best_i >= 0 and missing_names:
         rw = {w.lower() for w in info.names}
@@ -281,6 +445,17 @@ def sentence_features(
     n_rare = sum(1 for w in novel.values()
                  if not w[0].isdigit() and common and w.lower().replace("’", "'") not in common)
     n_common = sum(1 for w in novel.values() if not w[0].isdigit()) - n_rare
+    if info.negated:
+        attr_conf = sorted(info.forms & doc.attr_true)
+    else:
+        attr_conf = sorted(info.forms & doc.attr_false)
+    attr_null = sorted(info.forms & doc.attr_null)
+    clause_local = 1.0
+    clause_novel = 0
+    for cl in info.clauses:
+        best = max((len(cl & w) for w in doc.window_content), default=0) / len(cl)
+        clause_local = min(clause_local, best)
+        clause_novel = max(clause_novel, len(cl - doc.content))
     feats = [
         sim_max,
         sim_win,
@@ -298,6 +473,10 @@ def sentence_features(
         q_sim,
         float(min(n_rare, 4)),
         float(min(n_common, 4)),
+        float(min(len(attr_conf), 2)),
+        float(min(len(attr_null), 2)),
+        clause_local,
+        float(min(clause_novel, 4)),
     ]
     evidence = {
         "best": best_i,
@@ -310,6 +489,9 @@ def sentence_features(
         "missing_names": missing_names,
         "best_names": best_names[:3],
         "missing_words": list(novel.values())[:5],
+        "attr_conflict": attr_conf,
+        "attr_negated": info.negated,
+        "attr_null": attr_null,
         "neg_resp_only": feats[9] > 0,
         "neg_doc_only": feats[10] > 0,
     }

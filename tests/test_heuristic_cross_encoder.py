@@ -1,0 +1,82 @@
+"""The optional NLI cross-encoder plug-in of the ``trace`` labeler.
+
+Uses a tiny RANDOMLY INITIALISED BERT classifier saved in the test's tmp dir (3 labels with an
+``entailment`` label) and a WordPiece tokenizer built from a small vocab file written here. It
+proves the loading and plumbing path (lazy load by local path, label lookup, blending, explanation),
+not accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluators import EvalOptions, TestCase, embeddings
+from evaluators.labelers import heuristic as H
+from evaluators.sentencize import sentencize_case
+
+WORDS = ("the eiffel tower was completed in designed by paris france is located it tall metres "
+         "company of gustave engineering bananas are good source potassium 1889 1925 .").split()
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny_nli")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(WORDS))
+    (d / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"), do_lower_case=True)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=256, num_labels=3,
+                     id2label={0: "contradiction", 1: "entailment", 2: "neutral"},
+                     label2id={"contradiction": 0, "entailment": 1, "neutral": 2})
+    torch.manual_seed(0)
+    BertForSequenceClassification(cfg).save_pretrained(str(d))
+    tok.save_pretrained(str(d))
+    return str(d)
+
+
+def test_cross_encoder_plumbing(tiny_nli):
+    embeddings.get_model()
+    H._ce_cache.clear()
+    case = TestCase(id="ce", question="When was the Eiffel Tower completed?",
+                    documents=("The Eiffel Tower was completed in 1889. It is located in Paris, France.",),
+                    response="The Eiffel Tower was completed in 1889. It is located in Paris.")
+    item = sentencize_case(case)
+    method = H.HeuristicMethod()
+    base = method.label([item], EvalOptions(), lambda n: None)[0].labels
+    opts = EvalOptions(heuristic={"cross_encoder": tiny_nli, "cross_encoder_weight": 1.0})
+    out = method.label([item], opts, lambda n: None)[0]
+    assert out.error is None, out.error
+    lab = out.labels
+    assert tiny_nli in H._ce_cache  # loaded lazily, by local path, and cached
+    # with weight 1.0 the score IS the model's entailment probability for (support, sentence)
+    pairs = []
+    for s in base.sentences:
+        premise = " ".join(t.text for t in item.doc_sentences if t.key in s.supporting_keys)
+        pairs.append((premise, next(r.text for r in item.response_sentences if r.key == s.key)))
+    expected = H.entailment_probs(tiny_nli, pairs)
+    got = np.array([s.score for s in lab.sentences])
+    assert np.allclose(got, expected, atol=1e-3)
+    assert all("NLI entailment" in s.explanation for s in lab.sentences)
+    assert lab.extra["cross_encoder"] is True
+    # the entailment column is found by its label name (index 1 here), probabilities in [0, 1]
+    logits = np.asarray(H._cross_encoder(tiny_nli).predict(pairs, apply_softmax=False), dtype=float)
+    soft = np.exp(logits - logits.max(1, keepdims=True))
+    soft /= soft.sum(1, keepdims=True)
+    assert np.allclose(expected, soft[:, 1], atol=1e-5)
+    assert ((expected >= 0) & (expected <= 1)).all()
+    # a second run reuses the cached model (no reload)
+    cached = H._ce_cache[tiny_nli]
+    method.label([item], opts, lambda n: None)
+    assert H._ce_cache[tiny_nli] is cached
+
+
+def test_missing_cross_encoder_fails_clearly(tmp_path):
+    from evaluators import evaluate
+
+    case = TestCase(id="x", question="q?", documents=("Paris is in France.",), response="Paris is in France.")
+    r = evaluate(case, "trace", heuristic={"cross_encoder": str(tmp_path / "no_such_model")})
+    assert r.error and "no_such_model" in r.error
