@@ -200,6 +200,8 @@ def main() -> int:
               f"trace {r['trace_s']:7.2f}s = {r['cases_per_s']:6.1f} cases/s  floor {r['floor_s']:6.2f}s "
               f"({r['floor_texts_per_s']:.0f} texts/s)  ratio {r['ratio_vs_floor']:.2f}x  "
               f"peak RSS {r['peak_rss_mb']:.0f} MB  bf16={r['bf16']}  errors={r['errors']}", flush=True)
+        if r["errors"]:
+            print(f"  WARNING: {r['errors']} cases failed — these figures are NOT valid", flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0

@@ -59,9 +59,9 @@ if r.case.ground_truth:
     st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
 
 if r.case.labels:
-    st.caption("Human labels: " + ", ".join(f"{k} = {v}" for k, v in r.case.labels.items()))
+    st.html(hl.note_html("Human labels: " + ", ".join(f"{k} = {v}" for k, v in r.case.labels.items())))
 if r.error:
-    st.error(f"This case was not scored: {r.error}")
+    st.html(hl.note_html(f"This case was not scored: {r.error}", error=True))
 scores = r.variant_scores.get(which, r.scores) if which != "final" else r.scores
 if scores is not None:
     cols = st.columns(5)
@@ -83,7 +83,7 @@ st.caption("Hover a sentence for its supporting keys and explanation, or open th
 with st.expander("Sentence details (supporting keys, explanations)"):
     st.dataframe(pd.DataFrame(hl.support_rows(sc, labels)), hide_index=True, width="stretch")
 if labels is not None and labels.overall_explanation:
-    st.caption(f"Overall: {labels.overall_explanation}")
+    st.html(hl.note_html(f"Overall: {labels.overall_explanation}"))
 
 st.subheader(f"Documents ({len(r.case.documents)})")
 st.html(hl.legend_html("documents"))
@@ -93,7 +93,7 @@ if labels is not None:
 for block in hl.documents_html(sc, labels):
     st.html(block)
 if labels is not None and labels.relevance_explanation:
-    st.caption(f"Relevance: {labels.relevance_explanation}")
+    st.html(hl.note_html(f"Relevance: {labels.relevance_explanation}"))
 if labels is not None and labels.notes:
     with st.expander(f"Labeler notes ({len(labels.notes)})"):
         for n in labels.notes:

@@ -88,20 +88,23 @@ with tab_hist:
             st.rerun()
 
 with tab_human:
-    names = list(sources)
-    h_name = st.selectbox("Run", names, key="compare.human_run")
-    run = load(h_name)
-    label_cols = tables.human_label_columns(run)
-    if not label_cols:
-        st.info("The cases of this run carry no human labels (map label columns on the Upload page).")
+    h_names = st.multiselect("Runs (one row block per method)", list(sources), default=list(sources)[:2],
+                             key="compare.human_runs")
+    h_runs = [load(n) for n in h_names]
+    label_cols = sorted({c for r in h_runs for c in tables.human_label_columns(r)})
+    if not h_runs:
+        st.info("Pick at least one run.")
+    elif not label_cols:
+        st.info("These runs' cases carry no human labels (map label columns on the Upload page).")
     else:
-        table, err = state.memo(("agreement", h_name, id(run)), lambda: cv.agreement(run))
+        key = ("human", tuple(h_names), tuple(id(r) for r in h_runs))
+        table, err = state.memo(key + ("agreement",), lambda: cv.agreement(h_runs))
         if err:
             st.warning(err)
         else:
             st.dataframe(table, hide_index=True, width="stretch")
         label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
-        points, err = state.memo(("roc", h_name, id(run), label), lambda: cv.roc(run, label))
+        points, err = state.memo(key + ("roc", label), lambda: cv.roc(h_runs, label))
         if err:
             st.caption(err)
         elif points:

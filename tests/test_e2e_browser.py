@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ pytestmark = [
 ]
 
 XSS = "<img src=x onerror=alert(1)>"
+N_BIG = 1000
 CASES = [
     {"id": "xss-case", "question": "What is the capital of France?",
      "response": "The capital of France is Paris. The city has exactly forty purple dragons living in the Louvre.",
@@ -131,9 +133,10 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             expect(page.get_by_role("heading", name="Inspect a case")).to_be_visible(timeout=30_000)
             response = page.locator(".rag-response")
             expect(response).to_be_visible(timeout=30_000)
-            unsupported = response.locator('[data-level="none"]')
-            expect(unsupported.first).to_contain_text("dragons")
-            expect(response.locator('[data-key="a"]')).not_to_have_attribute("data-level", "none")
+            claim = response.locator('[data-key="b"]')  # "forty purple dragons": in no document
+            expect(claim).to_contain_text("dragons")
+            expect(claim).to_have_attribute("data-level", re.compile(r"^(none|partial)$"))
+            expect(response.locator('[data-key="a"]')).to_have_attribute("data-level", "full")
             doc = page.locator(".rag-doc").first
             expect(doc).to_contain_text(XSS)  # shown as text ...
             expect(doc).to_contain_text("<script>window.__xss = 1; alert(2)</script>")
@@ -143,23 +146,28 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
 
             # Cancel keeps what finished: a bigger upload, cancel once the first chunk is done.
             big = tmp_path / "big.jsonl"
-            big.write_text("\n".join(json.dumps({**CASES[i % 3], "id": f"big-{i}"}) for i in range(300)))
+            # every case unique (no cache shortcut), enough of them that the run cannot finish first
+            big.write_text("\n".join(json.dumps({
+                **CASES[i % 3], "id": f"big-{i}",
+                "response": f"{CASES[i % 3]['response']} Report {i} lists {i * 7 % 97} visitors.",
+                "documents": [*CASES[i % 3]["documents"], f"Archive record {i}: {i * 13 % 89} entries."],
+            }) for i in range(N_BIG)))
             page.get_by_role("link", name="Upload").first.click()
             with page.expect_file_chooser() as fc:
                 page.get_by_test_id("stFileUploaderDropzone").click()
             fc.value.set_files(str(big))
-            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text("300", timeout=30_000)
+            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(str(N_BIG), timeout=30_000)
             page.get_by_role("link", name="Evaluate").first.click()
             page.get_by_role("button", name="Run TRACE").click()
             progress = page.get_by_test_id("stProgress")
             expect(progress).to_contain_text("ETA", timeout=60_000)
-            expect(progress).not_to_contain_text("0 / 300", timeout=60_000)
+            expect(progress).not_to_contain_text(f"0 / {N_BIG}", timeout=60_000)
             page.get_by_role("button", name="Cancel").click()
             expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=60_000)
             notice = page.get_by_text("Cancelled: kept")
             expect(notice).to_be_visible(timeout=30_000)
             kept = int(notice.inner_text().split("kept ")[1].split(" ")[0])
-            assert 25 <= kept < 300 and kept % 25 == 0, kept
+            assert 25 <= kept < N_BIG and kept % 25 == 0, kept
             expect(page.get_by_text("cancelled early")).to_be_visible()
 
             page.get_by_role("link", name="Compare").first.click()

@@ -182,3 +182,34 @@ def test_confidence_orders_clear_vs_borderline(model):
     p = lab.sentences[0].score
     _, lab2 = _label(clear, threshold=p)
     assert lab2.confidence < lab.confidence
+
+
+def test_structured_json_attributes(model):
+    import json
+
+    doc = json.dumps({"name": "Blue Door Cafe", "city": "Springfield", "stars": 4.5,
+                      "categories": "Coffee & Tea, Breakfast",
+                      "attributes": {"WiFi": "no", "OutdoorSeating": True, "RestaurantsReservations": False,
+                                     "Music": None},
+                      "hours": {"Monday": "7:0-15:0", "Tuesday": "7:0-15:0"}})
+    resp = ("Blue Door Cafe is a coffee and breakfast spot in Springfield. "
+            "It offers free WiFi and takes reservations.")
+    item, labels = _label(TestCase(id="j", question="Describe the business.", response=resp,
+                                   documents=(doc,)))
+    assert labels.extra["model"] == "structured"
+    ok, bad = labels.sentences
+    assert ok.fully_supported
+    assert not bad.fully_supported and ok.score > bad.score
+    assert "wifi" in bad.explanation.lower() and "false" in bad.explanation
+
+
+def test_params_file_is_consistent():
+    from evaluators.labelers.heuristic import load_params
+    from evaluators.labelers.heuristic_features import FEATURES
+
+    p = load_params()
+    assert p["features"] == list(FEATURES)
+    assert 0.0 < p["threshold"] < 1.0
+    for name in ("prose", "structured"):
+        m = p["models"][name]
+        assert len(m["coef"]) == len(m["mean"]) == len(m["scale"]) == len(FEATURES)

@@ -10,6 +10,8 @@ from evaluators.store import RunStore, default_path
 from evaluators.types import RunResult
 from tests.ui_fixtures import fake_run
 
+pytestmark = pytest.mark.usefixtures("fake_method")
+
 
 def test_save_load_round_trip(tmp_path):
     store = RunStore(tmp_path / "h.sqlite3")

@@ -13,6 +13,8 @@ from evaluators.types import TRACE_METRICS
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
 from ui import charts, compare_view, highlight as hl, runner, state, tables
 
+pytestmark = pytest.mark.usefixtures("fake_method")
+
 TAG = re.compile(r"<[^>]+>")
 KEY_BADGE = re.compile(r'<span class="rag-key"[^>]*>[^<]*</span>')
 
@@ -50,6 +52,11 @@ def test_attributes_and_explanations_are_escaped():
     assert "&quot;&gt;&lt;img" in out  # explanation, escaped inside the title attribute
     rows = hl.support_rows(sc, labels)
     assert rows[0]["explanation"] == '"><img src=x onerror=alert(2)>'  # plain table keeps raw text
+
+
+def test_notes_are_escaped():
+    out = hl.note_html('Human labels: note = <script>alert(1)</script> "x"', error=True)
+    assert "<script" not in out and "&lt;script&gt;" in out and "&quot;x&quot;" in out
 
 
 def test_document_roles_and_keys():

@@ -1,4 +1,5 @@
-"""Fixtures of the dashboard tests: a small, model-free labeler registered as method ``ui_fake``
+"""Fixtures of the dashboard tests: a small, model-free labeler, method ``ui_fake`` (registered per
+test by the ``fake_method`` fixture)
 (word overlap; deterministic), runs built with it through the real pipeline, and a run store in a
 tmp dir. The dashboard's own code paths (chunking, merging, pages) run unchanged on top."""
 
@@ -63,9 +64,15 @@ class FakeMethod:
         return out
 
 
-if "ui_fake" not in METHODS:
-    METHODS.register("ui_fake", MethodSpec("ui_fake", "UI test labeler", "Word overlap (tests only).",
-                                           False, "tests.ui_fixtures:FakeMethod"))
+FAKE_SPEC = MethodSpec("ui_fake", "UI test labeler", "Word overlap (tests only).", False,
+                       "tests.ui_fixtures:FakeMethod")
+
+
+@pytest.fixture
+def fake_method(monkeypatch):
+    """Register ``ui_fake`` for one test only (the method registry is process-wide)."""
+    monkeypatch.setitem(METHODS._items, "ui_fake", FAKE_SPEC)
+    return FAKE_SPEC
 
 XSS_DOC = 'Paris is the capital of France. <img src=x onerror=alert(1)> <script>window.__xss=1</script>'
 

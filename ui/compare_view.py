@@ -102,7 +102,7 @@ def means_table(saved: list[dict[str, Any]], ids: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "metric", "mean"])
 
 
-def agreement(run: RunResult) -> tuple[pd.DataFrame | None, str | None]:
+def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:
     fn = getattr(compare(), "agreement_table", None)
     if fn is None:
         return None, "Agreement statistics are not available (evaluators.compare is missing)."
@@ -112,7 +112,7 @@ def agreement(run: RunResult) -> tuple[pd.DataFrame | None, str | None]:
         return None, f"Could not compute agreement: {exc}"
 
 
-def roc(run: RunResult, label: str) -> tuple[list[dict[str, Any]], str | None]:
+def roc(run: RunResult | list[RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
     fn = getattr(compare(), "roc_points", None)
     if fn is None:
         return [], "ROC curves are not available (evaluators.compare is missing)."

@@ -106,6 +106,13 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None) -> str:
             f"{_stitch(sc.case.response, sc.response_sentences, spans)}</div>")
 
 
+def note_html(text: str, error: bool = False) -> str:
+    """A small escaped note (explanations, human labels, errors: text that may come from uploads)."""
+    style = ("color:#9b1c1c;background:#fdecec;padding:6px 10px;border-radius:6px" if error
+             else "color:#666")
+    return f'<div class="rag-note" style="font-size:0.9em;{style}">{e(text)}</div>'
+
+
 def legend_html(kind: Literal["documents", "response"]) -> str:
     colors = DOC_COLORS if kind == "documents" else RESPONSE_COLORS
     items = [

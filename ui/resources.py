@@ -4,8 +4,6 @@ renders before any model loads."""
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from evaluators.store import RunStore, default_path
@@ -35,4 +33,4 @@ def _store(path: str) -> RunStore:
 
 def store() -> RunStore:
     """The run history (path from $RAG_EVAL_STORE or the user data dir)."""
-    return _store(str(default_path() if not os.environ.get("RAG_EVAL_STORE") else os.environ["RAG_EVAL_STORE"]))
+    return _store(str(default_path()))

@@ -4,10 +4,12 @@ For each response sentence it scores P(supported) with a logistic combiner over 
 lexical evidence (see ``heuristic_features``): similarity to the best document sentence and to
 windows of two adjacent sentences, coverage of content words, numbers, names and negations, and
 contradiction cues (a number / name of the response missing while the best matching sentence holds
-a different one). The combiner's coefficients live in ``heuristic_params.json``, fitted by
-``bench/train_detector.py`` on the shared dev data (grouped by source document); the decision
-threshold is fixed there (one setting for every dataset) and can be overridden per run with
-``options.heuristic["threshold"]``.
+a different one), and for structured (JSON) documents attribute values (``"WiFi": "no"`` vs "offers
+WiFi"). Two combiners, chosen by the kind of the case's documents: ``prose`` (weights set by hand
+a priori, ``HAND_PROSE``) and ``structured`` (logistic regression fitted by
+``bench/train_detector.py`` on the shared dev data, grouped by source document). Both live in
+``heuristic_params.json`` with the ONE decision threshold (fixed there for every dataset; override
+per run with ``options.heuristic["threshold"]``).
 
 Labels:
 * fully supported  = P(supported) >= threshold (supporting keys = the best sentences);
@@ -69,7 +71,7 @@ HAND_PROSE: dict[str, Any] = {
     "mean": [0.0] * len(FEATURES),
     "scale": [1.0] * len(FEATURES),
     "coef": [4.0, 2.0, 0.0, 3.0, 2.0, -1.5, -1.0, -1.0, -0.5, -0.7, -0.3, -1.5, 0.0, 0.5, 0.0, 0.0,
-             -2.0, -1.0, 0.0, 0.0],
+             -2.0, -1.0],
     "intercept": -5.0,
     "source": "hand-set a priori",
 }
@@ -188,8 +190,8 @@ def _quote(items: Sequence[str], limit: int = 3) -> str:
 class HeuristicMethod:
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
-    def __init__(self) -> None:
-        self._params: dict[str, Any] | None = None
+    def __init__(self) -> None:  # cheap: the model and params load lazily, cached process-wide
+        pass
 
     # -- settings
     def _settings(self, options: EvalOptions, need_params: bool = True) -> dict[str, Any]:
@@ -207,9 +209,8 @@ class HeuristicMethod:
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
         if not items:
             return []
-        self._settings(options)  # fail early (every case) on bad options / params
-        settings, prepared = self.featurize(items, options)
-        settings = self._settings(options)
+        settings = self._settings(options)  # bad options / params fail every case, clearly
+        _, prepared = self.featurize(items, options)
         models = {name: model_arrays(m) for name, m in load_params()["models"].items()}
         # optional NLI pass over all sentences of the chunk at once
         nli: dict[int, np.ndarray] = {}

@@ -24,11 +24,6 @@ For every response sentence ``r`` of a case, against the document sentences ``D`
                   false / "no" / "none" (``"WiFi": "no"`` vs "offers WiFi"), or negates one that is
                   true; capped at 2
 * ``attr_null``   the sentence mentions an attribute whose value is null (unknown), capped at 2
-* ``clause_local_min`` the sentence is cut into clauses (at , ; : and "and / but / which / with /
-                  including ..."); for each clause, the best share of its content words found in ONE
-                  window of two adjacent document sentences; the minimum over clauses (a claim
-                  stitched from unrelated places, or one invented clause, scores low)
-* ``clause_novel_max`` most content words absent from the documents in one clause, capped at 4
 
 Text analyses are cached per text (documents are shared by many cases).
 """
@@ -46,8 +41,7 @@ import numpy as np
 FEATURES: tuple[str, ...] = (
     "sim_max", "sim_win", "sim_gap", "cov_top", "cov_all", "num_missing", "num_conflict",
     "ent_missing", "ent_conflict", "neg_resp_only", "neg_doc_only", "novel_bigram", "log_len",
-    "q_sim", "novel_rare", "novel_common", "attr_conflict", "attr_null", "clause_local_min",
-    "clause_novel_max",
+    "q_sim", "novel_rare", "novel_common", "attr_conflict", "attr_null",
 )
 
 STOPWORDS = frozenset(
@@ -138,25 +132,7 @@ class TextInfo:
     bigrams: frozenset[tuple[str, str]] = field(default=frozenset())
     #: content stems plus the parts / joined form of hyphenated words ("take-out" -> take, out, takeout)
     forms: frozenset[str] = field(default=frozenset())
-    #: content stems of each clause with at least 2 of them
-    clauses: tuple[frozenset[str], ...] = ()
 
-
-_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|which|who|whose|with|including|although|"
-                     r"whereas|after|before|because|as well as|such as|where|when)\b", re.I)
-
-
-def _content_stems(text: str) -> frozenset[str]:
-    out = set()
-    for t in _TOKEN.findall(text):
-        if t[0].isdigit():
-            out.add(norm_number(t))
-            continue
-        lw = t.lower().replace("’", "'")
-        if lw in STOPWORDS or lw in NEGATIONS or len(lw) < 2:
-            continue
-        out.add(_stem(lw))
-    return frozenset(out)
 
 
 @lru_cache(maxsize=200_000)
@@ -200,9 +176,8 @@ def analyze(text: str) -> TextInfo:
         if "-" in w:
             forms.add(_stem(w.replace("-", "")))
             forms.update(_stem(p) for p in w.split("-") if len(p) > 1)
-    clauses = tuple(c for c in (_content_stems(p) for p in _CLAUSE.split(text) if p) if len(c) >= 2)
     return TextInfo(frozenset(content), tuple(content), tuple(raw), frozenset(words), frozenset(numbers),
-                    tuple(dict.fromkeys(names)), negated, bigrams, frozenset(forms), clauses)
+                    tuple(dict.fromkeys(names)), negated, bigrams, frozenset(forms))
 
 
 def number_found(n: str, doc_numbers: set[str] | frozenset[str]) -> bool:
@@ -354,8 +329,6 @@ class DocIndex:
     attr_false: frozenset[str] = frozenset()
     attr_true: frozenset[str] = frozenset()
     attr_null: frozenset[str] = frozenset()
-    #: content stems of each sentence joined with the next one of the same document
-    window_content: tuple[frozenset[str], ...] = ()
 
 
 @lru_cache(maxsize=512)
@@ -387,11 +360,8 @@ def build_doc_index(doc_texts: tuple[str, ...], doc_ids: tuple[int, ...], full_d
         af |= f
         at |= t
         an |= n
-    wc = [infos[i].content | infos[j].content for i, j in windows]
-    covered = {i for w in windows for i in w}
-    wc += [infos[i].content for i in range(len(infos)) if i not in covered]
     return DocIndex(infos, content, words, numbers, bigrams, windows,
-                    frozenset(af - at), frozenset(at - af), frozenset(an - af - at), tuple(wc))
+                    frozenset(af - at), frozenset(at - af), frozenset(an - af - at))
 
 
 def sentence_features(
@@ -450,12 +420,6 @@ def sentence_features(
     else:
         attr_conf = sorted(info.forms & doc.attr_false)
     attr_null = sorted(info.forms & doc.attr_null)
-    clause_local = 1.0
-    clause_novel = 0
-    for cl in info.clauses:
-        best = max((len(cl & w) for w in doc.window_content), default=0) / len(cl)
-        clause_local = min(clause_local, best)
-        clause_novel = max(clause_novel, len(cl - doc.content))
     feats = [
         sim_max,
         sim_win,
@@ -475,8 +439,6 @@ def sentence_features(
         float(min(n_common, 4)),
         float(min(len(attr_conf), 2)),
         float(min(len(attr_null), 2)),
-        clause_local,
-        float(min(clause_novel, 4)),
     ]
     evidence = {
         "best": best_i,
