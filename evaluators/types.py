@@ -68,6 +68,9 @@ class SentencizedCase(_Frozen):
 class SentenceSupport(_Frozen):
     """Support verdict for one response sentence."""
 
+    # ``level`` is a computed field: it is dumped, so re-reading a dump must accept (ignore) it.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
     key: str
     #: Document sentence keys that support it (may include SPECIAL_SUPPORT_KEYS values).
     supporting_keys: tuple[str, ...] = ()

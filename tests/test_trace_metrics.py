@@ -141,3 +141,14 @@ def test_ratios_in_range(n_doc, n_rel, n_util, n_overlap):
     assert s.completeness == pytest.approx(expected_comp)
     for v in (s.context_relevance, s.context_utilization, s.completeness, s.adherence):
         assert 0.0 <= v <= 1.0
+
+
+def test_run_result_json_round_trip_with_computed_level():
+    from evaluators.types import CaseResult, RunResult, SentenceLabels, SentenceSupport, TestCase
+
+    labels = SentenceLabels(method="trace", document_keys=("0a",), relevant_keys=("0a",),
+                            sentences=(SentenceSupport(key="a", supporting_keys=("0a",), fully_supported=False),))
+    run = RunResult(method="trace", results=(CaseResult(case=TestCase(id="1", question="q", response="r"),
+                                                        method="trace", labels=labels),))
+    back = RunResult.model_validate_json(run.model_dump_json())
+    assert back == run and back.results[0].labels.sentences[0].level == "partial"
