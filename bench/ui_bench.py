@@ -19,19 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+sys.path.insert(0, str(ROOT))
+
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
 
 
 def make_cases(n: int, out: Path, seed: int = 0) -> Path:
@@ -63,12 +60,6 @@ def shared_cases(n: int, out: Path) -> Path:
     return out
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def vm_hwm_mb(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -90,30 +81,18 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="ui_bench_"))
     data = (shared_cases if args.source == "shared" else make_cases)(args.cases, tmp / f"bench_{args.cases}.jsonl")
-    env = {k: v for k, v in os.environ.items() if k not in ("GROQ_API_KEY", "OPENAI_API_KEY")}
-    env.update(RAG_EVAL_STORE=str(tmp / "runs.sqlite3"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false")
+    env = app_env(tmp)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     figures: dict[str, float | int | str | None] = {"cases": args.cases, "chunk": args.chunk,
                                                      "source": args.source}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)  # not part of cold start
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)  # not part of cold start
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         t0 = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=(tmp / "streamlit.log").open("wb"), stderr=subprocess.STDOUT)
+        proc = start_app(port, env, tmp / "streamlit.log")
         try:
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    time.sleep(0.05)
+            wait_healthy(url, proc, timeout=None, interval=0.05)
             figures["health_s"] = round(time.perf_counter() - t0, 2)
             page.goto(url)
             expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=60_000)
@@ -138,7 +117,6 @@ def main() -> None:
                     raise TimeoutError("no results after 30 min")
                 time.sleep(0.25)
             dt = time.perf_counter() - t1
-            sys.path.insert(0, str(ROOT))
             from evaluators.store import RunStore
 
             saved = RunStore(tmp / "runs.sqlite3").list()[0]
@@ -163,11 +141,7 @@ def main() -> None:
             figures["peak_rss_mb"] = vm_hwm_mb(proc.pid)
             page.screenshot(path=str(tmp / "results.png"))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
             browser.close()
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)

@@ -1,8 +1,14 @@
 """Shared pytest set-up: everything offline."""
 
+from __future__ import annotations
+
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -14,3 +20,31 @@ if str(ROOT) not in sys.path:
 
 # Fixture modules of each area (add yours here).
 pytest_plugins: list[str] = ["tests.llm_server", "tests.ui_fixtures"]
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """A method spec whose ``build()`` returns a ready labeler instance (test stand-ins)."""
+
+    id: str
+    name: str
+    description: str
+    needs_llm: bool
+    impl: Any
+
+    def build(self):
+        return self.impl
+
+
+@pytest.fixture
+def register_method(monkeypatch):
+    """``register_method(id, impl, name=id, description="", needs_llm=False)``: add a labeler
+    instance to the method registry for one test only (the registry is process-wide)."""
+    from evaluators.methods import METHODS
+
+    def register(method_id: str, impl: Any, name: str | None = None, description: str = "",
+                 needs_llm: bool = False) -> InstanceSpec:
+        spec = InstanceSpec(method_id, name or method_id, description, needs_llm, impl)
+        monkeypatch.setitem(METHODS._items, method_id, spec)
+        return spec
+    return register

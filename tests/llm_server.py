@@ -36,6 +36,16 @@ API
   ``keyed_labels_responder`` -> a responder that reads the sentence keys from a gpt_labeling prompt
   and answers valid labels (first document sentence relevant, utilized and supporting every
   response sentence).
+
+Shared set-up of the LLM tests
+------------------------------
+* ``loopback_settings(**kw)`` (fixture) -> ``LLMSettings`` aimed at ``llm_server``: provider
+  ``openai_compatible``, model ``"loopback-model"``, a per-test cache file, fast retries
+  (``retry_base_s=0.05``) and a 5 s timeout; ``kw`` override any field.
+* ``close_llm_clients`` (fixture): closes the shared LLM clients after the test; a module opts in
+  with ``pytestmark = pytest.mark.usefixtures("close_llm_clients")``.
+* ``PARIS_CASE``: a case with response sentences a, b, c and document sentences 0a-0c, 1a-1b;
+  ``PARIS_LABELS``: its gpt_labeling reply (a and b supported, c not).
 """
 
 from __future__ import annotations
@@ -51,8 +61,12 @@ from typing import Any, Callable
 
 import pytest
 
-__all__ = ["LLMServer", "Recorded", "Reply", "completion", "keyed_labels_responder", "labels_reply",
-           "last_user_message", "llm_server", "max_in_flight"]
+from evaluators.llm import LLMSettings, close_clients
+from evaluators.types import TestCase
+
+__all__ = ["LLMServer", "PARIS_CASE", "PARIS_LABELS", "Recorded", "Reply", "close_llm_clients", "completion",
+           "keyed_labels_responder", "labels_reply", "last_user_message", "llm_server", "loopback_settings",
+           "max_in_flight"]
 
 
 def completion(content: str, prompt_tokens: int = 10, completion_tokens: int = 5,
@@ -286,3 +300,37 @@ def llm_server():
     """A fresh loopback OpenAI-compatible server on 127.0.0.1 (see module docstring)."""
     with LLMServer() as srv:
         yield srv
+
+
+# ---------------------------------------------------------------------- shared LLM-test set-up
+
+@pytest.fixture
+def loopback_settings(llm_server, tmp_path):
+    """``make(**kw) -> LLMSettings`` for ``llm_server`` (see module docstring)."""
+    def make(**kw: Any) -> LLMSettings:
+        base: dict[str, Any] = dict(
+            provider="openai_compatible", base_url=llm_server.base_url, model="loopback-model",
+            cache_path=str(tmp_path / "cache.sqlite3"), retry_base_s=0.05, timeout_s=5.0)
+        base.update(kw)
+        return LLMSettings(**base)
+    return make
+
+
+@pytest.fixture
+def close_llm_clients():
+    """Close the process-wide LLM clients after the test."""
+    yield
+    close_clients()
+
+
+PARIS_CASE = TestCase(
+    id="paris",
+    question="What is the capital of France and what is it known for?",
+    response="Paris is the capital of France. It is known for its museums. It has ten million cats.",
+    documents=(
+        "Paris is the capital of France. It is known for its many museums. The Seine flows through it.",
+        "Berlin is the capital of Germany. It is large.",
+    ),
+)
+PARIS_LABELS = labels_reply(["0a", "0b"], ["0a", "1a"],
+                            {"a": (["0a"], True), "b": (["0b"], True), "c": ([], False)})

@@ -7,15 +7,12 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
 from evaluators import cli
-from evaluators import methods as methods_mod
 from evaluators.cli import check_thresholds, main, parse_thresholds
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
 
@@ -56,23 +53,11 @@ class AllSupported:
             overall_supported=True)) for it in items]
 
 
-@dataclass(frozen=True)
-class Spec:
-    id: str
-    name: str
-    description: str
-    needs_llm: bool
-    impl: Any
-
-    def build(self):
-        return self.impl
-
-
 @pytest.fixture
-def fake(monkeypatch):
+def fake(register_method):
     impl = AllSupported()
-    monkeypatch.setitem(methods_mod.METHODS._items, "fake", Spec("fake", "Fake", "", False, impl))
-    monkeypatch.setitem(methods_mod.METHODS._items, "fake_llm", Spec("fake_llm", "Fake LLM", "", True, impl))
+    register_method("fake", impl, "Fake")
+    register_method("fake_llm", impl, "Fake LLM", needs_llm=True)
     return impl
 
 

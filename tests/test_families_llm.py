@@ -3,6 +3,7 @@ replies, including malformed ones). Expected values are computed by hand from th
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -10,24 +11,15 @@ import pytest
 
 from evaluators import CaseResult, EvalOptions, LLMSettings, TestCase
 from evaluators.families import compute_metrics, embed
-from evaluators.llm import close_clients
 from tests.llm_server import Reply, last_user_message
 
-
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    close_clients()
+pytestmark = pytest.mark.usefixtures("close_llm_clients")
 
 
 @pytest.fixture
-def settings(llm_server):
-    def make(**kw) -> LLMSettings:
-        base = dict(provider="openai_compatible", base_url=llm_server.base_url, model="loopback",
-                    cache_path="", retry_base_s=0.01, timeout_s=5.0, max_retries=1)
-        base.update(kw)
-        return LLMSettings(**base)
-    return make
+def settings(loopback_settings):
+    return functools.partial(loopback_settings, model="loopback", cache_path="", retry_base_s=0.01,
+                             max_retries=1)
 
 
 def run(cases, metrics, llm, params=None, **kw):

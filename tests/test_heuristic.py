@@ -213,3 +213,17 @@ def test_params_file_is_consistent():
     for name in ("prose", "structured"):
         m = p["models"][name]
         assert len(m["coef"]) == len(m["mean"]) == len(m["scale"]) == len(FEATURES)
+
+
+def test_readme_documents_the_shipped_threshold():
+    """README's "How far to trust `trace`" must name the threshold heuristic_params.json ships."""
+    import re
+    from pathlib import Path
+
+    from evaluators.labelers.heuristic import load_params
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### How far to trust `trace`", 1)[1].split("\n## ", 1)[0]
+    thr = load_params()["threshold"]
+    assert f"P ≥ **{thr}**" in section
+    assert re.search(rf"F1 at {re.escape(str(thr))}\b", section)

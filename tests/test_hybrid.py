@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from evaluators import LLMSettings, TestCase, evaluate_batch
+from evaluators import TestCase, evaluate_batch
 from evaluators.labelers import hybrid
-from evaluators.llm import close_clients
 from evaluators.pipeline import estimate
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
-from tests.llm_server import Reply, labels_reply
+from tests.llm_server import PARIS_CASE as CASE, PARIS_LABELS as GOOD, Reply, labels_reply
 
-CASE = TestCase(
-    id="paris",
-    question="What is the capital of France and what is it known for?",
-    response="Paris is the capital of France. It is known for its museums. It has ten million cats.",
-    documents=(
-        "Paris is the capital of France. It is known for its many museums. The Seine flows through it.",
-        "Berlin is the capital of Germany. It is large.",
-    ),
-)
-GOOD = labels_reply(["0a", "0b"], ["0a", "1a"],
-                    {"a": (["0a"], True), "b": (["0b"], True), "c": ([], False)})
+pytestmark = pytest.mark.usefixtures("close_llm_clients")
 
 
 def cases(n: int) -> list[TestCase]:
@@ -46,16 +35,9 @@ def fake_heuristic(confidences: dict[str, float] | None = None, fail: set[str] =
     return run
 
 
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    close_clients()
-
-
 @pytest.fixture
-def llm(llm_server, tmp_path):
-    return LLMSettings(provider="openai_compatible", base_url=llm_server.base_url, model="judge",
-                       cache_path=str(tmp_path / "cache.sqlite3"), retry_base_s=0.05, max_retries=1)
+def llm(loopback_settings):
+    return loopback_settings(model="judge", max_retries=1, timeout_s=60.0)  # 60 s: the library default
 
 
 def test_hybrid_labels_every_case_with_both_and_agreement(llm_server, llm, monkeypatch):

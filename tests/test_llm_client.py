@@ -4,6 +4,7 @@ All through the real SDKs against the loopback server."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
@@ -21,6 +22,8 @@ from tests.llm_server import Reply, labels_reply, last_user_message, max_in_flig
 
 SECRET = "sk-test-SECRET-0123456789"
 
+pytestmark = pytest.mark.usefixtures("close_llm_clients")
+
 
 def one_sentence_case(i: int, marker: str = "") -> TestCase:
     return TestCase(id=f"c{i}", question=f"What is fact {i}?{marker}",
@@ -31,21 +34,9 @@ def good_responder(req):
     return labels_reply(["0a"], ["0a"], {"a": (["0a"], True)})
 
 
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    close_clients()
-
-
 @pytest.fixture
-def settings(llm_server, tmp_path):
-    def make(**kw) -> LLMSettings:
-        base = dict(provider="openai_compatible", base_url=llm_server.base_url, model="loopback-model",
-                    cache_path=str(tmp_path / "cache.sqlite3"), retry_base_s=0.05, timeout_s=5.0,
-                    max_retries=3)
-        base.update(kw)
-        return LLMSettings(**base)
-    return make
+def settings(loopback_settings):
+    return functools.partial(loopback_settings, max_retries=3)
 
 
 class Answer(BaseModel):

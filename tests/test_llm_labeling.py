@@ -6,40 +6,19 @@ import json
 
 import pytest
 
-from evaluators import LLMSettings, TestCase, evaluate_batch
+from evaluators import LLMSettings, evaluate_batch
 from evaluators.labelers.llm import PROMPT_VERSION, build_messages, to_labels, LabelingReply
-from evaluators.llm import close_clients
 from evaluators.sentencize import sentencize_case
-from tests.llm_server import Reply, labels_reply, last_user_message
+from tests.llm_server import PARIS_CASE as CASE, PARIS_LABELS as GOOD, Reply, labels_reply, last_user_message
 
-CASE = TestCase(
-    id="paris",
-    question="What is the capital of France and what is it known for?",
-    response="Paris is the capital of France. It is known for its museums. It has ten million cats.",
-    documents=(
-        "Paris is the capital of France. It is known for its many museums. The Seine flows through it.",
-        "Berlin is the capital of Germany. It is large.",
-    ),
-)
+pytestmark = pytest.mark.usefixtures("close_llm_clients")
+
 DOC_KEYS = ("0a", "0b", "0c", "1a", "1b")
-GOOD = labels_reply(["0a", "0b"], ["0a", "1a"],
-                    {"a": (["0a"], True), "b": (["0b"], True), "c": ([], False)})
-
-
-@pytest.fixture(autouse=True)
-def _close_clients():
-    yield
-    close_clients()
 
 
 @pytest.fixture
-def settings(llm_server, tmp_path):
-    def make(**kw) -> LLMSettings:
-        base = dict(provider="openai_compatible", base_url=llm_server.base_url, model="loopback-model",
-                    cache_path=str(tmp_path / "cache.sqlite3"), retry_base_s=0.05, timeout_s=5.0)
-        base.update(kw)
-        return LLMSettings(**base)
-    return make
+def settings(loopback_settings):
+    return loopback_settings
 
 
 def test_case_sentencizes_as_the_tests_assume():

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
-from evaluators import methods as methods_mod
 from evaluators.export import to_json_dict, to_rows
 from evaluators.facades import TRACEEvaluator, UnifiedEvaluationPipeline, _SingleMethodEvaluator
 from evaluators.methods import get_evaluation_methods
@@ -64,22 +61,10 @@ class FakeMethod:
         return out
 
 
-@dataclass(frozen=True)
-class FakeSpec:
-    id: str
-    name: str
-    description: str
-    needs_llm: bool
-    impl: Any
-
-    def build(self):
-        return self.impl
-
-
 @pytest.fixture
-def fake(monkeypatch):
+def fake(register_method):
     impl = FakeMethod()
-    monkeypatch.setitem(methods_mod.METHODS._items, "fake", FakeSpec("fake", "Fake", "test", False, impl))
+    register_method("fake", impl, "Fake", "test")
     return impl
 
 
@@ -180,12 +165,12 @@ def test_error_outcome_flags_only_that_case(fake):
     assert run.results[1].error == "fake labeler refused this case"
 
 
-def test_wrong_number_of_outcomes_is_flagged(monkeypatch):
+def test_wrong_number_of_outcomes_is_flagged(register_method):
     class Short:
         def label(self, items, options, tick):
             return []
 
-    monkeypatch.setitem(methods_mod.METHODS._items, "short", FakeSpec("short", "S", "", False, Short()))
+    register_method("short", Short(), "S")
     run = evaluate_batch([case(1), case(2)], method="short")
     assert all(not r.ok for r in run.results)
     assert "returned 0 outcomes for 2 cases" in run.results[0].error

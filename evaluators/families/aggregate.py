@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .base import Ctx, Metric, MetricParamError, Skip, get_metric, register
 from .params import as_str_list
@@ -44,35 +44,34 @@ def _components(ctx: Ctx, family: str) -> tuple[list[tuple[str, float]], dict[st
     return used, missing
 
 
-def _ragas_score(ctx: Ctx):
-    used, missing = _components(ctx, "ragas")
-    vals = [v for _, v in used]
-    score = 0.0 if min(vals) <= 0 else len(vals) / sum(1.0 / v for v in vals)
-    return score, {"components": {n: v for n, v in used}, "not_included": missing}
+def _harmonic_mean(vals: list[float]) -> float:
+    return 0.0 if min(vals) <= 0 else len(vals) / sum(1.0 / v for v in vals)
 
 
-def _overall_score(ctx: Ctx):
-    used, missing = _components(ctx, "tonic")
-    vals = [v for _, v in used]
-    return sum(vals) / len(vals), {"components": {n: v for n, v in used},
-                                   "not_included": missing}
+def _mean(vals: list[float]) -> float:
+    return sum(vals) / len(vals)
 
 
-register(Metric(
-    name="ragas_score", family="ragas",
-    description="Harmonic mean of the selected ragas metrics of the case (or those named in "
-                "params 'metrics'); lower-is-better aspects enter as 1 - value; skipped metrics are "
-                "left out and listed.",
-    inputs=(), aggregate=True, reference_llm_calls="0",
-    param_names=("metrics",), normalize=_norm("ragas_score", "ragas"), compute=_ragas_score,
-))
+def _aggregate(name: str, family: str, combine: Callable[[list[float]], float], description: str) -> Metric:
+    """A per-case aggregate of the other ``family`` metrics (oriented values) by ``combine``."""
+    def compute(ctx: Ctx):
+        used, missing = _components(ctx, family)
+        return combine([v for _, v in used]), {"components": {n: v for n, v in used},
+                                               "not_included": missing}
 
-register(Metric(
-    name="overall_score", family="tonic",
-    description="Mean of the normalised selected Tonic metrics of the case (answer_similarity / 5; "
-                "lower-is-better metrics — duplication, hate speech, PII — enter as 1 - value); "
-                "skipped metrics are left out and listed.",
-    inputs=(), aggregate=True, reference_llm_calls="0",
-    param_names=("metrics",), normalize=_norm("overall_score", "tonic"), compute=_overall_score,
-))
+    return Metric(name=name, family=family, description=description, inputs=(), aggregate=True,
+                  reference_llm_calls="0", param_names=("metrics",), normalize=_norm(name, family),
+                  compute=compute)
 
+
+register(_aggregate(
+    "ragas_score", "ragas", _harmonic_mean,
+    "Harmonic mean of the selected ragas metrics of the case (or those named in "
+    "params 'metrics'); lower-is-better aspects enter as 1 - value; skipped metrics are "
+    "left out and listed."))
+
+register(_aggregate(
+    "overall_score", "tonic", _mean,
+    "Mean of the normalised selected Tonic metrics of the case (answer_similarity / 5; "
+    "lower-is-better metrics — duplication, hate speech, PII — enter as 1 - value); "
+    "skipped metrics are left out and listed."))

@@ -19,19 +19,35 @@ from .params import as_float, as_int, as_str
 # ============================================================================ shared helpers
 
 
+def verified_items(ctx: Ctx, prefix: str, n: int, field: str) -> list[Any]:
+    """Items ``{prefix}1`` .. ``{prefix}n`` of the verification call (``R``: response claims, ``G``:
+    ground-truth sentences), each with ``field`` answered; Skip names the first one lacking it."""
+    items = {it.id: it for it in ctx.group("verify").items}
+    what = "claim" if prefix == "R" else "ground-truth sentence"
+    out = []
+    for i in range(n):
+        it = items.get(f"{prefix}{i + 1}")
+        if it is None or getattr(it, field) is None:
+            raise Skip(f"LLM verification lacks {what} {prefix}{i + 1}")
+        out.append(it)
+    return out
+
+
 def claim_verdicts(ctx: Ctx) -> list[dict[str, Any]]:
     """[{claim, supported, reason}] of the response's claims against the documents."""
     claims = ctx.group("response").claims or []
     if not claims:
         raise Skip("the response makes no factual claim: nothing to verify")
-    items = {it.id: it for it in ctx.group("verify").items}
-    out = []
-    for i, c in enumerate(claims):
-        it = items.get(f"R{i + 1}")
-        if it is None or it.supported_by_documents is None:
-            raise Skip(f"LLM verification lacks claim R{i + 1}")
-        out.append({"claim": c, "supported": bool(it.supported_by_documents), "reason": it.reason})
-    return out
+    items = verified_items(ctx, "R", len(claims), "supported_by_documents")
+    return [{"claim": c, "supported": bool(it.supported_by_documents), "reason": it.reason}
+            for c, it in zip(claims, items)]
+
+
+def claim_support(ctx: Ctx, count_key: str, list_key: str) -> tuple[float, dict[str, Any]]:
+    """Share of the response's claims the documents support; details: the count and the verdicts."""
+    v = claim_verdicts(ctx)
+    n_ok = sum(x["supported"] for x in v)
+    return n_ok / len(v), {count_key: n_ok, list_key: v}
 
 
 def plan_claims_vs_docs(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
@@ -62,6 +78,26 @@ def aspect_votes(ctx: Ctx, aspect: str) -> list[bool]:
 
 def majority(votes: list[bool]) -> bool:
     return sum(votes) * 2 > len(votes)
+
+
+def norm_judge(metric: str, p: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters of an LLM judgment: odd ``strictness`` (samples, default 1) and ``temperature``."""
+    return {"strictness": as_int(metric, p, "strictness", 1, lo=1, odd=True),
+            "temperature": as_float(metric, p, "temperature", 0.7, lo=0.0, hi=2.0)}
+
+
+def single_aspect_parts(name: str) -> dict[str, Any]:
+    """The Metric fields of a binary judgment of one predefined aspect (majority of the samples):
+    its parameters, normalize, compute and plan."""
+    def compute(ctx: Ctx):
+        v = aspect_votes(ctx, name)
+        return float(majority(v)), {"votes": [int(x) for x in v]}
+
+    def plan(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
+        plan_judge({name: ASPECTS[name]})(case, params, needs, llm)
+
+    return {"param_names": ("strictness", "temperature"), "normalize": lambda p: norm_judge(name, p),
+            "compute": compute, "plan": plan}
 
 
 def clip01(x: float) -> float:
@@ -98,9 +134,7 @@ def _similarity(ctx: Ctx, cross_encoder: str | None) -> float:
 
 
 def _faithfulness(ctx: Ctx):
-    v = claim_verdicts(ctx)
-    n_ok = sum(x["supported"] for x in v)
-    return n_ok / len(v), {"supported_claims": n_ok, "claims": v}
+    return claim_support(ctx, "supported_claims", "claims")
 
 
 register(Metric(
@@ -187,16 +221,11 @@ register(Metric(
 
 def _context_recall(ctx: Ctx):
     gts = ground_truth_sentences(ctx.case)
-    items = {it.id: it for it in ctx.group("verify").items}
-    flags = []
-    for i, s in enumerate(gts):
-        it = items.get(f"G{i + 1}")
-        if it is None or it.supported_by_documents is None:
-            raise Skip(f"LLM verification lacks ground-truth sentence G{i + 1}")
-        flags.append(bool(it.supported_by_documents))
+    items = verified_items(ctx, "G", len(gts), "supported_by_documents")
+    flags = [bool(it.supported_by_documents) for it in items]
     return sum(flags) / len(flags), {
-        "sentences": [{"sentence": s, "attributed": f, "reason": items[f"G{i + 1}"].reason}
-                      for i, (s, f) in enumerate(zip(gts, flags))]}
+        "sentences": [{"sentence": s, "attributed": f, "reason": it.reason}
+                      for s, f, it in zip(gts, flags, items)]}
 
 
 register(Metric(
@@ -359,22 +388,12 @@ def _correctness_texts(case: TestCase, params: dict, groups: Mapping[str, Any]) 
 
 def factual_f1(ctx: Ctx) -> tuple[float, dict[str, Any]]:
     claims = ctx.group("response").claims or []
-    items = {it.id: it for it in ctx.group("verify").items}
+    in_gt = [bool(it.supported_by_ground_truth)
+             for it in verified_items(ctx, "R", len(claims), "supported_by_ground_truth")]
     gts = ground_truth_sentences(ctx.case)
-    tp = fp = fn = 0
-    for i in range(len(claims)):
-        it = items.get(f"R{i + 1}")
-        if it is None or it.supported_by_ground_truth is None:
-            raise Skip(f"LLM verification lacks claim R{i + 1}")
-        if it.supported_by_ground_truth:
-            tp += 1
-        else:
-            fp += 1
-    for i in range(len(gts)):
-        it = items.get(f"G{i + 1}")
-        if it is None or it.covered_by_response is None:
-            raise Skip(f"LLM verification lacks ground-truth sentence G{i + 1}")
-        fn += 0 if it.covered_by_response else 1
+    covered = [bool(it.covered_by_response)
+               for it in verified_items(ctx, "G", len(gts), "covered_by_response")]
+    tp, fp, fn = sum(in_gt), in_gt.count(False), covered.count(False)
     denom = tp + 0.5 * (fp + fn)
     f1 = tp / denom if denom else 1.0
     return f1, {"tp": tp, "fp": fp, "fn": fn}
@@ -417,13 +436,8 @@ register(Metric(
 PREDEFINED = ("harmfulness", "maliciousness", "coherence", "correctness", "conciseness")
 
 
-def _norm_judge(metric: str, p: Mapping[str, Any]) -> dict[str, Any]:
-    return {"strictness": as_int(metric, p, "strictness", 1, lo=1, odd=True),
-            "temperature": as_float(metric, p, "temperature", 0.7, lo=0.0, hi=2.0)}
-
-
 def _norm_aspect_critique(p: Mapping[str, Any]) -> dict[str, Any]:
-    out = _norm_judge("aspect_critique", p)
+    out = norm_judge("aspect_critique", p)
     aspects = p.get("aspects")
     custom = p.get("custom") or []
     if aspects is None:
@@ -503,13 +517,6 @@ register(Metric(
 
 
 def _single_aspect(name: str) -> Metric:
-    def compute(ctx: Ctx):
-        v = aspect_votes(ctx, name)
-        return float(majority(v)), {"votes": [int(x) for x in v]}
-
-    def plan(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
-        plan_judge({name: ASPECTS[name]})(case, params, needs, llm)
-
     return Metric(
         name=name, family="ragas",
         description=f"ragas aspect critique '{name}': {ASPECTS[name]} 1 = yes (majority of "
@@ -517,9 +524,7 @@ def _single_aspect(name: str) -> Metric:
         inputs=("question", "response"), needs_llm=True, binary=True,
         direction="lower" if name in LOWER_IS_BETTER else "higher", llm_calls_per_case=1,
         llm_calls_note="shared response call (strictness 1) or the shared judgment samples",
-        reference_llm_calls="strictness",
-        param_names=("strictness", "temperature"), normalize=lambda p, _n=name: _norm_judge(_n, p),
-        compute=compute, plan=plan,
+        reference_llm_calls="strictness", **single_aspect_parts(name),
     )
 
 

@@ -8,17 +8,15 @@ from typing import Any, Callable, Mapping
 from ..types import TestCase
 from . import pii
 from .base import Ctx, Metric, MetricParamError, Skip, latency_of, register
-from .llm_groups import ASPECTS, Needs
+from .llm_groups import Needs
 from .params import as_bool, as_float, as_int, as_str, as_str_list
-from .ragas import aspect_votes, chunk_verdicts, claim_verdicts, majority, plan_claims_vs_docs, plan_judge
+from .ragas import chunk_verdicts, claim_support, claim_verdicts, plan_claims_vs_docs, single_aspect_parts
 
 # -- LLM metrics ---------------------------------------------------------------------------------
 
 
 def _answer_consistency(ctx: Ctx):
-    v = claim_verdicts(ctx)
-    n_ok = sum(x["supported"] for x in v)
-    return n_ok / len(v), {"supported_points": n_ok, "main_points": v}
+    return claim_support(ctx, "supported_points", "main_points")
 
 
 register(Metric(
@@ -63,19 +61,22 @@ register(Metric(
 ))
 
 
-def _retrieval_precision(ctx: Ctx):
-    v = chunk_verdicts(ctx, "relevant_to_question")
-    rel = [i for i, f in v if f]
-    return len(rel) / len(v), {"relevant_chunks": rel, "num_chunks": len(v)}
+def _chunk_share(name: str, field: str, task: str, details_key: str, **decl: Any) -> Metric:
+    """Share of the retrieved chunks whose ``field`` verdict (LLM task ``task``) is yes."""
+    def compute(ctx: Ctx):
+        v = chunk_verdicts(ctx, field)
+        hits = [i for i, f in v if f]
+        return len(hits) / len(v), {details_key: hits, "num_chunks": len(v)}
+
+    return Metric(name=name, family="tonic", needs_llm=True, llm_calls_per_case=1,
+                  reference_llm_calls="K (one per chunk)", compute=compute,
+                  plan=lambda c, p, n, llm: n.tasks.add(task), **decl)
 
 
-register(Metric(
-    name="retrieval_precision", family="tonic",
+register(_chunk_share(
+    "retrieval_precision", "relevant_to_question", "chunk.relevant", "relevant_chunks",
     description="Share of the retrieved chunks relevant to answering the question.",
-    inputs=("question", "documents"), needs_llm=True, llm_calls_per_case=1,
-    llm_calls_note="shared chunk call (all chunks in one call)",
-    reference_llm_calls="K (one per chunk)",
-    compute=_retrieval_precision, plan=lambda c, p, n, llm: n.tasks.add("chunk.relevant"),
+    inputs=("question", "documents"), llm_calls_note="shared chunk call (all chunks in one call)",
 ))
 
 
@@ -101,38 +102,19 @@ register(Metric(
 ))
 
 
-def _augmentation_accuracy(ctx: Ctx):
-    v = chunk_verdicts(ctx, "used_in_response")
-    used = [i for i, f in v if f]
-    return len(used) / len(v), {"used_chunks": used, "num_chunks": len(v)}
-
-
-register(Metric(
-    name="augmentation_accuracy", family="tonic",
+register(_chunk_share(
+    "augmentation_accuracy", "used_in_response", "chunk.used", "used_chunks",
     description="Share of the retrieved chunks that appear (in part) in the response.",
-    inputs=("response", "documents"), needs_llm=True, llm_calls_per_case=1,
-    llm_calls_note="shared chunk call",
-    reference_llm_calls="K (one per chunk)",
-    compute=_augmentation_accuracy, plan=lambda c, p, n, llm: n.tasks.add("chunk.used"),
+    inputs=("response", "documents"), llm_calls_note="shared chunk call",
 ))
 
 
 def _judge_metric(name: str, desc: str) -> Metric:
-    def compute(ctx: Ctx):
-        v = aspect_votes(ctx, name)
-        return float(majority(v)), {"votes": [int(x) for x in v]}
-
-    def norm(p: Mapping[str, Any]) -> dict[str, Any]:
-        return {"strictness": as_int(name, p, "strictness", 1, lo=1, odd=True),
-                "temperature": as_float(name, p, "temperature", 0.7, lo=0.0, hi=2.0)}
-
     return Metric(
         name=name, family="tonic", description=desc, inputs=("response",), needs_llm=True,
         binary=True, direction="lower", llm_calls_per_case=1,
         llm_calls_note="a judgment inside the shared response call (0 extra calls)",
-        reference_llm_calls="1",
-        param_names=("strictness", "temperature"), normalize=norm, compute=compute,
-        plan=lambda c, p, n, llm: plan_judge({name: ASPECTS[name]})(c, p, n, llm),
+        reference_llm_calls="1", **single_aspect_parts(name),
     )
 
 

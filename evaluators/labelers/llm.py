@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Sequence
+from typing import Annotated, Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..options import EvalOptions
@@ -138,28 +138,28 @@ def _key_list(v: Any) -> Any:
     return v
 
 
+def _text(v: Any) -> Any:
+    return "" if v is None else str(v)
+
+
+#: Sentence keys: a list or a comma / space separated string, each key normalised; null -> [].
+KeyList = Annotated[list[str], BeforeValidator(_key_list)]
+#: Free text; null -> "".
+Explanation = Annotated[str, BeforeValidator(_text)]
+
+
 class SupportInfo(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     response_sentence_key: str
-    explanation: str = ""
-    supporting_sentence_keys: list[str] = Field(default_factory=list)
+    explanation: Explanation = ""
+    supporting_sentence_keys: KeyList = Field(default_factory=list)
     fully_supported: bool
 
     @field_validator("response_sentence_key", mode="before")
     @classmethod
     def _rkey(cls, v: Any) -> Any:
         return normalize_key(v) if v is not None else v
-
-    @field_validator("supporting_sentence_keys", mode="before")
-    @classmethod
-    def _keys(cls, v: Any) -> Any:
-        return _key_list(v)
-
-    @field_validator("explanation", mode="before")
-    @classmethod
-    def _expl(cls, v: Any) -> Any:
-        return "" if v is None else str(v)
 
     @field_validator("fully_supported", mode="before")
     @classmethod
@@ -176,22 +176,12 @@ class SupportInfo(BaseModel):
 class LabelingReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    relevance_explanation: str = ""
-    all_relevant_sentence_keys: list[str]
-    overall_supported_explanation: str = ""
+    relevance_explanation: Explanation = ""
+    all_relevant_sentence_keys: KeyList
+    overall_supported_explanation: Explanation = ""
     overall_supported: bool | None = None
     sentence_support_information: list[SupportInfo]
-    all_utilized_sentence_keys: list[str]
-
-    @field_validator("all_relevant_sentence_keys", "all_utilized_sentence_keys", mode="before")
-    @classmethod
-    def _keys(cls, v: Any) -> Any:
-        return _key_list(v)
-
-    @field_validator("relevance_explanation", "overall_supported_explanation", mode="before")
-    @classmethod
-    def _expl(cls, v: Any) -> Any:
-        return "" if v is None else str(v)
+    all_utilized_sentence_keys: KeyList
 
     @field_validator("sentence_support_information", mode="before")
     @classmethod

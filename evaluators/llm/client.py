@@ -225,12 +225,8 @@ class LLMClient:
         fns = list(fns)
         if not fns:
             return []
-        loop = self._ensure_loop()
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        loop, inside = self._loop_and_inside()
+        if inside:
             raise RuntimeError("run_all() cannot be called from inside the client's own loop; "
                                "await the calls instead")
 
@@ -310,13 +306,18 @@ class LLMClient:
                 self._loop = loop
             return self._loop
 
-    async def _on_loop(self, coro: Awaitable[T]) -> T:
+    def _loop_and_inside(self) -> tuple[asyncio.AbstractEventLoop, bool]:
+        """The client's loop (started if need be), and whether the caller runs on it."""
         loop = self._ensure_loop()
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
-        if running is loop:
+        return loop, running is loop
+
+    async def _on_loop(self, coro: Awaitable[T]) -> T:
+        loop, inside = self._loop_and_inside()
+        if inside:
             return await coro
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))  # type: ignore[arg-type]
 
