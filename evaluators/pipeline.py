@@ -90,14 +90,15 @@ def evaluate_batch(
     options: EvalOptions | None = None,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
-    chunk_size: int = CHUNK_SIZE,
+    chunk_size: int | None = None,
     **option_overrides: Any,
 ) -> RunResult:
     """Evaluate many cases with one method.
 
     ``option_overrides`` are ``EvalOptions`` fields (``metrics=[...]``, ``llm=LLMSettings(...)``, …).
     ``should_stop()`` is checked between chunks: when it returns True the run ends early and the
-    result holds what finished (``cancelled=True``).
+    result holds what finished (``cancelled=True``). ``chunk_size`` (cases per labeler call, progress
+    and cancel step) defaults to the method's own ``chunk_size`` attribute, else ``CHUNK_SIZE``.
     """
     spec = get_method(method)  # unknown names raise, listing the valid ones
     opts = options or EvalOptions()
@@ -137,6 +138,8 @@ def evaluate_batch(
             pass
     t_label = 0.0
     cancelled = False
+    if chunk_size is None:
+        chunk_size = int(getattr(impl, "chunk_size", CHUNK_SIZE) or CHUNK_SIZE)
     for start in range(0, len(pending), max(1, chunk_size)):
         if should_stop and should_stop():
             cancelled = True

@@ -347,3 +347,23 @@ def test_trace_evaluator_facade(heuristic):
     assert isinstance(s.overall_supported, bool)
     assert 0.0 <= s.average() <= 1.0
     assert s.num_document_sentences == 3 and s.num_response_sentences == 1
+
+
+def test_chunk_size_defaults_to_the_methods_own(fake):
+    """evaluate_batch sends the method's own chunk_size (else CHUNK_SIZE) cases per label() call;
+    an explicit chunk_size wins. The trace labeler asks for big chunks (less padding per encode)."""
+    from evaluators.labelers.heuristic import HeuristicMethod
+    from evaluators.pipeline import CHUNK_SIZE
+
+    sizes = fake.calls  # cases per label() call
+    cases = [case(i) for i in range(CHUNK_SIZE + 6)]
+    evaluate_batch(cases, "fake")
+    assert sizes == [CHUNK_SIZE, 6]
+    sizes.clear()
+    fake.chunk_size = 40
+    evaluate_batch(cases, "fake")
+    assert sizes == [40, 30]
+    sizes.clear()
+    evaluate_batch(cases, "fake", chunk_size=25)
+    assert sizes == [25, 25, 20]
+    assert HeuristicMethod.chunk_size > CHUNK_SIZE

@@ -190,6 +190,11 @@ def _quote(items: Sequence[str], limit: int = 3) -> str:
 class HeuristicMethod:
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
+    #: Cases per ``label`` call in ``evaluate_batch``: all texts of a chunk are embedded in one
+    #: length-sorted model call, so bigger chunks pad less (1,000 QA cases: 11.8 s with 64,
+    #: 8.9 s with 256, 7.6 s in one chunk); 256 still reports progress every few seconds.
+    chunk_size = 256
+
     def __init__(self) -> None:  # cheap: the model and params load lazily, cached process-wide
         pass
 
