@@ -27,6 +27,7 @@ more than ±0.03 — within the bootstrap noise (intervals are ±0.05) — so no
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -59,7 +60,7 @@ def token_vectors(texts: list[str]) -> dict[str, np.ndarray]:
     tok = tr.tokenizer
     out: dict[str, np.ndarray] = {}
     order = sorted(set(texts), key=len)
-    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if embeddings.using_bf16() else torch.inference_mode()
+    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if embeddings.using_bf16() else contextlib.nullcontext()
     for i in range(0, len(order), 64):
         batch = order[i:i + 64]
         enc = tok(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")

@@ -269,34 +269,31 @@ def main() -> int:
     st_params, st_oof, st_ins, st_auc = oof_fit(data, span_files, "structured", args.C, args.folds)
     print(f"structured model: {st_auc[2]} sentences ({st_auc[3]} hallucinated); sentence AUROC "
           f"OOF {st_auc[0]:.3f} in-sample {st_auc[1]:.3f}")
-    # 2. prose documents: a fitted LR for comparison (the shipped prose model is HAND_PROSE)
+    # 2. prose documents: a fitted LR, shipped instead of HAND_PROSE only when it does better (--prose)
     pr_params, pr_oof, pr_ins, pr_auc = oof_fit(data, span_files, "prose", args.C, args.folds)
     print(f"prose LR: {pr_auc[2]} sentences; sentence AUROC OOF {pr_auc[0]:.3f} in-sample {pr_auc[1]:.3f}")
     # 3. one LR over everything (comparison)
     all_params, all_oof, _, all_auc = oof_fit(data, span_files, None, args.C, args.folds)
     print(f"single pooled LR (comparison only): sentence AUROC OOF {all_auc[0]:.3f}")
 
-    shipped_oof = probs_for(data, {"structured": st_params, "prose": hand}, st_oof)
-    shipped_ins = probs_for(data, {"structured": st_params, "prose": hand}, st_ins)
+    hand_oof = probs_for(data, {"structured": st_params, "prose": hand}, st_oof)
     fitted_prose_oof = probs_for(data, {"structured": st_params, "prose": pr_params}, {**st_oof, **pr_oof})
     pooled_oof = probs_for(data, {"structured": all_params, "prose": all_params}, all_oof)
     base = {k: [np.where(c["X"][:, 0] >= BASELINE_SIM, 1.0, 0.0) if len(c["X"]) else np.ones(0)
                 for c in v] for k, v in data.items()}
 
-    thr_hand, obj_hand = choose_threshold(data, span_files, shipped_oof)
+    thr_hand, obj_hand = choose_threshold(data, span_files, hand_oof)
     thr_fp, obj_fp = choose_threshold(data, span_files, fitted_prose_oof)
     thr_pl, _ = choose_threshold(data, span_files, pooled_oof)
     # Which prose model ships: decided on the RAGTruth OOF objective only (MTRAG stays unseen).
-    hand_oof = shipped_oof
     use_fitted = args.prose == "fitted" or (args.prose == "auto" and obj_fp > obj_hand + 1e-9)
     print(f"prose model: hand OOF objective {obj_hand:.3f} (thr {thr_hand}), fitted LR {obj_fp:.3f} "
           f"(thr {thr_fp}) -> shipping {'the fitted LR' if use_fitted else 'the hand weights'}")
     if use_fitted:
-        thr, obj = thr_fp, obj_fp
-        shipped_oof = fitted_prose_oof
-        shipped_ins = probs_for(data, {"structured": st_params, "prose": pr_params}, {**st_ins, **pr_ins})
+        thr, obj, shipped_oof, prose_model, prose_ins = thr_fp, obj_fp, fitted_prose_oof, pr_params, pr_ins
     else:
-        thr, obj = thr_hand, obj_hand
+        thr, obj, shipped_oof, prose_model, prose_ins = thr_hand, obj_hand, hand_oof, hand, {}
+    shipped_ins = probs_for(data, {"structured": st_params, "prose": prose_model}, {**st_ins, **prose_ins})
     print(f"fixed sentence threshold: {thr} (mean OOF over {', '.join(span_files)} of "
           f"(AUROC(1-adh)+F1)/2 = {obj:.3f})\n")
     report: dict[str, dict] = {}
