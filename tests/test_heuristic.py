@@ -59,7 +59,7 @@ def test_supported_vs_invented(model):
         for bad in (bad_year, bad_name, unrelated):
             assert ok.score > bad.score
     # explanations name the evidence
-    assert "'1925' not found in any document sentence" in bad_year.explanation
+    assert "'1925' not found in the documents or the question" in bad_year.explanation
     assert "1889" in bad_year.explanation  # the conflicting number of the best match
     assert "Bernini" in bad_name.explanation
     assert "0a" in good_year.explanation  # the supporting key
@@ -116,6 +116,8 @@ def test_refusals_and_transitions_need_no_support(model):
     ("The tower was not completed until 1889.", None),
     ("Unfortunately, the restaurant does not offer WiFi.", None),
     ("Here is the answer: the tower opened in 1889.", None),
+    ("5. **Check Delimiters and Formats**:", "general"),  # a numbered heading: the 5 is no claim
+    ("3. The tower opened in 1889:", None),
 ])
 def test_needs_no_support_patterns(text, expected):
     got = needs_no_support(text)
@@ -227,3 +229,30 @@ def test_readme_documents_the_shipped_threshold():
     thr = load_params()["threshold"]
     assert f"P ≥ **{thr}**" in section
     assert re.search(rf"F1 at {re.escape(str(thr))}\b", section)
+
+
+def test_markup_is_not_evidence():
+    """List numbers, markdown emphasis and capitalised sentence starters are not numbers / names."""
+    from evaluators.labelers.heuristic_features import analyze, strip_markup
+
+    head = analyze("4. **Report the Transfer:** Depending on the value, you might need to pay fees.")
+    assert head.numbers == frozenset()
+    assert head.names == ()
+    assert strip_markup("- *Gustave* Eiffel") == "Gustave Eiffel"
+    real = analyze("3. Gustave Eiffel built it for 7 million francs in Paris.")
+    assert real.numbers == {"7", "1000000"}
+    assert {"Gustave", "Eiffel", "Paris"} <= set(real.names)
+    assert analyze("NASA and IBM agreed.").names == ("NASA", "IBM")  # acronyms stay names
+
+
+def test_names_and_numbers_of_the_question_are_given(model):
+    docs = ("Small claims courts hear disputes up to 12,500 dollars. "
+            "You file the claim form with the clerk of the court.",)
+    resp = "In Sacramento County, you file the claim form with the clerk of the small claims court."
+    _, asked = _label(TestCase(id="q", question="How do I file a small claim? I live in Sacramento County.",
+                               response=resp, documents=docs))
+    _, unasked = _label(TestCase(id="n", question="How do I file a small claim?", response=resp,
+                                 documents=docs))
+    assert "Sacramento" in unasked.sentences[0].explanation
+    assert "Sacramento" not in asked.sentences[0].explanation
+    assert asked.sentences[0].score > unasked.sentences[0].score

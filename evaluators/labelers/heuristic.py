@@ -45,7 +45,8 @@ import numpy as np
 
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
-from .heuristic_features import FEATURES, analyze, build_doc_index, is_structured, sentence_features
+from .heuristic_features import (FEATURES, analyze, build_doc_index, is_structured, sentence_features,
+                                 strip_markup)
 
 METHOD = "trace"
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
@@ -126,8 +127,7 @@ _HAS_DIGIT = re.compile(r"\d")
 
 def needs_no_support(text: str) -> tuple[str, str] | None:
     """(special key, explanation) for a sentence that needs no document support, else None."""
-    t = text.strip().strip("*_ ").strip()
-    t = re.sub(r"^[-•*\d.)\s]+", "", t) if not _HAS_DIGIT.match(text.strip()) else t
+    t = strip_markup(text).strip().strip("*_ ").strip()
     for rx in _REFUSAL:
         if rx.search(t):
             return ("supported_without_sentence",
@@ -297,6 +297,7 @@ class HeuristicMethod:
             SW = np.zeros((len(R), 0), np.float32)
         qs = R @ q if len(R) else np.zeros(0)
         dq = D @ q if n_d else np.zeros(0)
+        q_info = analyze(it.case.question)
         sents: list[dict[str, Any]] = []
         floor, margin, kmax = float(st["support_floor"]), float(st["support_margin"]), int(st["max_support"])
         for si, s in enumerate(it.response_sentences):
@@ -316,7 +317,7 @@ class HeuristicMethod:
                         for i in wi[wbest]:
                             if int(i) not in support:
                                 support.append(int(i))
-                feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support)
+                feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support, q_info)
             else:
                 feats, ev = None, {}
             sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
@@ -413,16 +414,16 @@ class HeuristicMethod:
             parts.append(f"no supporting sentence: best match {keys[best]} ({ev['sim_max']:.2f}), "
                          f"{ev['cov_all']:.0%} of content words found in the documents")
         for n in ev["missing_numbers"][:3]:
-            msg = f"'{n}' not found in any document sentence"
+            msg = f"'{n}' not found in the documents or the question"
             if ev["best_numbers"]:
                 msg += f" (best match {keys[best]} has {_quote(ev['best_numbers'], 2)})"
             parts.append(msg)
         for name in ev["missing_names"][:3]:
             if ev["best_names"]:
-                parts.append(f"entity '{name}' not in the documents; best match {keys[best]} names "
+                parts.append(f"entity '{name}' not in the documents or the question; best match {keys[best]} names "
                              f"{_quote(ev['best_names'], 2)}")
             else:
-                parts.append(f"entity '{name}' not found in the documents")
+                parts.append(f"entity '{name}' not found in the documents or the question")
         if ev["attr_conflict"]:
             state = "true" if ev["attr_negated"] else "false / 'no'"
             parts.append(f"the data gives {_quote(ev['attr_conflict'], 2)} as {state}")

@@ -8,9 +8,11 @@ For every response sentence ``r`` of a case, against the document sentences ``D`
 * ``sim_gap``     ``sim_win - sim_max`` (how much the window adds)
 * ``cov_top``     share of ``r``'s content words found in its supporting sentences
 * ``cov_all``     share of ``r``'s content words found anywhere in the documents
-* ``num_missing`` numbers of ``r`` not found in any document (count, capped at 3)
+* ``num_missing`` numbers of ``r`` not found in any document nor the question (count, capped at 3)
 * ``num_conflict`` 1 when a number is missing AND the best sentence holds a number ``r`` lacks
-* ``ent_missing`` capitalised names of ``r`` not found in the documents (count, capped at 3)
+* ``ent_missing`` capitalised names of ``r`` not found in the documents nor the question (count,
+                  capped at 3); list numbers ("3. ") and capitalised common words that only start a
+                  sentence, clause or bold heading are not numbers / names
 * ``ent_conflict`` 1 when a name is missing AND the best sentence names something ``r`` lacks
 * ``neg_resp_only`` ``r`` is negated, its supporting sentences are not
 * ``neg_doc_only``  the supporting sentences are negated, ``r`` is not
@@ -135,8 +137,53 @@ class TextInfo:
 
 
 
+_LIST_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*)?(?:[-*•+]|\(?\d{1,2}[.)]|\(?[a-z]\))\s+")
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
+# positions where a capitalised word is only a sentence / clause / heading start
+_CLAUSE_START = re.compile(r"(?:^|[:;(\"“‘\n]|\s[-–—]|\*\*)\s*$")
+
+
+_BOLD = re.compile(r"\*\*([^*]{1,80})\*\*")
+
+
+def _in_heading(raw: str, word: str) -> bool:
+    """A common word inside a bold title-case heading ("**Check Delimiters and Formats**")."""
+    if "**" not in raw:
+        return False
+    common = common_words()
+    if not common or word.lower() not in common:
+        return False
+    return any(word in re.findall(r"[\w'’\-]+", m.group(1)) for m in _BOLD.finditer(raw))
+
+
+def strip_markup(text: str) -> str:
+    """Text without a leading list marker ("3. ", "- ", "a) ") and markdown emphasis.
+
+    A list number is not a claim ("4. **Report the transfer**" states no number 4)."""
+    return _EMPHASIS.sub("", _LIST_MARKER.sub("", text, count=1))
+
+
+_NEXT_CAP = re.compile(r"\s+[A-Z]")
+
+
+def _is_starter(text: str, start: int, word: str) -> bool:
+    """A capitalised common word that only starts a sentence or clause ("Depending on the value").
+
+    Kept as a name: acronyms, and the first word of a capitalised run ("Gustave Eiffel")."""
+    if word.isupper() and len(word) > 1:
+        return False
+    if not _CLAUSE_START.search(text[:start]):
+        return False
+    if _NEXT_CAP.match(text, start + len(word)):
+        return False
+    common = common_words()
+    return bool(common) and word.lower() in common
+
+
 @lru_cache(maxsize=200_000)
 def analyze(text: str) -> TextInfo:
+    raw_text = text
+    text = strip_markup(text)
     toks = _TOKEN.findall(text)
     content: list[str] = []
     raw: list[str] = []
@@ -163,6 +210,8 @@ def analyze(text: str) -> TextInfo:
     names: list[str] = []
     for m in _CAP.finditer(text):
         w = m.group(0)
+        if _is_starter(text, m.start(), w) or _in_heading(raw_text, w):
+            continue
         lw = w.lower().replace("’", "'")
         if lw.endswith("'s"):
             lw = lw[:-2]
@@ -371,6 +420,7 @@ def sentence_features(
     q_sim: float,
     doc: DocIndex,
     support_idx: list[int],
+    given: TextInfo | None = None,
 ) -> tuple[list[float], dict]:
     """Feature vector (in FEATURES order) and evidence for the explanation."""
     sim_max = float(sims.max()) if sims.size else 0.0
@@ -387,16 +437,21 @@ def sentence_features(
         sup_numbers |= si.numbers
         sup_words |= si.words
         sup_neg = sup_neg or si.negated
+    # Names and numbers the question states are given, not invented ("I am in Sacramento." ->
+    # "courts in Sacramento"). Its other words are not: an instruction-style question ("Write an
+    # overview of the business") would otherwise vouch for generic words (measured: worse on RAGTruth).
+    known_words = doc.words | given.words if given is not None else doc.words
+    known_numbers = doc.numbers | given.numbers if given is not None else doc.numbers
     if n_content:
         cov_top = len(info.content & sup_content) / n_content
         cov_all = len(info.content & doc.content) / n_content
     else:
         cov_top = cov_all = 1.0
-    missing_nums = [n for n in sorted(info.numbers) if not number_found(n, doc.numbers)]
+    missing_nums = [n for n in sorted(info.numbers) if not number_found(n, known_numbers)]
     best_i = int(np.argmax(sims)) if sims.size else -1
     best_nums = doc.infos[best_i].numbers - info.numbers if best_i >= 0 else frozenset()
     num_conflict = 1.0 if missing_nums and best_nums else 0.0
-    missing_names = [n for n in info.names if not name_found(n, doc.words)]
+    missing_names = [n for n in info.names if not name_found(n, known_words)]
     best_names = []
     if best_i >= 0 and missing_names:
         rw = {w.lower() for w in info.names}
