@@ -16,7 +16,8 @@ Text is first cut at line breaks (so bullets, numbered lists and table rows beco
 sentences), then each line is split with ``nupunkt`` (an offline Punkt model; NLTK's punkt data
 cannot be downloaded here). Inline list markers that nupunkt cuts off ("Steps: 1. Install. 2. Run.")
 are re-attached to their item; German ordinal dates ("am 3. Oktober") and titles nupunkt misses
-("Lt. Col. Smith") are not cut. Bullet markers stay in the sentence text; pieces with no letters or
+("Lt. Col. Smith") are not cut. In responses, a quotation spanning sentences and a lower-case
+continuation ("… at help@ibm.com. to fix it.") stay one sentence (one claim, judged once). Bullet markers stay in the sentence text; pieces with no letters or
 digits (a lone "-" or "•") are dropped. A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the
 last ``;``/``,``/space before the limit, so one run-on "sentence" (e.g. serialized JSON) cannot
 swallow a whole document. Every sentence keeps its character span in the original text.
@@ -146,9 +147,55 @@ def _merge_markers(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
     return out
 
 
+# A piece that starts in lower case ("to resolve this.") continues the previous one when that one
+# ended at a "." nupunkt mistook for a sentence end ("email verify@ibm.com. to resolve"); "iPhone",
+# "eBay" (lower then upper case) are names and may start a sentence.
+_LOWER_START = re.compile(r"^[a-z](?![A-Z])")
+
+
+def _quote_open(piece: str) -> bool:
+    """True when ``piece`` leaves a double quotation open (odd straight quotes, or more “ than ”)."""
+    straight = piece.count('"')
+    return straight % 2 == 1 or piece.count("“") > piece.count("”")
+
+
+def _closes_quote(piece: str) -> bool:
+    return '"' in piece or "”" in piece
+
+
+def _merge_continuations(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Undo cuts inside a quotation and before a lower-case continuation (one line at a time).
+
+    A quotation is kept whole only when a later piece of the line closes it and the result stays
+    under ``MAX_SENTENCE_CHARS`` (a stray quote mark never swallows the rest of the line)."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        s, e = spans[i]
+        if out and _LOWER_START.match(chunk[s:e]) and chunk[out[-1][0]:out[-1][1]].rstrip().endswith("."):
+            out[-1] = (out[-1][0], e)
+            i += 1
+            continue
+        if _quote_open(chunk[s:e]):
+            for j in range(i + 1, min(i + 4, len(spans))):
+                if spans[j][1] - s > MAX_SENTENCE_CHARS:
+                    break
+                if _closes_quote(chunk[spans[j][0]:spans[j][1]]):
+                    e = spans[j][1]
+                    i = j
+                    break
+        out.append((s, e))
+        i += 1
+    return out
+
+
 @lru_cache(maxsize=65536)
-def split_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Character spans of the sentences of ``text`` (whitespace trimmed, empty pieces dropped)."""
+def split_spans(text: str, whole_claims: bool = False) -> tuple[tuple[int, int], ...]:
+    """Character spans of the sentences of ``text`` (whitespace trimmed, empty pieces dropped).
+
+    ``whole_claims`` (responses): a quotation that spans several sentences and a lower-case
+    continuation stay in one sentence, so one claim is judged once. Documents keep the finer
+    split (a quoted speech of five sentences is five pieces of evidence)."""
     spans: list[tuple[int, int]] = []
     sent_spans = _spans_fn()
     for line in _LINE.finditer(text or ""):
@@ -156,7 +203,10 @@ def split_spans(text: str) -> tuple[tuple[int, int], ...]:
         chunk = line.group(0)
         if not _HAS_WORD.search(chunk):
             continue
-        for s, e in _merge_markers(chunk, list(sent_spans(chunk))):
+        pieces = _merge_markers(chunk, list(sent_spans(chunk)))
+        if whole_claims:
+            pieces = _merge_continuations(chunk, pieces)
+        for s, e in pieces:
             piece = chunk[s:e]
             # nupunkt does not split on CJK/Devanagari/Arabic terminators: cut there too.
             sub_start = s
@@ -190,7 +240,7 @@ def sentencize_document(text: str, doc_index: int) -> tuple[Sentence, ...]:
 def sentencize_response(text: str) -> tuple[Sentence, ...]:
     return tuple(
         Sentence(key=letters(i), text=text[s:e], start=s, end=e)
-        for i, (s, e) in enumerate(split_spans(text or ""))
+        for i, (s, e) in enumerate(split_spans(text or "", whole_claims=True))
     )
 
 

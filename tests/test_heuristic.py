@@ -118,6 +118,11 @@ def test_refusals_and_transitions_need_no_support(model):
     ("Here is the answer: the tower opened in 1889.", None),
     ("5. **Check Delimiters and Formats**:", "general"),  # a numbered heading: the 5 is no claim
     ("3. The tower opened in 1889:", None),
+    ("Sorry, but I have no information regarding when it was developed.", "supported_without_sentence"),
+    ("If you're encountering errors while updating your credit card, here are some troubleshooting "
+     "steps you can follow:", "general"),
+    ("If you're encountering errors while updating your credit card on the billing page, the account "
+     "holder must contact support:", None),
 ])
 def test_needs_no_support_patterns(text, expected):
     got = needs_no_support(text)

@@ -249,3 +249,18 @@ def test_span_invariants_on_shared_data():
                     assert re.search(r"\w", piece)
                 n += len(spans)
     assert n > 1000
+
+
+def test_responses_keep_a_quoted_claim_whole():
+    text = ('The error "Could not place order. Problem authorizing the card." means the bank refused. '
+            "Write to verify@us.ibm.com. to resolve this issue. iPhone users see it too.")
+    assert [s.text for s in sentencize_response(text)] == [
+        'The error "Could not place order. Problem authorizing the card." means the bank refused.',
+        "Write to verify@us.ibm.com. to resolve this issue.",
+        "iPhone users see it too.",
+    ]
+    # documents keep the finer split: each quoted sentence is its own piece of evidence
+    assert len(sentencize_document(text, 0)) > 3
+    # a stray quote mark does not swallow what follows
+    stray = 'A stray " mark. One. Two. Three. Four.'
+    assert len(sentencize_response(stray)) == 5

@@ -102,8 +102,8 @@ _REFUSAL = [re.compile(p, re.I) for p in (
     r"search results?|records?)\b[^.]{0,80}?\b(do(es)? not|don'?t|doesn'?t|did not|didn'?t|cannot|"
     r"can'?t|does ?n[o']t|fail to|lacks?|no)\b[^.]{0,60}?\b(mention|say|contain|include|provide|"
     r"specify|state|discuss|address|cover|give|information|details?|indicate|reference)",
-    r"\b(there is|there's|there are|i found|i could find|i can find)\s+no\s+(specific\s+)?"
-    r"(information|mention|details?|data|reference)",
+    r"\b(there is|there's|there are|i found|i could find|i can find|i have|i've got)\s+no\s+"
+    r"(specific\s+|further\s+|additional\s+)?(information|mention|details?|data|reference)",
     r"\b(i (do not|don'?t) (know|have (enough|any|that|this|the))|i('m| am) (not sure|unable|sorry)|"
     r"i cannot (answer|find|determine|provide|say)|i can'?t (answer|find|determine|provide|say)|"
     r"not enough information|insufficient information|unable to (answer|find|determine|provide)|"
@@ -122,6 +122,7 @@ _GENERAL = [re.compile(p, re.I) for p in (
     r"key points|notes?)\W*$",
 )]
 _ENDS_COLON = re.compile(r":\s*\**$")
+_INTRO = re.compile(r"\b(here (is|are)|here's|the following|as follows)\b[^:]{0,60}:\s*\**$", re.I)
 _HAS_DIGIT = re.compile(r"\d")
 
 
@@ -136,7 +137,7 @@ def needs_no_support(text: str) -> tuple[str, str] | None:
         if rx.search(t):
             return "general", "transition / pleasantry with no factual claim: needs no support"
     words = t.split()
-    if _ENDS_COLON.search(t) and len(words) <= 16 and not _HAS_DIGIT.search(t):
+    if _ENDS_COLON.search(t) and not _HAS_DIGIT.search(t) and (len(words) <= 16 or _INTRO.search(t)):
         return "general", "introduces what follows (ends with ':'), no factual claim: needs no support"
     return None
 
