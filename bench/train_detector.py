@@ -8,6 +8,8 @@ Data: the shared human-labeled dev sets (../shared/data; skipped when absent). N
   span overlaps its character range. These sentences train the logistic combiner.
 * MTRAG has only response-level labels: it is NOT used for fitting, only measured (records without
   documents are left out, as the data README says) — an out-of-distribution check.
+* Only ``*_dev.jsonl`` files are fitted on. Any other file in ../shared/data (a held-out set) is
+  measured with the fitted model, never fitted on, span labels or not.
 
 Honesty: the dev data is also the training data, so the figures that count are the out-of-fold ones
 (GroupKFold by source document: all responses of one article / business / task in one fold).
@@ -255,6 +257,7 @@ def main() -> int:
     t0 = time.perf_counter()
     load_embedding_cache()
     data: dict[str, list] = {}
+    dev_labels = {file_label(f) for f in files if f.stem.endswith("_dev")}
     for f in files:
         cases = load_shared(f)
         if file_label(f).startswith("mtrag"):
@@ -262,7 +265,10 @@ def main() -> int:
         data[file_label(f)] = collect(cases)
     save_embedding_cache()
     print(f"features for {sum(len(v) for v in data.values())} cases in {time.perf_counter() - t0:.1f}s")
-    span_files = [k for k, v in data.items() if v and any(t is not None for c in v for t in c["target"])]
+    # Fit only on dev files: a held-out file dropped next to them (not named *_dev.jsonl) is measured,
+    # never fitted on, even when it has span labels.
+    span_files = [k for k, v in data.items()
+                  if k in dev_labels and v and any(t is not None for c in v for t in c["target"])]
     n_special = sum(int(c["special"].sum()) for k in span_files for c in data[k])
     n_special_h = sum(1 for k in span_files for c in data[k] for si, t in enumerate(c["target"])
                       if c["special"][si] and t)
@@ -304,7 +310,8 @@ def main() -> int:
           f"(AUROC(1-adh)+F1)/2 = {obj:.3f})\n")
     report: dict[str, dict] = {}
     for k, v in data.items():
-        tag = "" if k in span_files else "   (no span labels: never used for fitting or the threshold)"
+        tag = ("" if k in span_files else "   (never used for fitting or the threshold: "
+               + ("no span labels)" if k in dev_labels else "held out, not a *_dev file)"))
         print(f"== {k}{tag}")
         rows = {
             "before: cosine>=0.5": response_table(v, base[k], 0.5),
