@@ -63,11 +63,12 @@ DEFAULTS: dict[str, Any] = {
     "cross_encoder_weight": 0.5,
 }
 
-#: The prose model: weights set by hand BEFORE looking at any labeled data (similarity and word
-#: coverage up, missing numbers / names / negation down). On the shared dev data it ranks responses
-#: better than a logistic regression fitted on RAGTruth Summary sentences (see
-#: bench/train_detector.py output), so prose documents use it; structured (JSON) documents use the
-#: fitted model. Raw (unstandardised) features, in FEATURES order.
+#: The prior of the prose model: weights set by hand BEFORE looking at any labeled data (similarity
+#: and word coverage up, missing numbers / names / negation down). Raw (unstandardised) features, in
+#: FEATURES order. The shipped prose model (heuristic_params.json) is the logit average of these and
+#: a logistic regression fitted on RAGTruth Summary sentences, with the weight picked out-of-fold by
+#: bench/train_detector.py (either alone ranks responses worse); structured (JSON) documents use a
+#: fitted model. Without the params file, these weights are used as they are.
 HAND_PROSE: dict[str, Any] = {
     "mean": [0.0] * len(FEATURES),
     "scale": [1.0] * len(FEATURES),
