@@ -17,10 +17,10 @@ sentences), then each line is split with ``nupunkt`` (an offline Punkt model; NL
 cannot be downloaded here). Inline list markers that nupunkt cuts off ("Steps: 1. Install. 2. Run.")
 are re-attached to their item; German ordinal dates ("am 3. Oktober") and titles nupunkt misses
 ("Lt. Col. Smith") are not cut. In responses, a quotation spanning sentences and a lower-case
-continuation ("… at help@ibm.com. to fix it.") stay one sentence (one claim, judged once). Bullet markers stay in the sentence text; pieces with no letters or
-digits (a lone "-" or "•") are dropped. A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the
-last ``;``/``,``/space before the limit, so one run-on "sentence" (e.g. serialized JSON) cannot
-swallow a whole document. Every sentence keeps its character span in the original text.
+continuation ("… at help@ibm.com. to fix it.") stay one sentence (one claim, judged once). Bullet
+markers stay in the sentence text; pieces with no letters or digits (a lone "-" or "•") are dropped.
+A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the last ``;``/``,``/space before the limit,
+so one run-on "sentence" (e.g. serialized JSON) cannot swallow a whole document. Every sentence keeps its character span in the original text.
 """
 
 from __future__ import annotations

@@ -45,8 +45,8 @@ import numpy as np
 
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
-from .heuristic_features import (FEATURES, analyze, build_doc_index, is_structured, sentence_features,
-                                 strip_markup)
+from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
+                                 sentence_features, strip_markup)
 
 METHOD = "trace"
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
@@ -299,7 +299,7 @@ class HeuristicMethod:
             SW = np.zeros((len(R), 0), np.float32)
         qs = R @ q if len(R) else np.zeros(0)
         dq = D @ q if n_d else np.zeros(0)
-        q_info = analyze(it.case.question)
+        given = given_vocabulary(doc, analyze(it.case.question))
         sents: list[dict[str, Any]] = []
         floor, margin, kmax = float(st["support_floor"]), float(st["support_margin"]), int(st["max_support"])
         for si, s in enumerate(it.response_sentences):
@@ -319,7 +319,7 @@ class HeuristicMethod:
                         for i in wi[wbest]:
                             if int(i) not in support:
                                 support.append(int(i))
-                feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support, q_info)
+                feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support, given)
             else:
                 feats, ev = None, {}
             sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
@@ -422,8 +422,8 @@ class HeuristicMethod:
             parts.append(msg)
         for name in ev["missing_names"][:3]:
             if ev["best_names"]:
-                parts.append(f"entity '{name}' not in the documents or the question; best match {keys[best]} names "
-                             f"{_quote(ev['best_names'], 2)}")
+                parts.append(f"entity '{name}' not in the documents or the question; best match "
+                             f"{keys[best]} names {_quote(ev['best_names'], 2)}")
             else:
                 parts.append(f"entity '{name}' not found in the documents or the question")
         if ev["attr_conflict"]:

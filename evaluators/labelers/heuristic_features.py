@@ -139,21 +139,11 @@ class TextInfo:
 
 _LIST_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*)?(?:[-*•+]|\(?\d{1,2}[.)]|\(?[a-z]\))\s+")
 _EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
+_BOLD = re.compile(r"\*\*([^*]{1,80})\*\*")
+_WORD = re.compile(r"[\w'’\-]+")
 # positions where a capitalised word is only a sentence / clause / heading start
 _CLAUSE_START = re.compile(r"(?:^|[:;(\"“‘\n]|\s[-–—]|\*\*)\s*$")
-
-
-_BOLD = re.compile(r"\*\*([^*]{1,80})\*\*")
-
-
-def _in_heading(raw: str, word: str) -> bool:
-    """A common word inside a bold title-case heading ("**Check Delimiters and Formats**")."""
-    if "**" not in raw:
-        return False
-    common = common_words()
-    if not common or word.lower() not in common:
-        return False
-    return any(word in re.findall(r"[\w'’\-]+", m.group(1)) for m in _BOLD.finditer(raw))
+_NEXT_CAP = re.compile(r"\s+[A-Z]")
 
 
 def strip_markup(text: str) -> str:
@@ -163,26 +153,25 @@ def strip_markup(text: str) -> str:
     return _EMPHASIS.sub("", _LIST_MARKER.sub("", text, count=1))
 
 
-_NEXT_CAP = re.compile(r"\s+[A-Z]")
+def _only_capitalised(text: str, start: int, word: str, heading: frozenset[str]) -> bool:
+    """A common word that is capitalised only because it starts a sentence, a clause or sits in a
+    bold title-case heading ("Depending on the value", "**Check Delimiters and Formats**").
 
-
-def _is_starter(text: str, start: int, word: str) -> bool:
-    """A capitalised common word that only starts a sentence or clause ("Depending on the value").
-
-    Kept as a name: acronyms, and the first word of a capitalised run ("Gustave Eiffel")."""
+    Kept as names outside headings: acronyms, and the first word of a capitalised run ("Gustave
+    Eiffel")."""
+    common = common_words()
+    if not common or word.lower() not in common:
+        return False
+    if word in heading:
+        return True
     if word.isupper() and len(word) > 1:
         return False
-    if not _CLAUSE_START.search(text[:start]):
-        return False
-    if _NEXT_CAP.match(text, start + len(word)):
-        return False
-    common = common_words()
-    return bool(common) and word.lower() in common
+    return bool(_CLAUSE_START.search(text[:start])) and not _NEXT_CAP.match(text, start + len(word))
 
 
 @lru_cache(maxsize=200_000)
 def analyze(text: str) -> TextInfo:
-    raw_text = text
+    heading = frozenset(w for m in _BOLD.finditer(text) for w in _WORD.findall(m.group(1)))
     text = strip_markup(text)
     toks = _TOKEN.findall(text)
     content: list[str] = []
@@ -210,7 +199,7 @@ def analyze(text: str) -> TextInfo:
     names: list[str] = []
     for m in _CAP.finditer(text):
         w = m.group(0)
-        if _is_starter(text, m.start(), w) or _in_heading(raw_text, w):
+        if _only_capitalised(text, m.start(), w, heading):
             continue
         lw = w.lower().replace("’", "'")
         if lw.endswith("'s"):
@@ -413,6 +402,15 @@ def build_doc_index(doc_texts: tuple[str, ...], doc_ids: tuple[int, ...], full_d
                     frozenset(af - at), frozenset(at - af), frozenset(an - af - at))
 
 
+def given_vocabulary(doc: DocIndex, question: TextInfo) -> tuple[frozenset[str], frozenset[str]]:
+    """(words, numbers) a response may state without inventing them: the documents' and question's.
+
+    Names and numbers the question states are given ("I am in Sacramento." -> "courts in
+    Sacramento"). Its other words do not raise coverage: an instruction-style question ("Write an
+    overview of the business") would otherwise vouch for generic words (measured: worse on RAGTruth)."""
+    return frozenset(doc.words | question.words), frozenset(doc.numbers | question.numbers)
+
+
 def sentence_features(
     info: TextInfo,
     sims: np.ndarray,
@@ -420,9 +418,12 @@ def sentence_features(
     q_sim: float,
     doc: DocIndex,
     support_idx: list[int],
-    given: TextInfo | None = None,
+    given: tuple[frozenset[str], frozenset[str]] | None = None,
 ) -> tuple[list[float], dict]:
-    """Feature vector (in FEATURES order) and evidence for the explanation."""
+    """Feature vector (in FEATURES order) and evidence for the explanation.
+
+    ``given``: (words, numbers) that count as stated — the documents' plus the question's names and
+    numbers, built once per case by :func:`given_vocabulary`; default the documents' alone."""
     sim_max = float(sims.max()) if sims.size else 0.0
     sim_win = float(win_sims.max()) if win_sims.size else sim_max
     sim_win = max(sim_win, sim_max)
@@ -437,11 +438,7 @@ def sentence_features(
         sup_numbers |= si.numbers
         sup_words |= si.words
         sup_neg = sup_neg or si.negated
-    # Names and numbers the question states are given, not invented ("I am in Sacramento." ->
-    # "courts in Sacramento"). Its other words are not: an instruction-style question ("Write an
-    # overview of the business") would otherwise vouch for generic words (measured: worse on RAGTruth).
-    known_words = doc.words | given.words if given is not None else doc.words
-    known_numbers = doc.numbers | given.numbers if given is not None else doc.numbers
+    known_words, known_numbers = given if given is not None else (doc.words, doc.numbers)
     if n_content:
         cov_top = len(info.content & sup_content) / n_content
         cov_all = len(info.content & doc.content) / n_content
