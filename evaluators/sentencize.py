@@ -20,7 +20,8 @@ are re-attached to their item; German ordinal dates ("am 3. Oktober") and titles
 continuation ("… at help@ibm.com. to fix it.") stay one sentence (one claim, judged once). Bullet
 markers stay in the sentence text; pieces with no letters or digits (a lone "-" or "•") are dropped.
 A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the last ``;``/``,``/space before the limit,
-so one run-on "sentence" (e.g. serialized JSON) cannot swallow a whole document. Every sentence keeps its character span in the original text.
+so one run-on "sentence" (e.g. serialized JSON) cannot swallow a whole document. Every sentence
+keeps its character span in the original text.
 """
 
 from __future__ import annotations
