@@ -34,11 +34,13 @@ from typing import Any, Mapping, Sequence
 from .errors import DatasetError
 from .mapping import LABEL_COLUMNS, MAPPABLE_FIELDS, ColumnMapping, guess_mapping
 from .read import SUPPORTED_EXTENSIONS, _frame, read_table
-from .validate import LoadResult, to_cases
+from .validate import MAX_TEXT_CHARS, LoadResult, to_cases
+from .values import MAX_DEPTH, nesting_depth
 
 __all__ = [
-    "LABEL_COLUMNS", "MAPPABLE_FIELDS", "SUPPORTED_EXTENSIONS", "ColumnMapping", "DatasetError",
-    "LoadResult", "cases_from_records", "guess_mapping", "load_cases", "read_table", "to_cases",
+    "LABEL_COLUMNS", "MAPPABLE_FIELDS", "MAX_DEPTH", "MAX_TEXT_CHARS", "SUPPORTED_EXTENSIONS",
+    "ColumnMapping", "DatasetError", "LoadResult", "cases_from_records", "guess_mapping",
+    "load_cases", "nesting_depth", "read_table", "to_cases",
 ]
 
 

@@ -1,25 +1,48 @@
-"""JSON and JSONL files -> records (dicts), with per-record problems kept as errors."""
+"""JSON and JSONL files -> records (dicts), with per-record problems kept as errors.
+
+JSON: a list of records, an object holding one list of records (under "data", "test_cases", … or
+its only list of objects), an object of equal-length column lists, or one record on its own.
+Nesting deeper than the interpreter can parse does not crash: in a top-level list, each record is
+parsed on its own so only the too-deep ones are flagged. JSONL: one object per line; a line that
+cannot be read is flagged with its line number and the other lines still load. Raw control
+characters (tabs, newlines) inside strings are accepted.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .errors import DatasetError
-from .values import _type_name
+from .mapping import guess_mapping
+from .values import MAX_DEPTH, _type_name
 
 #: Keys under which a JSON object may hold its list of records (tried in this order).
 _RECORD_KEYS = ("data", "test_cases", "cases", "records", "rows", "examples", "items", "samples")
+_TOO_DEEP = f"nested too deeply (over {MAX_DEPTH} levels of lists / objects)"
+Records = tuple[list[dict], list[int], list[DatasetError]]
 
 
-def _json_records(text: str, name: str) -> tuple[list[dict], list[int], list[DatasetError]]:
+def _malformed(name: str, text: str, exc: json.JSONDecodeError, offset: int = 0) -> DatasetError:
+    pos = offset + exc.pos
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    hint = ""
+    if "Extra data" in exc.msg:
+        hint = " (one JSON object per line? name the file .jsonl)"
+    elif pos >= len(text.rstrip()):
+        hint = " (the file ends before the JSON is complete: truncated?)"
+    return DatasetError(name, f"malformed JSON at line {line}, column {col}: {exc.msg}{hint}")
+
+
+def _json_records(text: str, name: str) -> Records:
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, strict=False)
     except json.JSONDecodeError as exc:
-        hint = " (one JSON object per line? name the file .jsonl)" if "Extra data" in exc.msg else ""
-        raise DatasetError(
-            name, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"
-        ) from exc
+        raise _malformed(name, text, exc) from None
+    except RecursionError:
+        return _deep_list_records(text, name)
     if isinstance(obj, dict):
         obj = _records_in_object(obj, name)
     if not isinstance(obj, list):
@@ -34,11 +57,72 @@ def _json_records(text: str, name: str) -> tuple[list[dict], list[int], list[Dat
     return records, rows, errors
 
 
+# A JSON string, or one structural character (the elements of a list are found without parsing).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]', re.S)
+
+
+def _split_top_list(text: str) -> list[tuple[int, int]] | None:
+    """Character spans of the elements of a top-level JSON list (None if the text is not one)."""
+    i = len(text) - len(text.lstrip())
+    if not text.startswith("[", i):
+        return None
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, i + 1
+    for m in _TOKEN.finditer(text, i):
+        t = m.group()
+        if t[0] == '"':
+            continue
+        if t in "[{":
+            depth += 1
+        elif t in "]}":
+            depth -= 1
+            if depth == 0:
+                if text[start:m.start()].strip() or spans:
+                    spans.append((start, m.start()))
+                return spans if not text[m.end():].strip() else None
+        elif depth == 1:  # a comma between two elements
+            spans.append((start, m.start()))
+            start = m.end()
+    return None  # never closed
+
+
+def _deep_list_records(text: str, name: str) -> Records:
+    spans = _split_top_list(text)
+    if spans is None:
+        raise DatasetError(name, f"JSON is {_TOO_DEEP}; records should be flat objects")
+    records, rows, errors = [], [], []
+    for i, (a, b) in enumerate(spans, start=1):
+        try:
+            rec = json.loads(text[a:b], strict=False)
+        except RecursionError:
+            errors.append(DatasetError(name, f"record is {_TOO_DEEP}", row=i))
+            continue
+        except json.JSONDecodeError as exc:
+            raise _malformed(name, text, exc, offset=a) from None
+        if isinstance(rec, dict):
+            records.append(rec)
+            rows.append(i)
+        else:
+            errors.append(DatasetError(name, f"record is a {_type_name(rec)}, expected an object", row=i))
+    return records, rows, errors
+
+
+def _is_one_record(obj: dict[str, Any]) -> bool:
+    """{"question": "…", "response": "…", …} on its own (not column lists)."""
+    try:
+        m = guess_mapping(list(obj))
+    except DatasetError:
+        return False
+    return not isinstance(obj.get(m.question), list)
+
+
 def _records_in_object(obj: dict[str, Any], name: str) -> list[Any]:
     lists = {k: v for k, v in obj.items() if isinstance(v, list)}
     for k in _RECORD_KEYS:
         if k in lists:
             return lists[k]
+    if _is_one_record(obj):
+        return [obj]
     of_dicts = [k for k, v in lists.items() if v and all(isinstance(x, dict) for x in v)]
     if len(of_dicts) == 1:
         return lists[of_dicts[0]]
@@ -54,16 +138,25 @@ def _records_in_object(obj: dict[str, Any], name: str) -> list[Any]:
                              f"of objects, or an object with one under \"data\"")
 
 
-def _jsonl_records(text: str, name: str) -> tuple[list[dict], list[int], list[DatasetError]]:
+def _lines(text: str) -> list[str]:
+    # Not str.splitlines(): it also splits at U+2028, U+0085 … which JSON allows inside strings.
+    sep = "\n" if "\n" in text or "\r" not in text else "\r"
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split(sep)]
+
+
+def _jsonl_records(text: str, name: str) -> Records:
     records, rows, errors = [], [], []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, strict=False)
         except json.JSONDecodeError as exc:
             errors.append(DatasetError(name, f"malformed JSON line (column {exc.colno}: {exc.msg})",
                                        row=lineno))
+            continue
+        except RecursionError:
+            errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
             continue
         if not isinstance(rec, dict):
             errors.append(DatasetError(name, f"line holds a {_type_name(rec)}, expected an object",
@@ -71,5 +164,15 @@ def _jsonl_records(text: str, name: str) -> tuple[list[dict], list[int], list[Da
             continue
         records.append(rec)
         rows.append(lineno)
+    if not records and len(errors) > 1 and _is_one_document(text):
+        raise DatasetError(name, "the file is one JSON document over several lines, not one object "
+                                 "per line; name it .json")
     return records, rows, errors
 
+
+def _is_one_document(text: str) -> bool:
+    try:
+        json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -1,13 +1,19 @@
 """Value helpers shared by the readers and the row validation (type names, missing values,
-numpy/pandas values to plain Python)."""
+numpy/pandas values to plain Python, nesting depth)."""
 
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Any
 
 import pandas as pd
 
+#: Deepest nesting of lists / objects accepted in one cell (a record's own level not counted).
+#: Real data needs a handful of levels; deeper values are refused with a clear error instead of
+#: overflowing a recursion limit further down (Python's in export / JSON, Arrow's 64 levels in
+#: the dashboard's tables).
+MAX_DEPTH = 32
 
 def _type_name(v: Any) -> str:
     if isinstance(v, bool):
@@ -61,8 +67,37 @@ def _py(v: Any) -> Any:
     return v
 
 
-
 def _short(v: Any, n: int = 60) -> str:
-    s = repr(_py(v))
+    try:
+        s = repr(_py(v))
+    except RecursionError:  # a value nested too deeply for _py: a bounded repr instead
+        s = reprlib.repr(v)
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _children(v: Any) -> Any:
+    if isinstance(v, dict):
+        return v.values()
+    if isinstance(v, (list, tuple)):
+        return v
+    if getattr(v, "ndim", 0) and hasattr(v, "tolist"):  # numpy arrays (Parquet list columns)
+        return list(v)
+    return None
+
+
+def nesting_depth(v: Any, limit: int = MAX_DEPTH) -> int:
+    """Levels of lists / objects in ``v`` (0 for a scalar), counted without recursion and
+    stopping once past ``limit`` (so the answer is at most ``limit + 1``)."""
+    deepest = 0
+    stack = [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        kids = _children(x)
+        if kids is None:
+            continue
+        deepest = max(deepest, d)
+        if d > limit:
+            return d
+        stack.extend((k, d + 1) for k in kids)
+    return deepest
 
