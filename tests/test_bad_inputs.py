@@ -184,7 +184,8 @@ def test_upload_page_shows_bad_files_without_a_traceback():
                         ("truncated.json", "truncated?"), ("excel_renamed.csv", "Excel")):
         at.file_uploader(key="upload.file").set_value((name, (BAD / name).read_bytes(), "text/plain")).run()
         assert not at.exception, (name, at.exception)
-        assert any(name in e.value and shown in e.value for e in at.error), (name, [e.value for e in at.error])
+        shown_errors = [e.value for e in at.error]
+        assert any(name in e and shown in e for e in shown_errors), (name, shown_errors)
     for name in ("semicolon.csv", "deep_record.json", "mixed_types.json", "deep_cell.json", "nul_bytes.csv"):
         at.file_uploader(key="upload.file").set_value((name, (BAD / name).read_bytes(), "text/plain")).run()
         assert not at.exception, (name, at.exception)
@@ -279,10 +280,13 @@ def test_above_the_upload_cap_is_refused_clearly(tmp_path):
 def test_very_long_cells(tmp_path, trace):
     long_doc = "Lima is the capital of Peru. " * 7000  # ~200,000 characters: fine
     rows = [
-        {"id": "ok1", "question": "Capital of France?", "response": "Paris.", "documents": ["Paris is the capital."]},
+        {"id": "ok1", "question": "Capital of France?", "response": "Paris.",
+         "documents": ["Paris is the capital."]},
         {"id": "big_response", "question": "Long?", "response": "x" * (MAX_TEXT_CHARS + 1)},
-        {"id": "big_doc", "question": "Capital?", "response": "Lima.", "documents": ["ok", "y" * (MAX_TEXT_CHARS + 5)]},
-        {"id": "ok2", "question": "Capital of Peru?", "response": "Lima is the capital of Peru.", "documents": [long_doc]},
+        {"id": "big_doc", "question": "Capital?", "response": "Lima.",
+         "documents": ["ok", "y" * (MAX_TEXT_CHARS + 5)]},
+        {"id": "ok2", "question": "Capital of Peru?", "response": "Lima is the capital of Peru.",
+         "documents": [long_doc]},
     ]
     p = tmp_path / "long.jsonl"
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -292,3 +296,25 @@ def test_very_long_cells(tmp_path, trace):
     assert "text is 1,000,001 characters long, over the limit of 1,000,000 per cell" in res.errors[0].message
     assert res.errors[1].message.startswith("document 2: text is 1,000,005 characters long")
     trace(res.cases)
+
+
+def test_fifty_megabytes_of_nesting(tmp_path):
+    """Deep nesting at the upload cap is refused in seconds (no recursion, no per-bracket Python
+    loop): one 25,000,000-level list, and a list where every other record is 2,000 levels deep."""
+    import time
+
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 25_000_000 + "]" * 25_000_000)
+    t = time.perf_counter()
+    with pytest.raises(DatasetError, match="nested too deeply"):
+        load_cases(p)
+    good = json.dumps({"question": "What is the capital of France?", "response": "Paris.",
+                       "documents": ["Paris [1] is the capital {of} France. " * 150]})
+    bad = '{"question": "Deep?", "response": "Yes.", "meta": ' + "[" * 2000 + "]" * 2000 + "}"
+    p2 = tmp_path / "half_deep.json"
+    p2.write_text("[" + ",".join([good, bad] * 5000) + "]")
+    assert p2.stat().st_size > 40e6
+    res = load_cases(p2)
+    assert len(res.cases) == 5000 and [e.row for e in res.errors] == list(range(2, 10_001, 2))
+    assert all("nested too deeply" in e.message for e in res.errors)
+    assert time.perf_counter() - t < 120  # measured ~10 s on a busy 2-core machine: not minutes

@@ -476,3 +476,23 @@ def test_ragbench_parquet_columns(tmp_path):
     assert c.metadata["trulens_groundedness"] == 0.9 and c.metadata["dataset_name"] == "covidqa"
     assert c.metadata["documents_sentences"][0][1] == ["0b", "It is old."]
     json.dumps(c.labels), json.dumps(c.metadata)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 22])
+def test_split_top_list_across_chunks(monkeypatch, chunk):
+    """The element finder of deeply nested JSON lists gives the same spans whatever the chunk size."""
+    from evaluators.datasets import json_records, values
+
+    monkeypatch.setattr(json_records, "_CHUNK", chunk)
+    monkeypatch.setattr(values, "_CHUNK", chunk)
+    text = ' [{"a": [1, [2]], "s": "x,]}[{"}, "q\\"]", [[[]]], 5 ]  '
+    spans = json_records._split_top_list(text)
+    assert [(text[a:b].strip(), d) for a, b, d in spans] == [
+        ('{"a": [1, [2]], "s": "x,]}[{"}', 3), ('"q\\"]"', 0), ("[[[]]]", 3), ("5", 0)]
+    assert json_records._split_top_list("[ ]") == []
+    assert json_records._split_top_list("[1, 2] extra") is None
+    assert json_records._split_top_list("[1, 2") is None
+    assert json_records._split_top_list('{"a": 1}') is None
+    assert values.too_deep_to_parse("[" * 201 + "]" * 201)
+    assert not values.too_deep_to_parse('"' + "[" * 300 + '"')  # brackets inside a string
+    assert not values.too_deep_to_parse("[" + "[], " * 300 + "[]]")  # many, but shallow

@@ -11,12 +11,13 @@ characters (tabs, newlines) inside strings are accepted.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from .errors import DatasetError
 from .mapping import guess_mapping
-from .values import MAX_DEPTH, _type_name
+from .values import (
+    _CHUNK, MAX_DEPTH, PARSE_DEPTH, _depths, _skeleton, _type_name, too_deep_to_parse,
+)
 
 #: Keys under which a JSON object may hold its list of records (tried in this order).
 _RECORD_KEYS = ("data", "test_cases", "cases", "records", "rows", "examples", "items", "samples")
@@ -57,33 +58,43 @@ def _json_records(text: str, name: str) -> Records:
     return records, rows, errors
 
 
-# A JSON string, or one structural character (the elements of a list are found without parsing).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]', re.S)
+def _split_top_list(text: str) -> list[tuple[int, int, int]] | None:
+    """(start, end, depth) of each element of a top-level JSON list (None if the text is not
+    one), found without parsing them: strings are blanked out, then the bracket depth is a
+    cumulative sum (numpy, in chunks), so even 50 MB of brackets take seconds, not minutes.
+    ``depth`` counts the levels of lists / objects of the element (a flat record: 1)."""
+    import numpy as np
 
-
-def _split_top_list(text: str) -> list[tuple[int, int]] | None:
-    """Character spans of the elements of a top-level JSON list (None if the text is not one)."""
     i = len(text) - len(text.lstrip())
     if not text.startswith("[", i):
         return None
-    spans: list[tuple[int, int]] = []
-    depth, start = 0, i + 1
-    for m in _TOKEN.finditer(text, i):
-        t = m.group()
-        if t[0] == '"':
-            continue
-        if t in "[{":
-            depth += 1
-        elif t in "]}":
-            depth -= 1
-            if depth == 0:
-                if text[start:m.start()].strip() or spans:
-                    spans.append((start, m.start()))
-                return spans if not text[m.end():].strip() else None
-        elif depth == 1:  # a comma between two elements
-            spans.append((start, m.start()))
-            start = m.end()
+    raw = _skeleton(text)
+    spans: list[tuple[int, int, int]] = []
+    start, carry, deepest = i + 1, 0, 1
+    for off in range(i, len(raw), _CHUNK):
+        chunk = raw[off:off + _CHUNK]
+        depth = _depths(chunk, carry)
+        carry = int(depth[-1])
+        closed = np.flatnonzero(depth <= 0)
+        end = int(closed[0]) if len(closed) else len(chunk)  # relative; len = not in this chunk
+        cuts = np.flatnonzero((chunk[:end] == 44) & (depth[:end] == 1))  # "," between elements
+        if end < len(chunk):
+            cuts = np.append(cuts, end)
+        seg = np.concatenate(([0], cuts + 1))
+        seg = seg[seg < len(chunk)]
+        maxes = np.maximum.reduceat(depth, seg).tolist()  # deepest point of each piece
+        for k, c in enumerate(cuts.tolist()):  # maxes[k]: the piece that ends at cut k
+            deepest = max(deepest, maxes[k])
+            if not (c == end and not spans and not text[start:off + c].strip()):  # not "[]"
+                spans.append((start, off + c, deepest - 1))
+            start, deepest = off + c + 1, 1
+        if end < len(chunk):
+            return spans if not text[off + end + 1:].strip() else None
+        if len(maxes) > len(cuts):
+            deepest = max(deepest, maxes[len(cuts)])
     return None  # never closed
+
+
 
 
 def _deep_list_records(text: str, name: str) -> Records:
@@ -91,7 +102,10 @@ def _deep_list_records(text: str, name: str) -> Records:
     if spans is None:
         raise DatasetError(name, f"JSON is {_TOO_DEEP}; records should be flat objects")
     records, rows, errors = [], [], []
-    for i, (a, b) in enumerate(spans, start=1):
+    for i, (a, b, depth) in enumerate(spans, start=1):
+        if depth > PARSE_DEPTH:
+            errors.append(DatasetError(name, f"record is {_TOO_DEEP}", row=i))
+            continue
         try:
             rec = json.loads(text[a:b], strict=False)
         except RecursionError:
@@ -148,6 +162,9 @@ def _jsonl_records(text: str, name: str) -> Records:
     records, rows, errors = [], [], []
     for lineno, line in enumerate(_lines(text), start=1):
         if not line.strip():
+            continue
+        if too_deep_to_parse(line):
+            errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
             continue
         try:
             rec = json.loads(line, strict=False)

@@ -62,7 +62,8 @@ def _too_large(size: int, limit: int) -> str:
     return f"file is {size / 1e6:.1f} MB, larger than the limit of {limit / 1e6:.1f} MB"
 
 
-_EXT_HINTS = {".xlsx": "; save the sheet as CSV (UTF-8) first", ".xls": "; save the sheet as CSV (UTF-8) first",
+_EXT_HINTS = {".xlsx": "; save the sheet as CSV (UTF-8) first",
+              ".xls": "; save the sheet as CSV (UTF-8) first",
               ".txt": "; if it holds CSV or JSON, rename it to .csv or .json"}
 
 

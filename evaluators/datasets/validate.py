@@ -21,7 +21,9 @@ import pandas as pd
 from ..types import TestCase
 from .errors import DatasetError
 from .mapping import ColumnMapping
-from .values import MAX_DEPTH, _is_missing, _py, _short, _type_name, nesting_depth
+from .values import (
+    MAX_DEPTH, _is_missing, _py, _short, _type_name, nesting_depth, too_deep_to_parse,
+)
 
 #: Longest text accepted in one cell (question, response, one document, ground truth).
 MAX_TEXT_CHARS = 1_000_000
@@ -116,6 +118,9 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
         if not s:
             return ()
         if _looks_like_list(s):
+            if too_deep_to_parse(s):
+                raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
+                                        "of lists)")
             try:
                 v = json.loads(s, strict=False)
             except RecursionError:
@@ -124,7 +129,7 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
             except json.JSONDecodeError as exc:
                 try:
                     v = ast.literal_eval(s)  # "['a', 'b']" as written by DataFrame.to_csv
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     raise _RowError(
                         column, f"looks like a JSON list but is not valid JSON ({exc.msg} at "
                                 f"character {exc.pos}); give a JSON list of strings or plain text"
@@ -135,7 +140,7 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
                                         "of lists)")
         else:
-            return (v,)
+            return (_doc_text(v, column, 0),)
     if isinstance(v, dict):
         return (_doc_text(v, column, 0),)
     if not isinstance(v, (list, tuple)):
@@ -152,7 +157,10 @@ def _ground_truth(v: Any, column: str) -> str | None:
         parts = [x for x in v if isinstance(x, str) and x.strip()]
         if len(parts) != len([x for x in v if not _is_missing(x)]):
             raise _RowError(column, f"expected text or a list of texts, got {_short(v)}")
-        return "\n".join(parts) if parts else None
+        if not parts:
+            return None
+        _check_text("\n".join(parts), column, "")
+        return "\n".join(parts)
     return _text(v, column, required=False)
 
 
@@ -171,7 +179,7 @@ def _label_value(v: Any) -> Any:
         return int(s)
     if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", s):
         return float(s)
-    if s[:1] in "[{":
+    if s[:1] in "[{" and not too_deep_to_parse(s):
         try:
             parsed = json.loads(s, strict=False)
         except (json.JSONDecodeError, RecursionError):

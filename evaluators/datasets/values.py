@@ -4,6 +4,7 @@ numpy/pandas values to plain Python, nesting depth)."""
 from __future__ import annotations
 
 import math
+import re
 import reprlib
 from typing import Any
 
@@ -101,3 +102,41 @@ def nesting_depth(v: Any, limit: int = MAX_DEPTH) -> int:
         stack.extend((k, d + 1) for k in kids)
     return deepest
 
+
+#: Values deeper than this are flagged without parsing them: json would only hit the recursion
+#: limit, and raising that RecursionError costs about a millisecond each time.
+PARSE_DEPTH = 200
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_CHUNK = 1 << 22
+
+
+def _skeleton(text: str):
+    """The text as uint8 codes with strings blanked out (same length, so positions hold); outside
+    strings valid JSON is ASCII."""
+    import numpy as np
+
+    return np.frombuffer(_STRING.sub(lambda m: " " * len(m.group()), text).encode("ascii", "replace"),
+                         dtype=np.uint8)
+
+
+def _depths(chunk, carry: int):
+    """Bracket depth after each character of a chunk of the skeleton."""
+    import numpy as np
+
+    delta = (chunk == 91).astype(np.int32) + (chunk == 123) - (chunk == 93) - (chunk == 125)
+    return carry + np.cumsum(delta)  # [ { ] }
+
+
+def too_deep_to_parse(text: str) -> bool:
+    """True when a JSON text nests lists / objects deeper than ``PARSE_DEPTH``, found without
+    parsing it (so without recursion): a count of brackets first, and only when there are many,
+    the bracket depth with numpy."""
+    if text.count("[") + text.count("{") <= PARSE_DEPTH:
+        return False
+    raw, carry = _skeleton(text), 0
+    for off in range(0, len(raw), _CHUNK):
+        depth = _depths(raw[off:off + _CHUNK], carry)
+        if int(depth.max()) > PARSE_DEPTH:
+            return True
+        carry = int(depth[-1])
+    return False
