@@ -318,3 +318,24 @@ def test_fifty_megabytes_of_nesting(tmp_path):
     assert len(res.cases) == 5000 and [e.row for e in res.errors] == list(range(2, 10_001, 2))
     assert all("nested too deeply" in e.message for e in res.errors)
     assert time.perf_counter() - t < 120  # measured ~10 s on a busy 2-core machine: not minutes
+
+
+def test_too_many_columns_refused_up_front(tmp_path):
+    n = 200_000
+    p = tmp_path / "wide.csv"
+    p.write_text("question,response," + ",".join(f"c{i}" for i in range(n)) + "\nq?,r.," + ",x" * (n - 1) + "x\n")
+    with pytest.raises(DatasetError, match="file has 200,002 columns, more than the limit of 1,000"):
+        load_cases(p)
+    p2 = tmp_path / "wide.jsonl"
+    p2.write_text(json.dumps({"question": "q?", "response": "r.", **{f"c{i}": 1 for i in range(n)}}) + "\n")
+    with pytest.raises(DatasetError, match="file has 200,002 columns"):
+        load_cases(p2)
+
+
+def test_ten_thousand_broken_lines_keep_the_ten_thousand_good_ones(tmp_path):
+    good = json.dumps({"question": "What is it?", "response": "A cat.", "documents": ["A cat."]})
+    p = tmp_path / "half.jsonl"
+    p.write_text("\n".join([good, "{broken"] * 10_000) + "\n")
+    res = load_cases(p)
+    assert len(res.cases) == 10_000 and [e.row for e in res.errors] == list(range(2, 20_001, 2))
+    assert all(e.message.startswith("malformed JSON line") for e in res.errors)

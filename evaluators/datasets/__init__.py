@@ -57,7 +57,7 @@ def load_cases(path: str | Path, mapping: ColumnMapping | None = None,
 def cases_from_records(records: Sequence[Mapping[str, Any]], name: str = "records",
                        mapping: ColumnMapping | None = None) -> LoadResult:
     """Validate in-memory records (e.g. from an API) the same way as a file."""
-    df = _frame([dict(r) for r in records])
+    df = _frame([dict(r) for r in records], name)
     if len(df.columns) == 0:
         raise DatasetError(name, "no records")
     m = mapping or guess_mapping(list(df.columns), filename=name)

@@ -27,5 +27,11 @@ class DatasetError(ValueError):
         return {"file": self.file, "row": self.row, "column": self.column, "message": self.message,
                 "error": str(self)}
 
+    def __copy__(self) -> DatasetError:  # a value: never changed after it is made
+        return self
+
+    def __deepcopy__(self, memo: dict) -> DatasetError:  # pandas deep-copies df.attrs on every
+        return self  # derived frame; 10,000 parse errors must not be rebuilt each time
+
     def __reduce__(self):  # keep the fields through pickling (multiprocessing, st.cache)
         return (DatasetError, (self.file, self.message, self.row, self.column))

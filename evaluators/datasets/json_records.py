@@ -16,7 +16,7 @@ from typing import Any
 from .errors import DatasetError
 from .mapping import guess_mapping
 from .values import (
-    _CHUNK, MAX_DEPTH, PARSE_DEPTH, _depths, _skeleton, _type_name, too_deep_to_parse,
+    _CHUNK, MAX_DEPTH, PARSE_DEPTH, _depths, _skeleton, _type_name, loads, too_deep_to_parse,
 )
 
 #: Keys under which a JSON object may hold its list of records (tried in this order).
@@ -39,7 +39,7 @@ def _malformed(name: str, text: str, exc: json.JSONDecodeError, offset: int = 0)
 
 def _json_records(text: str, name: str) -> Records:
     try:
-        obj = json.loads(text, strict=False)
+        obj = loads(text)
     except json.JSONDecodeError as exc:
         raise _malformed(name, text, exc) from None
     except RecursionError:
@@ -107,7 +107,7 @@ def _deep_list_records(text: str, name: str) -> Records:
             errors.append(DatasetError(name, f"record is {_TOO_DEEP}", row=i))
             continue
         try:
-            rec = json.loads(text[a:b], strict=False)
+            rec = loads(text[a:b])
         except RecursionError:
             errors.append(DatasetError(name, f"record is {_TOO_DEEP}", row=i))
             continue
@@ -167,7 +167,7 @@ def _jsonl_records(text: str, name: str) -> Records:
             errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
             continue
         try:
-            rec = json.loads(line, strict=False)
+            rec = loads(line)
         except json.JSONDecodeError as exc:
             errors.append(DatasetError(name, f"malformed JSON line (column {exc.colno}: {exc.msg})",
                                        row=lineno))
@@ -189,7 +189,7 @@ def _jsonl_records(text: str, name: str) -> Records:
 
 def _is_one_document(text: str) -> bool:
     try:
-        json.loads(text, strict=False)
+        loads(text)
     except (ValueError, RecursionError):
         return False
     return True

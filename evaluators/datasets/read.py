@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -117,12 +118,12 @@ def _read(data: bytes, name: str, ext: str) -> pd.DataFrame:
         else:
             reader = _json_records if ext == ".json" else _jsonl_records
             records, source_rows, parse_errors = reader(text, name)
-            df = _frame(records)
+            df = _frame(records, name)
     raw_header = df.attrs.pop("raw_header", None)
     delimiter = df.attrs.pop("delimiter", None)
     df.columns = [str(c) for c in df.columns]
     names = raw_header if raw_header and len(raw_header) == len(df.columns) else list(df.columns)
-    dup = sorted({c for c in names if names.count(c) > 1})
+    dup = sorted(c for c, n in Counter(names).items() if n > 1)
     if dup:
         raise DatasetError(name, f"duplicate column names: {', '.join(dup)}", column=dup[0])
     if len(df) == 0 and not parse_errors:
@@ -165,22 +166,43 @@ def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
     if size > MAX_PARQUET_UNCOMPRESSED:
         raise DatasetError(name, f"Parquet data is {size / 1e6:.0f} MB uncompressed, over the "
                                  f"{MAX_PARQUET_UNCOMPRESSED / 1e6:.0f} MB limit; split the file")
+    if meta.num_columns > MAX_COLUMNS:
+        raise _too_wide(name, meta.num_columns)
     try:
         return pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001
         raise DatasetError(name, f"not a readable Parquet file: {exc}") from None
 
 
-def _frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+#: Most columns a data set may have (a RAG test set has a few dozen; pandas slows to minutes past
+#: tens of thousands, so a file that wide is refused up front).
+MAX_COLUMNS = 1000
+
+
+def _too_wide(name: str, n: int) -> DatasetError:
+    return DatasetError(name, f"file has {n:,} columns, more than the limit of {MAX_COLUMNS:,}; "
+                              "keep the columns the evaluation needs")
+
+
+def _frame(records: list[dict[str, Any]], name: str = "records") -> pd.DataFrame:
     # dtype=object keeps values exactly as parsed (no int->float upcasting, no string dtype).
-    cols: list[str] = []
+    cols: dict[str, None] = {}
     for r in records:
-        cols.extend(k for k in r if k not in cols)
-    return pd.DataFrame.from_records(records, columns=cols).astype(object) if cols else pd.DataFrame()
+        cols.update(dict.fromkeys(r))
+        if len(cols) > MAX_COLUMNS:
+            raise _too_wide(name, len(cols))
+    return pd.DataFrame.from_records(records, columns=list(cols)).astype(object) if cols else pd.DataFrame()
 
 
 _DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def _fields(line: str, delimiter: str) -> int:
+    try:
+        return len(next(csv.reader([line], delimiter=delimiter), []))
+    except csv.Error:
+        return 0
 
 
 def sniff_delimiter(text: str, default: str) -> str:
@@ -189,10 +211,7 @@ def sniff_delimiter(text: str, default: str) -> str:
     first = head.splitlines()[0] if head else ""
     best, best_n = default, 1
     for d in (default, *[x for x in _DELIMITERS if x != default]):
-        try:
-            n = len(next(csv.reader([first], delimiter=d), []))
-        except csv.Error:
-            continue
+        n = _fields(first, d)
         if n > best_n:
             best, best_n = d, n
     return best
@@ -200,6 +219,11 @@ def sniff_delimiter(text: str, default: str) -> str:
 
 def _read_csv(text: str, name: str, default_sep: str) -> tuple[pd.DataFrame, list[int] | None, list]:
     sep = sniff_delimiter(text, default_sep)
+    start = len(text) - len(text.lstrip("\r\n"))
+    end = text.find("\n", start)
+    width = _fields(text[start:end if end >= 0 else len(text)], sep)
+    if width > MAX_COLUMNS:
+        raise _too_wide(name, width)
     # pandas reads UTF-8 bytes without the 4-bytes-per-character buffer of a StringIO.
     raw = text.encode("utf-8")
     try:

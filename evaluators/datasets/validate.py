@@ -22,7 +22,7 @@ from ..types import TestCase
 from .errors import DatasetError
 from .mapping import ColumnMapping
 from .values import (
-    MAX_DEPTH, _is_missing, _py, _short, _type_name, nesting_depth, too_deep_to_parse,
+    MAX_DEPTH, _is_missing, _py, _short, _type_name, loads, nesting_depth, too_deep_to_parse,
 )
 
 #: Longest text accepted in one cell (question, response, one document, ground truth).
@@ -122,7 +122,7 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
                                         "of lists)")
             try:
-                v = json.loads(s, strict=False)
+                v = loads(s)
             except RecursionError:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} "
                                         "levels of lists)") from None
@@ -181,7 +181,7 @@ def _label_value(v: Any) -> Any:
         return float(s)
     if s[:1] in "[{" and not too_deep_to_parse(s):
         try:
-            parsed = json.loads(s, strict=False)
+            parsed = loads(s)
         except (json.JSONDecodeError, RecursionError):
             return v
         return parsed if nesting_depth(parsed) <= MAX_DEPTH else v

@@ -3,6 +3,7 @@ numpy/pandas values to plain Python, nesting depth)."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import reprlib
@@ -101,6 +102,10 @@ def nesting_depth(v: Any, limit: int = MAX_DEPTH) -> int:
             return d
         stack.extend((k, d + 1) for k in kids)
     return deepest
+
+
+#: JSON as written by people: raw tabs / newlines inside strings are accepted (strict=False).
+loads = json.JSONDecoder(strict=False).decode
 
 
 #: Values deeper than this are flagged without parsing them: json would only hit the recursion
