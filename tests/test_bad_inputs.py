@@ -339,3 +339,14 @@ def test_ten_thousand_broken_lines_keep_the_ten_thousand_good_ones(tmp_path):
     res = load_cases(p)
     assert len(res.cases) == 10_000 and [e.row for e in res.errors] == list(range(2, 20_001, 2))
     assert all(e.message.startswith("malformed JSON line") for e in res.errors)
+
+
+@pytest.mark.parametrize("reply", ['{"a": ' * 100_000 + "1" + "}" * 100_000, "[" * 100_000,
+                                   'Here: {"a": ' + "[" * 100_000 + "]" * 100_000 + "} done"])
+def test_deeply_nested_llm_reply_is_a_reply_error(reply):
+    """The json / json-repair path of LLM replies: a RecursionError would skip the re-ask and
+    surface as an opaque failure; it is a ReplyError (re-asked once, then a per-case reason)."""
+    from evaluators.llm.parsing import ReplyError, load_json_object
+
+    with pytest.raises(ReplyError, match="nested too deeply|not valid JSON|expected one JSON object"):
+        load_json_object(reply)
