@@ -390,6 +390,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         _eprint(f"input error: {e}")
     if len(loaded.errors) > args.max_errors_shown:
         _eprint(f"... and {len(loaded.errors) - args.max_errors_shown} more input errors")
+    for w in loaded.warnings[: max(0, args.max_errors_shown)]:  # rows kept after a fix-up (renamed id)
+        _eprint(f"input warning: {w}")
     if options.dry_run:
         code = _dry_run(loaded.cases, args.method, options)
         return EXIT_BAD_INPUT if loaded.errors else code
@@ -403,6 +405,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out["input_file"] = str(args.input)
     out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
     out["input_errors"] = loaded.error_dicts()
+    out["input_warnings"] = loaded.warning_dicts()
     from .gate import apply_gate
 
     gate_failures = apply_gate(args, run, out, thresholds)  # reports; regrouped intervals
