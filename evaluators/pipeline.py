@@ -188,6 +188,26 @@ def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[Ca
             for r, m, u in zip(results, per_case, usages)]
 
 
+def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str, Any] | None = None,
+               cancelled: bool = False) -> RunResult:
+    """One RunResult from runs of consecutive chunks of the same cases (a run evaluated chunk by
+    chunk, e.g. by the dashboard's background worker): results in order, timings and usage summed,
+    the first chunk's start time, cancelled if asked or if any chunk was."""
+    timings: dict[str, float] = {}
+    for p in parts:
+        for k, v in p.timings.items():
+            timings[k] = timings.get(k, 0.0) + float(v)
+    return RunResult(
+        method=method,
+        results=tuple(r for p in parts for r in p.results),
+        settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
+        timings=timings,
+        usage=sum((p.usage for p in parts), Usage()),
+        started_at=parts[0].started_at if parts else "",
+        cancelled=cancelled or any(p.cancelled for p in parts),
+    )
+
+
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
     """Evaluate one case; same options as :func:`evaluate_batch`."""
     return evaluate_batch([case], method, **kwargs).results[0]

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
+from ui import layout
 from ui import state
 
 st.title("Upload test cases")
@@ -44,7 +45,7 @@ if up is not None and st.session_state.get("upload.error"):
 data = state.get_data()
 if data is None:
     st.info("Upload a file or load a sample set to begin.")
-    st.stop()
+    layout.stop()
 
 n_err = len(data.errors)
 fmt = ud.mapping_dict(data.mapping).get("format") or "custom"

@@ -7,7 +7,8 @@ import reprlib
 from pathlib import Path
 from typing import Any
 
-from .optional import datasets, field
+from evaluators import datasets as ds_lib
+
 from .state import LoadedData
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,11 +29,13 @@ def sample_files() -> list[Path]:
     return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
 
 
+def field(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a column mapping / load result / dataset error (a dict in older callers)."""
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
 def _ds():
-    mod = datasets()
-    if mod is None:
-        raise DataError("the dataset loader (evaluators.datasets) is not installed")
-    return mod
+    return ds_lib
 
 
 def replace_mapping(mapping: Any, **changes: Any) -> Any:
