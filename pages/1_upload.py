@@ -63,7 +63,7 @@ if n_err:
         st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
 
 st.write("**Preview**")
-st.dataframe(data.df.head(100), width="stretch", height=260)
+st.dataframe(ud.preview(data.df), width="stretch", height=260)
 
 with st.expander("Column mapping", expanded=not data.cases):
     cols = [str(c) for c in data.df.columns]

@@ -187,8 +187,12 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
 
 
 def test_key_resolution_order(monkeypatch):
+    from evaluators.llm.settings import resolve_credentials
+
     monkeypatch.setenv("GROQ_API_KEY", "env-key")
-    assert state.resolve_key("groq", "typed") == ("typed", "password field")
-    assert state.resolve_key("groq", "") == ("env-key", "$GROQ_API_KEY")
+    c = resolve_credentials("groq", None, "typed")
+    assert (c.key, c.key_source) == ("typed", "password field")
+    c = resolve_credentials("groq", None, "")
+    assert (c.key, c.key_source) == ("env-key", "$GROQ_API_KEY")
     monkeypatch.delenv("GROQ_API_KEY")
-    assert state.resolve_key("groq", None) == (None, "")
+    assert resolve_credentials("groq", None, None).key is None

@@ -109,5 +109,7 @@ def tmp_store(tmp_path, monkeypatch):
 
 @pytest.fixture
 def no_llm_env(monkeypatch):
-    for k in ("GROQ_API_KEY", "OPENAI_API_KEY"):
+    from evaluators.llm.settings import KEY_ENV, OWNER_BASE_URL_ENV
+
+    for k in (*KEY_ENV.values(), OWNER_BASE_URL_ENV):
         monkeypatch.delenv(k, raising=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,21 @@ def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
         return LoadedData(filename=filename, df=df, mapping=empty, errors=(exc,),
                           source_id=source_id or filename)
     return build(df, filename, mapping, source_id or filename)
+
+
+def preview(df: Any, rows: int = 100) -> Any:
+    """The first rows for display. A cell nested deeper than the loader accepts (flagged as a row
+    error) is shown as a short text: Arrow, under st.dataframe, fails past 64 levels."""
+    head = df.head(rows).copy()
+    head.attrs = {}  # parse errors are shown in their own table, not serialised with the frame
+    mod = datasets()
+    depth, limit = getattr(mod, "nesting_depth", None), getattr(mod, "MAX_DEPTH", None)
+    if depth is None or limit is None:
+        return head
+    for c in head.columns:
+        if head[c].dtype == object:
+            head[c] = head[c].map(lambda v: reprlib.repr(v) if depth(v, limit) > limit else v)
+    return head
 
 
 def load_path(path: Path) -> LoadedData:

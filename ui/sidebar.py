@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evaluators.llm.settings import KEY_ENV
+
 from . import state
 
 
@@ -20,11 +22,14 @@ def render() -> None:
             st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
         st.text_input("Model", key=state.MODEL)
         st.text_input("Base URL (optional)", key=state.BASE_URL,
-                      placeholder="https://…/v1 for an OpenAI-compatible server")
+                      placeholder="https://…/v1 for an OpenAI-compatible server",
+                      help="A base URL typed here receives only a key typed below in this "
+                           "session (or none): the server's own keys never go to it.")
         st.text_input("API key", key=state.API_KEY, type="password",
                       help="Kept in memory for this browser session only: never saved to run "
-                           "history, exports or logs. Or set GROQ_API_KEY / OPENAI_API_KEY "
-                           "in the environment or Streamlit secrets.")
+                           "history, exports or logs. Without one, the server's key for the "
+                           f"provider ({', '.join(KEY_ENV.values())} in the environment or "
+                           "Streamlit secrets) is used, and only for its official endpoint.")
         settings, status = state.llm_settings()
         st.caption(("✅ " if settings else "ℹ️ ") + status)
         st.divider()

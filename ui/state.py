@@ -8,14 +8,15 @@ running evaluation job, finished runs of this session, the selected case, and th
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 
-from evaluators.llm.settings import LLMSettings
+from evaluators.llm.settings import (
+    DEFAULT_MODELS, PROVIDERS, Credentials, LLMSettings, key_help, resolve_credentials,
+)
 from evaluators.options import EvalOptions
 from evaluators.types import RunResult, TestCase
 
@@ -35,11 +36,6 @@ MODEL = "sidebar.model"
 BASE_URL = "sidebar.base_url"
 API_KEY = "sidebar.api_key"
 
-PROVIDERS = ("groq", "openai", "openai_compatible")
-DEFAULT_MODELS = {"groq": "llama-3.3-70b-versatile", "openai": "gpt-4o-mini",
-                  "openai_compatible": "gpt-4o-mini"}
-ENV_KEYS = {"groq": ("GROQ_API_KEY",), "openai": ("OPENAI_API_KEY",),
-            "openai_compatible": ("OPENAI_API_KEY", "GROQ_API_KEY")}
 
 
 @dataclass
@@ -167,25 +163,13 @@ def pop_notice() -> str | None:
 
 
 # ---- LLM settings ------------------------------------------------------------------------------
-def _secret(name: str) -> str | None:
+def _secrets() -> Any:
+    """Streamlit secrets as a mapping (None when the app has no secrets file)."""
     try:
-        value = st.secrets.get(name)
+        len(st.secrets)  # raises when the app has no secrets file
     except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
         return None
-    return str(value) if value else None
-
-
-def resolve_key(provider: str, typed: str | None = None) -> tuple[str | None, str]:
-    """(key, where it came from): the password field, then st.secrets, then the environment."""
-    if typed and typed.strip():
-        return typed.strip(), "password field"
-    for name in ENV_KEYS.get(provider, ()):
-        if v := _secret(name):
-            return v, f"st.secrets[{name}]"
-    for name in ENV_KEYS.get(provider, ()):
-        if v := os.environ.get(name):
-            return v, f"${name}"
-    return None, ""
+    return st.secrets
 
 
 def llm_choice() -> dict[str, Any]:
@@ -195,19 +179,25 @@ def llm_choice() -> dict[str, Any]:
             "base_url": (ss.get(BASE_URL) or "").strip() or None}
 
 
-def llm_settings() -> tuple[LLMSettings | None, str]:
-    """The configured LLM (None without a key) and a one-line status for the UI."""
+def credentials() -> Credentials:
+    """Which key goes where for the sidebar's choice, by the library's one rule: the owner's key
+    (environment / secrets) never goes to a base URL typed in this session."""
     choice = llm_choice()
-    key, source = resolve_key(choice["provider"], _ss().get(API_KEY))
-    if not key:
-        envs = " or ".join(ENV_KEYS[choice["provider"]])
-        return None, (f"No API key for {choice['provider']}: enter one in the sidebar, or set "
-                      f"{envs} in the environment or in Streamlit secrets.")
-    if choice["provider"] == "openai_compatible" and not choice["base_url"]:
+    return resolve_credentials(choice["provider"], choice["base_url"], _ss().get(API_KEY),
+                               secrets=_secrets())
+
+
+def llm_settings() -> tuple[LLMSettings | None, str]:
+    """The configured LLM (None when it cannot make calls) and a one-line status for the UI."""
+    choice = llm_choice()
+    creds = credentials()
+    if creds.base_url is None and choice["provider"] == "openai_compatible":
         return None, "An OpenAI-compatible provider needs a base URL (sidebar)."
-    settings = LLMSettings(provider=choice["provider"], model=choice["model"],
-                           base_url=choice["base_url"], api_key=key)
-    return settings, f"{choice['provider']} · {choice['model']} · key from {source}"
+    if not creds.key and creds.url_source != "typed" and choice["provider"] != "openai_compatible":
+        return None, f"No API key for {choice['provider']}: {key_help(choice['provider'])} (environment or Streamlit secrets)."
+    settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
+                           api_key=creds.key)
+    return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
 
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------
