@@ -101,12 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--engine", choices=("local", "ray"), default="local",
+                    help="ray: label chunks on Ray workers (offline methods; pip install -r requirements-ray.txt)")
+    ev.add_argument("--ray-address", default=None, metavar="ADDR", help="an existing Ray cluster (--engine ray)")
     _add_llm_options(ev)
     from .gate import add_gate_arguments  # stats helper: --gate-on / --group-column / --junit / --markdown
 
     add_gate_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
     _add_agreement_parser(sub)
+    from .embed_cache import add_cache_parser  # `cache info` / `cache clear`
+
+    add_cache_parser(sub)
     return parser
 
 
@@ -397,11 +403,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT if loaded.errors else code
     progress, bar = _progress_bar(len(loaded.cases), not args.no_progress)
     try:
-        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress)
+        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress,
+                             engine=args.engine, ray_address=args.ray_address)
     finally:
         if bar is not None:
             bar.close()
     out = to_json_dict(run)
+    from .embeddings import info as encoder_info
+
+    if encoder_info()["loaded"]:  # which encoder ran, and why (int8 / bf16 / fp32)
+        out["encoder"] = encoder_info()["decision"]
+        _eprint(f"encoder: {out['encoder'].get('backend')} ({out['encoder'].get('reason')})")
     out["input_file"] = str(args.input)
     out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
     out["input_errors"] = loaded.error_dicts()
