@@ -53,6 +53,7 @@ class LoadedData:
     mapping: Any  # evaluators.datasets.ColumnMapping
     cases: tuple[TestCase, ...] = ()
     errors: tuple[Any, ...] = ()  # DatasetError (str() names file/row/column)
+    warnings: tuple[Any, ...] = ()  # DatasetError: rows kept after a fix-up (a renamed id)
     label_columns: tuple[str, ...] = ()
     #: Identity of the source (uploaded file id or sample name): re-read only when it changes.
     source_id: str = ""
