@@ -20,7 +20,7 @@ from evaluators.llm.settings import (
 )
 from evaluators.types import RunResult, TestCase
 
-from . import resources
+from . import layout, resources
 
 # Raw keys: private to this module.
 _DATA = "state.data"
@@ -60,6 +60,7 @@ class LoadedData:
 
 
 def _ss() -> Any:
+    layout.leave_legacy_pages_mode()  # a page run alone after a restart: rerun it through app.py
     return st.session_state
 
 
