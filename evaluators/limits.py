@@ -10,8 +10,8 @@ setting                        default    meaning
                                           process (0 = no limit)
 ``RAG_EVAL_SHARED_HISTORY``    off        1 = one run history for every visitor (a private
                                           deployment); off = each visitor sees only their own runs
-``RAG_EVAL_KEEP_DAYS``         30         runs untouched for longer are deleted when the app starts
-                                          (0 = keep forever)
+``RAG_EVAL_KEEP_DAYS``         30         runs untouched for longer are deleted when the app starts,
+                                          then hourly (0 = keep forever)
 =============================  =========  ==========================================================
 
 The LLM limits protect the owner's key and server: they apply to runs on the owner's credentials

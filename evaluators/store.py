@@ -24,6 +24,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 import uuid
 from contextlib import closing
 from datetime import datetime, timedelta, timezone
@@ -146,6 +147,7 @@ class RunStore:
                 con.execute("PRAGMA journal_mode=WAL")
         except sqlite3.OperationalError:  # e.g. a file system without shared memory
             pass
+        self._next_purge = 0.0
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -363,6 +365,15 @@ class RunStore:
             con.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
             con.executemany("DELETE FROM run_chunks WHERE run_id = ?", [(i,) for i in ids])
         return len(ids)
+
+    def purge_if_due(self, keep_days: float | None, every_s: float = 3600.0) -> int:
+        """:meth:`purge`, at most once every ``every_s`` seconds (cheap to call on every page), so
+        a server that runs for weeks still applies the retention setting."""
+        now = time.monotonic()
+        if now < self._next_purge:
+            return 0
+        self._next_purge = now + every_s
+        return self.purge(keep_days)
 
     def __len__(self) -> int:
         with closing(self._connect()) as con:
