@@ -55,6 +55,8 @@ def upload(page, path: Path, n: int) -> None:
         page.get_by_test_id("stFileUploaderDropzone").click()
     fc.value.set_files(str(path))
     expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(str(n), timeout=60_000)
+    # the sidebar, drawn after the page, already knows of the upload (it used to say "none loaded")
+    expect(page.get_by_text(f"Dataset: {path.name} · {n} cases")).to_be_visible()
 
 
 def start_trace(page, chunk: int) -> None:
