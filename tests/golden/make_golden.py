@@ -40,12 +40,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-os.environ["RAG_EVAL_BF16"] = "0"
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
 ROOT = Path(__file__).resolve().parents[2]
 #: ../shared/data next to the checkout (or two levels up, for a git worktree); $SHARED_DATA wins.
 SHARED = next((p for p in (Path(os.environ.get("SHARED_DATA", "/nonexistent")), ROOT.parent / "shared" / "data",
@@ -160,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="compare with the goldens; write nothing")
     args = ap.parse_args(argv)
+    # set here, not at import (the test imports this module): fp32, one thread, offline
+    os.environ["RAG_EVAL_BF16"] = "0"
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
+        os.environ.setdefault(k, v)
     if not data_files():
         print(f"no shared data at {SHARED}: nothing to do")
         return 0
