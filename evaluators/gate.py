@@ -103,11 +103,10 @@ def _intervals_of(results: Any, group_column: str | None = None) -> tuple[dict[s
     from .types import RunResult
 
     if isinstance(results, RunResult):
-        from .compare import run_intervals
-        from .export import family_means
+        from .agreement import run_intervals
 
         iv = run_intervals(results, group_column)
-        means = {**results.means(), **family_means(results)}
+        means = results.means()
         return iv, means, results.method
     if not isinstance(results, Mapping):
         raise TypeError(f"expected a RunResult or the evaluation JSON dict, got {type(results).__name__}")

@@ -63,15 +63,8 @@ class RunStore:
 
     @staticmethod
     def summary(run: RunResult) -> dict[str, Any]:
-        means = run.means()
-        fam: dict[str, list[float]] = {}
-        for r in run.results:
-            for name, mv in r.metrics.items():
-                if mv.value is not None:
-                    fam.setdefault(name, []).append(mv.value)
-        means.update({k: sum(v) / len(v) for k, v in fam.items()})
         return {
-            "means": means,
+            "means": run.means(),
             "settings": run.settings,
             "started_at": run.started_at,
             "usage": run.usage.model_dump(),

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from .metric_names import AVERAGE, CASE_METRICS, OVERALL_SUPPORTED, TRACE_METRICS, TRACE_VALUES
+
 SupportLevel = Literal["full", "partial", "none"]
 
 #: Special values an LLM may put in ``supporting_sentence_keys`` for a response
@@ -142,24 +144,16 @@ class TraceScores(_Frozen):
         return self.fully_supported_sentences
 
     def metrics_dict(self) -> dict[str, Any]:
-        return {
-            "context_relevance": self.context_relevance,
-            "context_utilization": self.context_utilization,
-            "completeness": self.completeness,
-            "adherence": self.adherence,
-            "overall_supported": self.overall_supported,
-            "fully_supported_sentences": self.fully_supported_sentences,
-            "partially_supported_sentences": self.partially_supported_sentences,
-            "unsupported_sentences": self.unsupported_sentences,
-        }
+        """The per-case ``metrics`` of the results JSON (``metric_names.CASE_METRICS``)."""
+        return {name: getattr(self, name) for name in CASE_METRICS}
 
-
-TRACE_METRICS: tuple[str, ...] = (
-    "context_relevance",
-    "context_utilization",
-    "completeness",
-    "adherence",
-)
+    def value(self, name: str) -> float:
+        """A TRACE metric as a number (``average`` = mean of the four ratios, overall_supported 0/1)."""
+        if name == AVERAGE:
+            return float(self.average())
+        if name not in TRACE_VALUES:
+            raise KeyError(f"{name!r} is not a TRACE metric")
+        return float(getattr(self, name))
 
 
 class MetricValue(_Frozen):
@@ -227,6 +221,15 @@ class CaseResult(_Frozen):
     def ok(self) -> bool:
         return self.error is None and self.scores is not None
 
+    def value(self, name: str) -> float | None:
+        """The value of metric ``name`` for this case, by one rule for every metric: a TRACE metric
+        comes from ``scores`` (None when the case was not scored), a family metric from
+        ``metrics`` (None when skipped or not computed)."""
+        if name in TRACE_VALUES:
+            return None if self.scores is None else self.scores.value(name)
+        mv = self.metrics.get(name)
+        return None if mv is None or mv.value is None else float(mv.value)
+
 
 class RunResult(_Frozen):
     """A whole evaluation run."""
@@ -248,15 +251,25 @@ class RunResult(_Frozen):
     def scored(self) -> list[CaseResult]:
         return [r for r in self.results if r.ok]
 
+    def family_names(self) -> list[str]:
+        """Family metric names of the run, in order of first appearance."""
+        names: dict[str, None] = {}
+        for r in self.results:
+            names.update(dict.fromkeys(r.metrics))
+        return list(names)
+
     def means(self) -> dict[str, float | None]:
-        """Mean of each TRACE metric over scored cases (None when nothing scored)."""
+        """Mean of every metric of the run (None when no case has a value): the TRACE metrics over
+        scored cases (``average`` = mean of the four ratio means), then each family metric over
+        the cases that have it. The top level of the results JSON."""
         scored = self.scored
         out: dict[str, float | None] = {}
-        for m in TRACE_METRICS:
-            vals = [getattr(r.scores, m) for r in scored]
+        for m in (*TRACE_METRICS, OVERALL_SUPPORTED):
+            vals = [r.scores.value(m) for r in scored if r.scores is not None]
             out[m] = sum(vals) / len(vals) if vals else None
-        vals = [float(r.scores.overall_supported) for r in scored]  # type: ignore[union-attr]
-        out["overall_supported"] = sum(vals) / len(vals) if vals else None
-        four = [out[m] for m in TRACE_METRICS]
-        out["average"] = sum(four) / 4.0 if all(v is not None for v in four) else None  # type: ignore[misc]
+        four = [v for v in (out[m] for m in TRACE_METRICS) if v is not None]
+        out[AVERAGE] = sum(four) / 4.0 if len(four) == len(TRACE_METRICS) else None
+        for name in self.family_names():
+            fam = [v for r in self.results if (v := r.value(name)) is not None]
+            out[name] = sum(fam) / len(fam) if fam else None
         return out

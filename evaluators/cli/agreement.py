@@ -50,7 +50,7 @@ def add_parser(sub: Any) -> None:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Evaluate with each method, then compare with the human labels."""
-    from .. import compare
+    from ..agreement import agreement_report
     from ..datasets import DatasetError
     from ..pipeline import evaluate_batch
 
@@ -81,7 +81,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
     try:
-        report = compare.agreement_report(runs, args.label_column, args.group_column,
+        report = agreement_report(runs, args.label_column, args.group_column,
                                           n_boot=args.n_boot, seed=args.seed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

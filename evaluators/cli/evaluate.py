@@ -111,7 +111,7 @@ def apply_gate(args: argparse.Namespace, run: RunResult, out: dict[str, Any],
 
     group_column = getattr(args, "group_column", None)
     if group_column:
-        from ..compare import run_intervals
+        from ..agreement import run_intervals
 
         out["intervals"] = run_intervals(run, group_column)
         out["intervals_group_column"] = group_column
