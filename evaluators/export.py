@@ -51,6 +51,7 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "usage": run.usage.model_dump(),
         "started_at": run.started_at,
         "errors": [{"id": i, "error": e} for i, e in run.errors],
+        "warnings": list(run.warnings),
         "intervals": intervals(run),
         "detailed_results": [case_dict(r) for r in run.results],
     }

@@ -7,7 +7,7 @@ no metric is ever a silent NaN.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -176,7 +176,15 @@ class Usage(_Frozen):
     cost_usd: float = 0.0
     latency_s: float = 0.0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    @classmethod
+    def total(cls, usages: Iterable[Usage]) -> Usage:
+        """The sum of several usages (the one way usage is added up)."""
+        out = cls()
+        for u in usages:
+            out = out + u
+        return out
+
+    def __add__(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
             cached_calls=self.cached_calls + other.cached_calls,
@@ -242,6 +250,8 @@ class RunResult(_Frozen):
     usage: Usage = Field(default_factory=Usage)
     started_at: str = ""
     cancelled: bool = False
+    #: Run-level problems that did not stop it (e.g. a method's ``prepare`` failed).
+    warnings: tuple[str, ...] = ()
 
     @property
     def errors(self) -> list[tuple[str, str]]:

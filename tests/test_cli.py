@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from evaluators.methods import BaseMethod
 from evaluators import cli
 from evaluators.cli import main
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
@@ -39,7 +40,7 @@ def no_keys(monkeypatch):
 
 # --- a fast fake method for option tests --------------------------------------------------------
 
-class AllSupported:
+class AllSupported(BaseMethod):
     def __init__(self):
         self.options = []
 

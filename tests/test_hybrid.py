@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluators import TestCase, evaluate_batch
+from evaluators.agreement import variant_agreement
 from evaluators.labelers import hybrid
 from evaluators.pipeline import estimate
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
@@ -59,7 +60,7 @@ def test_hybrid_labels_every_case_with_both_and_agreement(llm_server, llm, monke
     assert a["completeness_abs_diff"] == pytest.approx(0.5)      # trace 1.0 vs llm 0.5
     assert a["overall_supported_agreement"] == 1.0
     assert r.usage.calls == 1
-    summary = hybrid.agreement_summary(run)
+    summary = variant_agreement(run)
     assert summary["cases_with_both"] == 3 and summary["labeled_by"] == {"gpt_labeling": 3}
     assert summary["mean"]["support_agreement"] == pytest.approx(2 / 3)
     assert summary["sentences_compared"] == 9

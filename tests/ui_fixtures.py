@@ -12,6 +12,7 @@ from typing import Sequence
 
 import pytest
 
+from evaluators.methods import BaseMethod
 from evaluators.methods import METHODS, MethodSpec
 from evaluators.options import EvalOptions
 from evaluators.pipeline import evaluate_batch
@@ -31,7 +32,7 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-class FakeMethod:
+class FakeMethod(BaseMethod):
     """Relevant = doc sentences sharing a word with the question; a response sentence is fully
     supported when >= 60% of its words occur in one doc sentence, partially when >= 30%."""
 

@@ -11,18 +11,10 @@ from evaluators.store import RunStore, default_path
 
 @st.cache_resource(show_spinner="Loading the labeling model (first run only)…")
 def warm_up(method: str) -> bool:
-    """Build the method once per process (loads the embedded model for ``trace``/``hybrid``)."""
+    """Build the method once per process and let it load its models (``Method.warm_up``)."""
     from evaluators.methods import get_method
 
-    get_method(method).build()
-    if method in ("trace", "hybrid"):
-        try:
-            from evaluators import embeddings
-        except ImportError:
-            return False
-        get_model = getattr(embeddings, "get_model", None)
-        if callable(get_model):
-            get_model()
+    get_method(method).build().warm_up()
     return True
 
 

@@ -1,7 +1,9 @@
-"""Method vs method: agreement of two runs on the same cases for one metric."""
+"""Method vs method: agreement of two runs on the same cases for one metric, and of the two label
+sets (variants) of a hybrid run."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -71,4 +73,48 @@ def method_vs_method(run_a: RunResult, run_b: RunResult, metric: str = "adherenc
         "correlations": {k: {**iv.as_dict(), "value": iv.estimate} for k, iv in zip(names, ivs)},
         "disagreements": dis,
     }
+
+
+def variant_agreement(run: RunResult, a: str = "trace", b: str = "gpt_labeling") -> dict[str, Any]:
+    """Run-level agreement of two variants (hybrid: trace vs gpt_labeling) from a RunResult:
+    how many cases each labeler labeled, the mean of every per-case figure, and Cohen's kappa
+    of the pooled sentence-level verdicts (support over response sentences, relevance and
+    utilization over document sentences; None when undefined, e.g. one class only)."""
+    both = [r for r in run.results if a in r.variants and b in r.variants]
+    out: dict[str, Any] = {
+        "cases": len(run.results),
+        "cases_with_both": len(both),
+        "labeled_by": dict(Counter(r.labeled_by for r in run.results if r.labeled_by)),
+    }
+    keys = sorted({k for r in both for k in r.agreement})
+    out["mean"] = {k: sum(r.agreement[k] for r in both if k in r.agreement) /
+                   max(1, sum(1 for r in both if k in r.agreement)) for k in keys}
+    sup_a, sup_b, rel_a, rel_b, use_a, use_b = [], [], [], [], [], []
+    for r in both:
+        la, lb = r.variants[a], r.variants[b]
+        mb = {x.key: x.fully_supported for x in lb.sentences}
+        for x in la.sentences:
+            if x.key in mb:
+                sup_a.append(int(x.fully_supported))
+                sup_b.append(int(mb[x.key]))
+        ra, rb, ua, ub = set(la.relevant_keys), set(lb.relevant_keys), set(la.utilized_keys), set(lb.utilized_keys)
+        for k in la.document_keys:
+            rel_a.append(int(k in ra))
+            rel_b.append(int(k in rb))
+            use_a.append(int(k in ua))
+            use_b.append(int(k in ub))
+
+    def kappa(x: list[int], y: list[int]) -> float | None:
+        if not x or len(set(x) | set(y)) < 2:
+            return None
+        from sklearn.metrics import cohen_kappa_score
+
+        v = float(cohen_kappa_score(x, y))
+        return None if v != v else v
+
+    out["support_kappa"] = kappa(sup_a, sup_b)
+    out["relevance_kappa"] = kappa(rel_a, rel_b)
+    out["utilization_kappa"] = kappa(use_a, use_b)
+    out["sentences_compared"] = len(sup_a)
+    return out
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from ..registry import Registry, RegistryError
-from ..types import MetricValue, TestCase, Usage
+from ..types import MetricValue, TestCase
 
 if TYPE_CHECKING:  # pragma: no cover
     from .llm_groups import GroupOutcome
@@ -192,14 +192,7 @@ def latency_of(case: TestCase, column: str = "latency") -> float | None:
     return val if math.isfinite(val) and val >= 0 else None
 
 
-def sum_usage(usages) -> Usage:
-    total = Usage()
-    for u in usages:
-        total = total + u
-    return total
-
-
 __all__ = [
     "Ctx", "INPUTS", "METRICS", "Metric", "MetricParamError", "RegistryError", "Skip", "get_metric",
-    "has_input", "latency_of", "register", "sum_usage",
+    "has_input", "latency_of", "register",
 ]

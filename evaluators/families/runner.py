@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..registry import RegistryError
 from ..types import CaseResult, MetricValue, Usage
-from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input, sum_usage
+from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input
 from .llm_groups import Needs, run_groups
 
 
@@ -140,7 +140,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
             if ctx.used_groups:
                 used = [groups[i][g] for g in ctx.used_groups if g in groups[i]]
                 details["llm_calls"] = list(ctx.used_groups)
-                u = sum_usage(o.usage for o in used)
+                u = Usage.total(o.usage for o in used)
                 if u.calls or u.cached_calls:
                     details["usage"] = u.model_dump()
                 notes = [n for o in used for n in o.notes]
@@ -160,7 +160,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
         ordered = {n: values[n] for n in selected}
         ordered.update({k: v for k, v in values.items() if k not in ordered})
         out.append(ordered)
-        usages.append(sum_usage(o.usage for o in groups[i].values()))
+        usages.append(Usage.total(o.usage for o in groups[i].values()))
     return out, usages
 
 

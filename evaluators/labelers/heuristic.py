@@ -43,6 +43,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
@@ -189,7 +190,7 @@ def _quote(items: Sequence[str], limit: int = 3) -> str:
     return ", ".join(f"'{x}'" for x in list(items)[:limit])
 
 
-class HeuristicMethod:
+class HeuristicMethod(BaseMethod):
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
     #: Cases per ``label`` call in ``evaluate_batch``: all texts of a chunk are embedded in one
@@ -199,6 +200,13 @@ class HeuristicMethod:
 
     def __init__(self) -> None:  # cheap: the model and params load lazily, cached process-wide
         pass
+
+    def warm_up(self) -> None:
+        """Load the embedded model and the combiner parameters now (both cached process-wide)."""
+        from .. import embeddings
+
+        embeddings.get_model()
+        load_params()
 
     # -- settings
     def _settings(self, options: EvalOptions, need_params: bool = True) -> dict[str, Any]:
