@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from evaluators.metric_names import OVERALL_SUPPORTED, TRACE_METRICS
 from evaluators.types import RunResult
 
 from .optional import compare
@@ -80,8 +81,7 @@ def history_frame(saved: list[dict[str, Any]]) -> pd.DataFrame:
         rows.append({"id": h["id"], "name": h["name"], "method": h["method"],
                      "created": h["created_at"], "cases": h["num_cases"], "scored": h["num_scored"],
                      "cancelled": h["cancelled"],
-                     **{k: m.get(k) for k in ("context_relevance", "context_utilization",
-                                              "completeness", "adherence")}})
+                     **{k: m.get(k) for k in TRACE_METRICS}})
     return pd.DataFrame(rows)
 
 
@@ -94,8 +94,7 @@ def means_table(saved: list[dict[str, Any]], ids: list[str]) -> pd.DataFrame:
     rows = []
     for h in saved:
         if h["id"] in ids:
-            for k in ("context_relevance", "context_utilization", "completeness", "adherence",
-                      "overall_supported"):
+            for k in (*TRACE_METRICS, OVERALL_SUPPORTED):
                 v = h.get("means", {}).get(k)
                 if v is not None:
                     rows.append({"run": history_label(saved, h["id"]), "metric": k, "mean": v})

@@ -141,9 +141,9 @@ def validate_metric_names(names: list[str]) -> None:
     """Unknown family metric names are a usage error listing the valid ones."""
     if not names:
         return
-    from ..families import METRICS
+    from ..families import family_metric_names
 
-    known = list(METRICS.names())
+    known = family_metric_names()
     unknown = [n for n in names if n not in known]
     if unknown:
         raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}")

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from ..registry import Registry, RegistryError
-from ..types import MetricValue, TestCase
+from ..types import MetricValue, TestCase, TraceScores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .llm_groups import GroupOutcome
 
-Family = Literal["ragas", "tonic"]
+Family = Literal["ragas", "tonic", "trace"]
 Input = Literal["question", "response", "documents", "ground_truth", "latency"]
 Direction = Literal["higher", "lower"]
 
@@ -56,6 +56,8 @@ class Ctx:
     tasks: frozenset[str] = frozenset()
     #: Group names read by compute (filled by :meth:`group`).
     used_groups: list[str] = field(default_factory=list)
+    #: The case's TRACE scores (None when it could not be labeled).
+    scores: TraceScores | None = None
 
     def group(self, name: str):
         """The parsed reply of one LLM group, or :class:`Skip` with the reason it is missing."""
