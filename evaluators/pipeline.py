@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 from . import trace_metrics
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
+from .sentencize import sentencize_case
 from .types import (
     CaseResult,
     LabelOutcome,
@@ -23,7 +24,6 @@ from .types import (
     TestCase,
     Usage,
 )
-from .sentencize import sentencize_case
 
 #: ``progress(done, total)`` after each chunk of cases.
 Progress = Callable[[int, int], None]

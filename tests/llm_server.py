@@ -204,10 +204,10 @@ class LLMServer:
                 self.wfile.write(data)
                 self.wfile.flush()
 
-            def do_GET(self) -> None:  # noqa: N802 - e.g. /v1/models
+            def do_GET(self) -> None:
                 self._send(200, json.dumps({"object": "list", "data": [{"id": "loopback"}]}).encode(), {})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 t0 = time.monotonic()
                 n = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(n) if n else b""
@@ -225,7 +225,7 @@ class LLMServer:
                 elif reply is None:
                     try:
                         reply = _as_reply(responder(body)) if responder else Reply(content="{}")
-                    except Exception as exc:  # a broken responder is a 500, visible in the test
+                    except Exception as exc:  # noqa: BLE001 - a broken responder is a 500, visible in the test
                         reply = Reply.error(500, f"responder raised {type(exc).__name__}: {exc}")
                 wait = reply.delay + server.latency
                 if wait > 0:

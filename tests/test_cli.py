@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluators.methods import BaseMethod
 from evaluators import cli
 from evaluators.cli import main
+from evaluators.methods import BaseMethod
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
 
 ROOT = Path(__file__).resolve().parents[1]

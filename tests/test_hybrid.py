@@ -9,7 +9,9 @@ from evaluators.agreement import variant_agreement
 from evaluators.labelers import hybrid
 from evaluators.pipeline import estimate
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
-from tests.llm_server import PARIS_CASE as CASE, PARIS_LABELS as GOOD, Reply, labels_reply
+from tests.llm_server import PARIS_CASE as CASE
+from tests.llm_server import PARIS_LABELS as GOOD
+from tests.llm_server import Reply, labels_reply
 
 pytestmark = pytest.mark.usefixtures("close_llm_clients")
 
@@ -118,10 +120,6 @@ def test_hybrid_without_llm_is_a_clear_error():
 
 
 def test_hybrid_with_the_real_heuristic(llm_server, llm):
-    try:
-        from evaluators.labelers.heuristic import HeuristicMethod  # noqa: F401
-    except Exception as exc:  # the detector helper's module may not be importable yet
-        pytest.skip(f"heuristic labeler unavailable: {exc}")
     llm_server.respond(lambda req: GOOD)
     run = evaluate_batch([CASE], "hybrid", llm=llm)
     r = run.results[0]

@@ -6,10 +6,9 @@ import re
 
 import pytest
 
-from evaluators.methods import BaseMethod
 from evaluators.export import to_json_dict, to_rows
 from evaluators.facades import TRACEEvaluator, UnifiedEvaluationPipeline, _SingleMethodEvaluator
-from evaluators.methods import get_evaluation_methods
+from evaluators.methods import BaseMethod, get_evaluation_methods
 from evaluators.options import EvalOptions
 from evaluators.pipeline import as_test_case, evaluate, evaluate_batch
 from evaluators.registry import RegistryError
@@ -292,7 +291,8 @@ def test_single_method_evaluator_score_object(fake):
     s = ev.evaluate("What is the capital of France?", "Paris is the capital of France. Dogs sing.", list(DOCS))
     assert s.adherence == pytest.approx(0.5)
     assert s.overall_supported is False
-    assert s.average() == pytest.approx((s.context_relevance + s.context_utilization + s.completeness + s.adherence) / 4)
+    four = (s.context_relevance, s.context_utilization, s.completeness, s.adherence)
+    assert s.average() == pytest.approx(sum(four) / 4)
     with pytest.raises(ValueError, match="response is empty"):
         ev.evaluate("q", "", list(DOCS))
 

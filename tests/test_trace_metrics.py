@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from evaluators.trace_metrics import compute
 from evaluators.types import SentenceLabels, SentenceSupport, TraceScores
@@ -125,7 +126,7 @@ def test_metrics_dict_and_aliases():
 def test_scores_are_immutable():
     s = compute(labels(["0a"]))
     assert isinstance(s, TraceScores)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         s.adherence = 0.0  # type: ignore[misc]
 
 

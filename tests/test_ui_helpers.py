@@ -11,7 +11,8 @@ import pytest
 from evaluators.sentencize import sentencize_case
 from evaluators.types import TRACE_METRICS
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
-from ui import charts, compare_view, highlight as hl, runner, state, tables
+from ui import charts, compare_view, runner, state, tables
+from ui import highlight as hl
 
 pytestmark = pytest.mark.usefixtures("fake_method")
 

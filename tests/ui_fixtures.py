@@ -12,11 +12,10 @@ from typing import Sequence
 
 import pytest
 
-from evaluators.methods import BaseMethod
-from evaluators.methods import METHODS, MethodSpec
+from evaluators.methods import METHODS, BaseMethod, MethodSpec
 from evaluators.options import EvalOptions
 from evaluators.pipeline import evaluate_batch
-from evaluators.types import LabelOutcome, SentencizedCase, SentenceLabels, SentenceSupport, TestCase
+from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase, TestCase
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

@@ -20,7 +20,15 @@ from .labels import (
 )
 from .methods import metric_values
 from .predictors import SUPPORT_METRICS, matches, predictors
-from .stats import BINARY_STATS, GRADED_STATS, best_f1_fast, binary_stats, binary_stats_fast, graded_stats, graded_stats_fast
+from .stats import (
+    BINARY_STATS,
+    GRADED_STATS,
+    best_f1_fast,
+    binary_stats,
+    binary_stats_fast,
+    graded_stats,
+    graded_stats_fast,
+)
 
 COLUMNS = ["method", "metric", "label", "statistic", "value", "ci_low", "ci_high", "n", "note"]
 

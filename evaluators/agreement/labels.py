@@ -13,6 +13,7 @@ import numpy as np
 from ..convert import as_bool, as_float
 from ..types import CaseResult, RunResult
 
+
 def lookup(d: Mapping[str, Any], path: str) -> Any:
     if path in d:
         return d[path]

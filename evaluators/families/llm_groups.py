@@ -28,10 +28,9 @@ with that reason, every other metric and case is unaffected.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
-
-import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -302,7 +301,6 @@ def chunks_spec(case: TestCase, needs: Needs) -> CallSpec | None:
     if not flags and not want_sent:
         return None
     chunk_ids = [i for i, _ in _chunks(case)]
-    keys = [k for k, _ in context_sentences(case)]
     use_gt = bool(case.ground_truth and case.ground_truth.strip())
     head = f"QUESTION:\n{case.question}\n\n"
     if "chunk.used" in flags or ("chunk.useful" in flags and not use_gt):
@@ -590,7 +588,7 @@ def run_groups(cases: Sequence[TestCase], needs: Sequence[Needs], settings: Any,
         else:
             out[i]["verify"] = GroupOutcome(error=resp.error if resp is not None else "no claims")
     run(stage2)
-    for i, spec in stage2:
+    for i, _spec in stage2:
         resp = out[i].get("response")
         claims = resp.value.claims if resp is not None and resp.error is None and resp.value.claims else []
         o = out[i]["verify"]

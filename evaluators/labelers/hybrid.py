@@ -23,8 +23,9 @@ from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentencizedCase, Usage
 from .agreement import agreement
-from .llm import METHOD as LLM_METHOD
 from .llm import DRY_RUN_REASON, estimate_items, label_with_client, llm_client, settings_for_estimate, unavailable
+from .llm import METHOD as LLM_METHOD
+
 
 def _heuristic_outcomes(items: Sequence[SentencizedCase], options: EvalOptions) -> list[LabelOutcome]:
     from ..methods import get_method
@@ -69,27 +70,28 @@ def least_certain(heur: Sequence[LabelOutcome], k: int) -> list[int]:
     return sorted(sorted(range(len(heur)), key=rank)[:k])
 
 
-def _combine(h: LabelOutcome, l: LabelOutcome | None) -> LabelOutcome:
+def _combine(h: LabelOutcome, llm: LabelOutcome | None) -> LabelOutcome:
     hl = h.labels
-    if l is not None and l.labels is not None:
-        variants = {"trace": hl, LLM_METHOD: l.labels} if hl is not None else {LLM_METHOD: l.labels}
+    if llm is not None and llm.labels is not None:
+        variants = {"trace": hl, LLM_METHOD: llm.labels} if hl is not None else {LLM_METHOD: llm.labels}
         if hl is None:
-            labels = l.labels.model_copy(update={"notes": l.labels.notes + (f"no heuristic labels: {h.error}",)})
+            note = f"no heuristic labels: {h.error}"
+            labels = llm.labels.model_copy(update={"notes": llm.labels.notes + (note,)})
             variants[LLM_METHOD] = labels
         else:
-            labels = l.labels
+            labels = llm.labels
         return LabelOutcome(labels=labels, labeled_by=LLM_METHOD, variants=variants,
-                            agreement=agreement(hl, l.labels) if hl is not None else {},
-                            usage=h.usage + l.usage)
+                            agreement=agreement(hl, llm.labels) if hl is not None else {},
+                            usage=h.usage + llm.usage)
     if hl is not None:
         labels = hl
-        if l is not None:
-            labels = hl.model_copy(update={"notes": hl.notes + (f"{LLM_METHOD} failed ({l.error}); "
+        if llm is not None:
+            labels = hl.model_copy(update={"notes": hl.notes + (f"{LLM_METHOD} failed ({llm.error}); "
                                                                  "heuristic labels used",)})
         return LabelOutcome(labels=labels, labeled_by="trace", variants={"trace": labels},
-                            usage=h.usage + (l.usage if l is not None else Usage()))
-    reason = f"hybrid: trace: {h.error}" + (f"; {LLM_METHOD}: {l.error}" if l is not None else "")
-    return LabelOutcome(error=reason, usage=h.usage + (l.usage if l is not None else Usage()))
+                            usage=h.usage + (llm.usage if llm is not None else Usage()))
+    reason = f"hybrid: trace: {h.error}" + (f"; {LLM_METHOD}: {llm.error}" if llm is not None else "")
+    return LabelOutcome(error=reason, usage=h.usage + (llm.usage if llm is not None else Usage()))
 
 
 class HybridMethod(BaseMethod):

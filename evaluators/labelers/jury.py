@@ -21,7 +21,6 @@ from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase, Usage
 from .agreement import agreement
-from .llm import METHOD as LLM_METHOD
 from .llm import (
     DRY_RUN_REASON,
     PROMPT_VERSION,
@@ -32,6 +31,7 @@ from .llm import (
     llm_client,
     unavailable,
 )
+from .llm import METHOD as LLM_METHOD
 
 _LEVEL_ORDER = {"none": 0, "partial": 1, "full": 2}
 

@@ -30,7 +30,6 @@ import email.utils
 import hashlib
 import json
 import logging
-import os
 import random
 import sqlite3
 import threading
@@ -477,7 +476,7 @@ class LLMClient:
                 fallbacks += 1
                 if fallbacks > 3:
                     raise StructuredCallError(f"{self.describe()}: the server rejected the request "
-                                              "parameters", self._failed_usage(attempts, t_start))
+                                              "parameters", self._failed_usage(attempts, t_start)) from None
                 continue
             except RetryError as exc:  # pragma: no cover - reraise=True makes this rare
                 raise StructuredCallError(self._describe_error(exc, attempts),
