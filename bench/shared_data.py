@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ if str(ROOT) not in sys.path:
 
 from evaluators.types import TestCase  # noqa: E402
 
-SHARED_DIR = ROOT.parent / "shared" / "data"
+#: ``$RAG_EVAL_SHARED_DATA`` overrides the folder (a git worktree elsewhere than beside shared/).
+SHARED_DIR = Path(os.environ.get("RAG_EVAL_SHARED_DATA") or ROOT.parent / "shared" / "data")
 
 
 def shared_files() -> list[Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import trace_metrics
 from .methods import CHUNK_SIZE, Method, get_method
@@ -28,7 +28,7 @@ from .types import (
 #: ``progress(done, total)`` after each chunk of cases.
 Progress = Callable[[int, int], None]
 
-__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch"]
+__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch", "merge_runs"]
 
 
 def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
@@ -91,6 +91,8 @@ def evaluate_batch(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     chunk_size: int | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
     **option_overrides: Any,
 ) -> RunResult:
     """Evaluate many cases with one method.
@@ -99,7 +101,11 @@ def evaluate_batch(
     ``should_stop()`` is checked between chunks: when it returns True the run ends early and the
     result holds what finished (``cancelled=True``). ``chunk_size`` (cases per labeler call, progress
     and cancel step) defaults to the method's own ``chunk_size``.
+    ``engine="ray"`` labels the chunks on Ray workers (offline methods; ``ray_address`` for an
+    existing cluster; see ``engines.ray_engine``) with the same results, in input order.
     """
+    if engine not in ("local", "ray"):
+        raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
     spec = get_method(method)  # unknown names raise, listing the valid ones
     opts = options or EvalOptions()
     if option_overrides:
@@ -128,7 +134,7 @@ def evaluate_batch(
                             "each chunk was labeled on its own")
         step = max(1, chunk_size or int(impl.chunk_size or CHUNK_SIZE))
         t_label, cancelled = _label_chunks(impl, pending, opts, method, step, results,
-                                           progress, should_stop)
+                                           progress, should_stop, engine, ray_address)
     final = [r for r in results if r is not None]
     t_metrics = 0.0
     if opts.metrics:
@@ -166,32 +172,45 @@ def _sentencize(case_list: list[TestCase], method: str, results: list[CaseResult
 
 def _label_chunks(impl: Method, pending: list[tuple[int, SentencizedCase]], opts: EvalOptions, method: str,
                   step: int, results: list[CaseResult | None], progress: Progress | None,
-                  should_stop: Callable[[], bool] | None) -> tuple[float, bool]:
+                  should_stop: Callable[[], bool] | None, engine: str = "local",
+                  ray_address: str | None = None) -> tuple[float, bool]:
     """Label ``pending`` chunk by chunk into ``results``; (labeling seconds, cancelled)."""
     total = len(results)
     done = total - len(pending)
+    chunks = [pending[s:s + step] for s in range(0, len(pending), step)]
+    labeled: Iterator[tuple[list[LabelOutcome], float]]
+    if engine == "ray" and chunks:
+        from .engines.ray_engine import label_chunks
+
+        labeled = label_chunks([[it for _, it in c] for c in chunks], method, opts, address=ray_address,
+                               should_stop=should_stop)
+    else:
+        labeled = (_label_local(impl, [it for _, it in c], method, opts) for c in chunks)
     t_label = 0.0
-    for start in range(0, len(pending), step):
+    for chunk in chunks:
         if should_stop and should_stop():
             return t_label, True
-        chunk = pending[start : start + step]
-        items = [it for _, it in chunk]
-        tc = time.perf_counter()
-        try:
-            outs = impl.label(items, opts, lambda n: None)
-            if len(outs) != len(items):
-                raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
-        except Exception as exc:  # noqa: BLE001 - the chunk is flagged, the run goes on
-            outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
-        dt = time.perf_counter() - tc
+        outs, dt = next(labeled)
         t_label += dt
-        per_case = dt / max(1, len(items))
+        per_case = dt / max(1, len(chunk))
         for (i, item), out in zip(chunk, outs):
             results[i] = _to_result(item, method, out, per_case)
         done += len(chunk)
         if progress:
             progress(done, total)
     return t_label, False
+
+
+def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: EvalOptions
+                 ) -> tuple[list[LabelOutcome], float]:
+    tc = time.perf_counter()
+    try:
+        outs = impl.label(items, opts, lambda n: None)
+        if len(outs) != len(items):
+            raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
+    except Exception as exc:  # noqa: BLE001 - the chunk is flagged, the run goes on
+        outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
+    return list(outs), time.perf_counter() - tc
 
 
 def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
@@ -201,6 +220,27 @@ def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[Ca
     per_case, usages = compute_metrics_with_usage(results, opts)
     return [r.model_copy(update={"metrics": m, "usage": r.usage + u})
             for r, m, u in zip(results, per_case, usages)]
+
+
+def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str, Any] | None = None,
+               cancelled: bool = False) -> RunResult:
+    """One RunResult from runs of consecutive chunks of the same cases (a run evaluated chunk by
+    chunk, e.g. by the dashboard's background worker): results in order, timings and usage summed,
+    the first chunk's start time, warnings once each, cancelled if asked or if any chunk was."""
+    timings: dict[str, float] = {}
+    for p in parts:
+        for k, v in p.timings.items():
+            timings[k] = timings.get(k, 0.0) + float(v)
+    return RunResult(
+        method=method,
+        results=tuple(r for p in parts for r in p.results),
+        settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
+        timings=timings,
+        usage=Usage.total(p.usage for p in parts),
+        started_at=parts[0].started_at if parts else "",
+        cancelled=cancelled or any(p.cancelled for p in parts),
+        warnings=tuple(dict.fromkeys(w for p in parts for w in p.warnings)),
+    )
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

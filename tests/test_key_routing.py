@@ -190,6 +190,9 @@ def run_gpt_labeling(at: AppTest) -> str:
     assert not at.button(key="evaluate.run").disabled
     at.button(key="evaluate.run").click().run()
     assert not at.exception, at.exception
+    from ui import resources  # the run goes on in the server's background queue: wait for it
+
+    assert resources.queue().wait_idle(120)
     return status
 
 

@@ -64,6 +64,9 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--engine", choices=("local", "ray"), default="local",
+                    help="ray: label chunks on Ray workers (offline methods; pip install -r requirements-ray.txt)")
+    ev.add_argument("--ray-address", default=None, metavar="ADDR", help="an existing Ray cluster (--engine ray)")
     add_llm_options(ev)
     add_gate_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
@@ -181,19 +184,28 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         eprint(f"input error: {e}")
     if len(loaded.errors) > args.max_errors_shown:
         eprint(f"... and {len(loaded.errors) - args.max_errors_shown} more input errors")
+    for w in loaded.warnings[: max(0, args.max_errors_shown)]:  # rows kept after a fix-up (renamed id)
+        eprint(f"input warning: {w}")
     if options.dry_run:
         code = _dry_run(loaded.cases, args.method, options)
         return EXIT_BAD_INPUT if loaded.errors else code
     progress, bar = progress_bar(len(loaded.cases), not args.no_progress)
     try:
-        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress)
+        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress,
+                             engine=args.engine, ray_address=args.ray_address)
     finally:
         if bar is not None:
             bar.close()
     out = to_json_dict(run)
+    from ..embeddings import info as encoder_info
+
+    if encoder_info()["loaded"]:  # which encoder ran, and why (int8 / bf16 / fp32)
+        out["encoder"] = encoder_info()["decision"]
+        eprint(f"encoder: {out['encoder'].get('backend')} ({out['encoder'].get('reason')})")
     out["input_file"] = str(args.input)
     out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
     out["input_errors"] = loaded.error_dicts()
+    out["input_warnings"] = loaded.warning_dicts()
     failures = apply_gate(args, run, out, thresholds)  # reports; regrouped intervals
     _write_outputs(args, run, out)
     print_summary(out)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from . import agreement, evaluate
+from . import agreement, cache, evaluate
 from .common import EXIT_BAD_INPUT, UsageError, eprint
 
 #: One module per command; each has ``add_parser(subparsers)`` setting ``func``.
-COMMANDS = (evaluate, agreement)
+COMMANDS = (evaluate, agreement, cache)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -490,7 +490,7 @@ class LLMClient:
         u = getattr(resp, "usage", None)
         pt = int(getattr(u, "prompt_tokens", 0) or 0) or approx_message_tokens(messages)
         ct = int(getattr(u, "completion_tokens", 0) or 0) or approx_tokens(text)
-        usage = Usage(calls=attempts, prompt_tokens=pt, completion_tokens=ct,
+        usage = Usage(calls=1, retries=attempts - 1, prompt_tokens=pt, completion_tokens=ct,
                       cost_usd=prices.cost_usd(pt, ct, self.model, self.provider,
                                                self.settings.price_per_mtok),
                       latency_s=time.perf_counter() - t_start)
@@ -498,7 +498,7 @@ class LLMClient:
         return _Reply(text, usage, finish)
 
     def _failed_usage(self, attempts: int, t_start: float) -> Usage:
-        u = Usage(calls=attempts, latency_s=time.perf_counter() - t_start)
+        u = Usage(retries=attempts, latency_s=time.perf_counter() - t_start)
         self._add_usage(u)
         return u
 

@@ -102,6 +102,13 @@ def _lookup(name: str, environ: Mapping[str, str], secrets: Mapping[str, object]
     return (v, f"${name}") if v else ("", "")
 
 
+def owner_setting(name: str, environ: Mapping[str, str] | None = None,
+                  secrets: Mapping[str, object] | None = None) -> str | None:
+    """An owner (deployment) setting by name, read like the keys: Streamlit secrets first, then
+    the environment; None when unset. Used for the limits in :mod:`evaluators.limits`."""
+    return _lookup(name, os.environ if environ is None else environ, secrets)[0] or None
+
+
 def owner_base_url(environ: Mapping[str, str] | None = None,
                    secrets: Mapping[str, object] | None = None) -> str | None:
     """The base URL the owner configured (``RAG_EVAL_BASE_URL``), if any."""

@@ -21,7 +21,8 @@ each normalised output (the byte-for-byte check) plus a copy in which every stri
 ``KEEP_CHARS`` is replaced by a short hash (numbers, keys and short strings stay readable, so a
 difference is shown at the metric / case where it happens).
 
-Embeddings run in fp32 (``RAG_EVAL_BF16=0``) with one thread so the figures do not depend on the
+Embeddings run in torch fp32 (``RAG_EVAL_PRECISION=fp32``, ``RAG_EVAL_BF16=0``, no disk embedding
+cache) with one thread so the figures do not depend on the
 CPU's bf16 support or the core count; the CPU's vector-instruction flags are recorded, and the
 test skips (saying why) on a CPU of another kind, where fp32 kernels may round differently.
 """
@@ -52,7 +53,7 @@ KEEP_CHARS = 24
 METRICS = ("context_entity_recall,answer_semantic_similarity,response_length,answer_contains_pii,"
            "ragas_score,overall_score")
 #: Fields added on purpose after the goldens were made (documented in README, "Results JSON").
-NEW_FIELDS = ("schema_version", "spans", "warnings")
+NEW_FIELDS = ("schema_version", "spans", "warnings", "input_warnings", "encoder", "retries")
 #: Run-to-run fields, dropped before comparing.
 VOLATILE = ("timings", "started_at", "seconds", "input_file")
 #: CPU flags that select different fp32 kernels.
@@ -156,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     # set here, not at import (the test imports this module): fp32, one thread, offline
     os.environ["RAG_EVAL_BF16"] = "0"
+    os.environ["RAG_EVAL_PRECISION"] = "fp32"  # the torch fp32 encoder, whatever the CPU offers
+    os.environ["RAG_EVAL_EMBED_CACHE"] = "off"  # every vector computed here, nothing written
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
         os.environ.setdefault(k, v)
