@@ -18,7 +18,7 @@ from evaluators.families import (
     validate_metric_names,
 )
 from evaluators.families.entities import extract_entities
-from evaluators.families.ragas import average_precision
+from evaluators.families.verdicts import average_precision
 from evaluators.registry import Registry, RegistryError
 
 

@@ -6,7 +6,7 @@ from typing import Any, Callable, Mapping
 
 from .base import Ctx, Metric, MetricParamError, Skip, get_metric, register
 from .params import as_str_list
-from .ragas import oriented
+from .verdicts import oriented
 
 
 def _norm(metric: str, family: str):
