@@ -216,7 +216,7 @@ def test_llm_flags_map_to_settings(fake, no_keys, monkeypatch, tmp_path):
     assert str(llm.cache_path) == str(tmp_path / "c.sqlite")
     # keys are never copied into settings: the client resolves them by the one rule, and an
     # environment key never goes to a typed --base-url
-    from evaluators.llm.client import resolve_api_key
+    from evaluators.llm.keys import resolve_api_key
 
     assert llm.api_key is None and resolve_api_key(llm) == "not-needed"
     assert (opts.selective_budget, opts.selective_share) == (4, 0.25)

@@ -312,7 +312,8 @@ def label_with_client(client: Any, items: Sequence[SentencizedCase], method: str
 
 def llm_client(settings: LLMSettings | None, purpose: str) -> LLMClient:
     """The shared client of ``settings``; ``LLMUnavailable`` naming ``purpose`` when it cannot call."""
-    from ..llm.client import check_settings, get_client
+    from ..llm.keys import check_settings
+    from ..llm.shared import get_client
 
     check_settings(settings, purpose)  # raises unless settings can make calls
     assert settings is not None
@@ -378,7 +379,8 @@ def estimate_items(items: Sequence[SentencizedCase], settings: Any) -> dict[str,
     prompts = [build_messages(it) for it in items]
     cached_flags = [False] * len(items)
     try:
-        from ..llm.client import LLMClient, check_settings
+        from ..llm.client import LLMClient
+        from ..llm.keys import check_settings
 
         check_settings(settings, METHOD)
         probe = LLMClient(settings)  # no loop, no SDK: only the cache is opened
