@@ -35,11 +35,13 @@ def case_dict(r: CaseResult) -> dict[str, Any]:
         "usage": r.usage.model_dump(),
         "seconds": r.seconds,
         "error": r.error,
+        "spans": r.spans.model_dump(mode="json") if r.spans is not None else None,
     }
 
 
 def to_json_dict(run: RunResult) -> dict[str, Any]:
     return {
+        "schema_version": run.schema_version,
         **run.means(),
         "num_samples": len(run.results),
         "num_scored": len(run.scored),

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from . import trace_metrics
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
-from .sentencize import sentencize_case
+from .sentencize import sentencize_case, spans_of
 from .types import (
     CaseResult,
     LabelOutcome,
@@ -67,7 +67,7 @@ def _precheck(case: TestCase) -> str | None:
 def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: float) -> CaseResult:
     if out.labels is None:
         return CaseResult(case=item.case, method=method, error=out.error or "no labels produced",
-                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds)
+                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds, spans=spans_of(item))
     return CaseResult(
         case=item.case,
         method=method,
@@ -80,6 +80,7 @@ def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: f
         agreement=out.agreement,
         usage=out.usage,
         seconds=seconds,
+        spans=spans_of(item),
     )
 
 

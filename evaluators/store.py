@@ -319,12 +319,14 @@ class RunStore:
                 "SELECT payload FROM run_chunks WHERE run_id = ? ORDER BY first", (run_id,)).fetchall()
         if row is None:
             raise KeyError(f"no run with id {run_id!r}")
+        from .schema import load_run  # older stored runs are migrated to the current format
+
         if row[0]:
-            return RunResult.model_validate_json(row[0])
+            return load_run(row[0])
         from .pipeline import merge_runs  # lazy: the store stays importable without the pipeline
 
         s = json.loads(row[2] or "{}")
-        run = merge_runs([RunResult.model_validate_json(p[0]) for p in parts], method=row[1],
+        run = merge_runs([load_run(p[0]) for p in parts], method=row[1],
                          settings=s.get("settings", {}), cancelled=row[3] == "cancelled")
         return run if parts else run.model_copy(update={"started_at": s.get("started_at", "")})
 

@@ -15,6 +15,10 @@ from .metric_names import AVERAGE, CASE_METRICS, OVERALL_SUPPORTED, TRACE_METRIC
 
 SupportLevel = Literal["full", "partial", "none"]
 
+#: Version of the run format of stored runs and JSON exports. History and the migration of older
+#: files: :mod:`evaluators.schema`.
+SCHEMA_VERSION = 2
+
 #: Special values an LLM may put in ``supporting_sentence_keys`` for a response
 #: sentence that needs no document support (transitions, common knowledge, arithmetic).
 SPECIAL_SUPPORT_KEYS = frozenset(
@@ -65,6 +69,15 @@ class SentencizedCase(_Frozen):
     @property
     def response_keys(self) -> tuple[str, ...]:
         return tuple(s.key for s in self.response_sentences)
+
+
+class SentenceSpans(_Frozen):
+    """Where the sentences the labels' keys name are in the case's texts, as split when the case
+    was labeled (so a later splitter can never move a key): ``documents[d][i]`` = (start, end) of
+    sentence ``f"{d}{letters(i)}"`` of document ``d``; ``response[i]`` = sentence ``letters(i)``."""
+
+    documents: tuple[tuple[tuple[int, int], ...], ...] = ()
+    response: tuple[tuple[int, int], ...] = ()
 
 
 class SentenceSupport(_Frozen):
@@ -229,10 +242,19 @@ class CaseResult(_Frozen):
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
+    #: The sentence split the labels refer to (None: not split, or stored before spans were kept).
+    spans: SentenceSpans | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.scores is not None
+
+    def sentencized(self) -> SentencizedCase:
+        """The case's sentences as labeled: rebuilt from ``spans``; only a result without spans
+        (not split, or stored by an older version) is split again with today's splitter."""
+        from .sentencize import from_spans, sentencize_case
+
+        return sentencize_case(self.case) if self.spans is None else from_spans(self.case, self.spans)
 
     def value(self, name: str) -> float | None:
         """The value of metric ``name`` for this case, by one rule for every metric: a TRACE metric
@@ -257,6 +279,8 @@ class RunResult(_Frozen):
     cancelled: bool = False
     #: Run-level problems that did not stop it (e.g. a method's ``prepare`` failed).
     warnings: tuple[str, ...] = ()
+    #: Format version (older stored runs / files are migrated on load: ``evaluators.schema``).
+    schema_version: int = SCHEMA_VERSION
 
     @property
     def errors(self) -> list[tuple[str, str]]:
