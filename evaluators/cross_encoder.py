@@ -123,14 +123,15 @@ def prepare(model: Any, name: str = "") -> Any:
         if not isinstance(model, torch.nn.Module) or not hasattr(model, "predict"):
             decision["reason"] = "not a sentence-transformers CrossEncoder"
             return model
+        ce: Any = model  # a CrossEncoder (predict), whatever nn.Module narrowing says
         pairs = list(CHECK_PAIRS)
         kw = dict(activation_fn=torch.nn.Identity(), apply_softmax=False, show_progress_bar=False)
         with torch.inference_mode():
-            p32 = _softmax(model.predict(pairs, **kw))
-            q = torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear},
-                                                       dtype=torch.qint8, inplace=True)
+            p32 = _softmax(ce.predict(pairs, **kw))
+            q: Any = torch.ao.quantization.quantize_dynamic(copy.deepcopy(ce), {torch.nn.Linear},
+                                                            dtype=torch.qint8, inplace=True)
             p8 = _softmax(q.predict(pairs, **kw))
-            t32 = embeddings._cpu_seconds(lambda: model.predict(pairs * 4, **kw))
+            t32 = embeddings._cpu_seconds(lambda: ce.predict(pairs * 4, **kw))
             t8 = embeddings._cpu_seconds(lambda: q.predict(pairs * 4, **kw))
     except Exception as exc:  # noqa: BLE001 - quantization unavailable: keep fp32, say why
         decision["reason"] = f"int8 failed: {type(exc).__name__}: {exc}"

@@ -236,7 +236,7 @@ def proportion_ci(flags: Sequence[Any], *, groups: Sequence[Any] | None = None, 
 # --------------------------------------------------------------------------- any statistic
 
 
-def bootstrap_stats(fn: Callable[..., Any], *arrays: Sequence[Any], groups: Sequence[Any] | None = None,
+def bootstrap_stats(fn: Callable[..., Any], *arrays: Sequence[Any] | np.ndarray, groups: Sequence[Any] | None = None,
                     n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
                     names: Sequence[str] | None = None, min_valid: float = 0.5,
                     point_fn: Callable[..., Any] | None = None) -> list[Interval]:

@@ -134,7 +134,7 @@ def _is_one_record(obj: dict[str, Any]) -> bool:
         m = guess_mapping(list(obj))
     except DatasetError:
         return False
-    return not isinstance(obj.get(m.question), list)
+    return m.question is not None and not isinstance(obj.get(m.question), list)
 
 
 def _records_in_object(obj: dict[str, Any], name: str) -> list[Any]:

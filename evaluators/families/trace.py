@@ -10,9 +10,9 @@ declarations give one place for what each TRACE metric means, its range and dire
 from __future__ import annotations
 
 from ..metric_names import AVERAGE, OVERALL_SUPPORTED
-from .base import Ctx, Metric, Skip, register
+from .base import Ctx, Family, Metric, Skip, register
 
-FAMILY = "trace"
+FAMILY: Family = "trace"
 
 _DESCRIPTIONS = {
     "context_relevance": "Share of document sentences relevant to the question (|relevant| / |document "

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
@@ -245,16 +245,16 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
     sentences: list[SentenceSupport] = []
     missing: list[str] = []
     for k in resp_keys:
-        info = by_key.get(k)
-        if info is None:
+        got = by_key.get(k)
+        if got is None:
             missing.append(k)
             sentences.append(SentenceSupport(key=k, fully_supported=False,
                                              explanation="(not labeled by the model; counted as unsupported)"))
             continue
-        keys = _filter_doc_keys(info.supporting_sentence_keys, doc_set,
+        keys = _filter_doc_keys(got.supporting_sentence_keys, doc_set,
                                 f"supporting_sentence_keys of sentence {k}", notes, allow_special=True)
-        sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=info.fully_supported,
-                                         explanation=info.explanation))
+        sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=got.fully_supported,
+                                         explanation=got.explanation))
     if missing:
         notes.append(f"response sentences missing from the reply, counted as unsupported: {', '.join(missing)}")
     overall = all(s.fully_supported for s in sentences)
@@ -284,7 +284,7 @@ async def label_one(client: Any, item: SentencizedCase, method: str = METHOD, sa
     res = await client.structured(build_messages(item), LabelingReply,
                                   cache_salt=PROMPT_VERSION + (f"/{salt}" if salt else ""),
                                   validate=functools.partial(to_labels, item=item, method=method))
-    labels: SentenceLabels = res.value  # type: ignore[assignment]
+    labels = cast(SentenceLabels, res.value)
     parse_notes = tuple(n for n in res.notes if n not in labels.notes)
     if parse_notes:
         labels = labels.model_copy(update={"notes": parse_notes + labels.notes})

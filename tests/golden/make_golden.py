@@ -165,8 +165,6 @@ def main(argv: list[str] | None = None) -> int:
     if not data_files():
         print(f"no shared data at {SHARED}: nothing to do")
         return 0
-    if str(ROOT) not in sys.path:  # run as a script: make `evaluators` importable
-        sys.path.insert(0, str(ROOT))
     new = produce()
     if args.check:
         golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
