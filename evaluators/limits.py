@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .llm.settings import Credentials, owner_setting
 
@@ -56,7 +57,7 @@ class Limits:
              secrets: Mapping[str, object] | None = None) -> "Limits":
         problems: list[str] = []
 
-        def number(name: str, default: float, kind: type) -> float | None:
+        def number(name: str, default: float, kind: type) -> Any:  # kind(raw): int or float
             raw = owner_setting(name, environ, secrets)
             if raw is None:
                 return default

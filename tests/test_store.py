@@ -5,6 +5,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from pydantic import ValidationError
 
 from evaluators.llm.settings import LLMSettings
 from evaluators.options import EvalOptions
@@ -38,7 +39,7 @@ def test_list_newest_first_with_typed_summary_and_delete(tmp_path):
     assert first.num_cases == 4 and first.num_done == 4 and first.num_scored == 3
     assert first.status == "finished" and not first.resumable and first.num_errors == 1
     assert first.means["adherence"] == pytest.approx(fake_run().means()["adherence"])
-    with pytest.raises(Exception):  # frozen
+    with pytest.raises(ValidationError, match="frozen"):
         first.name = "x"  # type: ignore[misc]
     assert store.delete(a, owner=None) is True
     assert store.delete(a, owner=None) is False

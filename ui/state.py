@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from pydantic import SecretStr
 
 from evaluators.llm.settings import (
     DEFAULT_MODELS, PROVIDERS, Credentials, LLMSettings, key_help, resolve_credentials,
@@ -237,7 +238,7 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
     if not creds.key and creds.url_source != "typed" and choice["provider"] != "openai_compatible":
         return None, f"No API key for {choice['provider']}: {key_help(choice['provider'])} (environment or Streamlit secrets)."
     settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
-                           api_key=creds.key)
+                           api_key=SecretStr(creds.key) if creds.key else None)
     return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
 
 
