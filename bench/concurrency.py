@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.shared_data import SHARED_DIR as SHARED  # noqa: E402
 from bench.ui_bench import make_cases, vm_hwm_mb  # noqa: E402
 from evaluators.store import RunStore  # noqa: E402
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
+from evaluators.testing.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 RESULTS = ROOT / "bench" / "results"
