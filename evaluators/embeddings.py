@@ -54,7 +54,7 @@ ONNX_FP32_MIN_COSINE = 0.9999
 #: int8 is kept only when its CPU time on the check texts is below this share of onnx-fp32's.
 INT8_MAX_TIME_RATIO = 0.95
 #: Bump when the ONNX graph or its build changes (a new cache folder is used).
-ONNX_BUILD_VERSION = "1"
+ONNX_BUILD_VERSION = "2"
 BACKENDS = ("torch-fp32", "torch-bf16", "onnx-fp32", "onnx-int8")
 
 _lock = threading.RLock()
