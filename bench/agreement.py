@@ -1,6 +1,6 @@
 """Agreement of every offline method with the human labels of the shared dev sets.
 
-    .venv/bin/python bench/agreement.py [--n-boot 2000] [--limit N] [--files mtrag,summary] [--full]
+    .venv/bin/python -m bench.agreement [--n-boot 2000] [--limit N] [--files mtrag,summary] [--full]
                                         [--out agreement.json]
 
 For each file in ../shared/data: evaluate with each offline method (``trace``), then print AUROC,
@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from evaluators import evaluate_batch  # noqa: E402
 from evaluators.compare import agreement_table, format_table, table_records  # noqa: E402

@@ -1,6 +1,6 @@
 """Several visitors at once, in real headless Chromium (not part of the test suite).
 
-    .venv/bin/python bench/concurrency.py [--sessions 5] [--per-session 100] [--chunk 25]
+    .venv/bin/python -m bench.concurrency [--sessions 5] [--per-session 100] [--chunk 25]
 
 Two fresh `streamlit run app.py` servers evaluate the SAME cases with the TRACE heuristic
 (two processes, so neither profits from the other's embedding cache; each first loads the model
@@ -31,13 +31,11 @@ import json
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench.shared_data import SHARED_DIR as SHARED  # noqa: E402
 from bench.ui_bench import make_cases, vm_hwm_mb  # noqa: E402

@@ -1,6 +1,6 @@
 """Which extra signals would help the offline detector? An ablation on the shared dev sets.
 
-    .venv/bin/python bench/detector_ablation.py          # ~3 min on 2 cores; skips without ../shared/data
+    .venv/bin/python -m bench.detector_ablation          # ~3 min on 2 cores; skips without ../shared/data
 
 The shipped combiner (``bench/train_detector.py``) uses the 18 FEATURES of
 ``evaluators/labelers/heuristic_features.py``. This script adds candidate signal groups on top and
@@ -29,14 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench import train_detector as td  # noqa: E402
 from bench.shared_data import file_label, load_shared, shared_files  # noqa: E402

@@ -1,6 +1,6 @@
 """LLM path benchmark against the loopback OpenAI-compatible server (no network, no key).
 
-    .venv/bin/python bench/llm_bench.py [--cases 160] [--latency 0.2] [--rpm-cases 60]
+    .venv/bin/python -m bench.llm_bench [--cases 160] [--latency 0.2] [--rpm-cases 60]
 
 Figures (each run uses a fresh temporary cache):
 1. calls per case (must be 1) and cases/s at concurrency 16 with 200 ms server latency (goal >= 30);
@@ -13,13 +13,11 @@ The openai SDK (provider openai_compatible) is used, as users of Ollama / vLLM w
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from evaluators import LLMSettings, TestCase, evaluate_batch  # noqa: E402
 from evaluators.llm import close_clients  # noqa: E402

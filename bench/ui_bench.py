@@ -1,6 +1,6 @@
 """Dashboard benchmark in real headless Chromium (not part of the test suite).
 
-    .venv/bin/python bench/ui_bench.py [--cases 500] [--chunk 25]
+    .venv/bin/python -m bench.ui_bench [--cases 500] [--chunk 25]
 
 Measures
 1. cold start: from `streamlit run` process start until the first page's title is visible;
@@ -20,13 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from evaluators.testing.app_server import (  # noqa: E402
     CHROMIUM,
