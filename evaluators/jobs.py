@@ -128,6 +128,7 @@ class JobQueue:
         self._ended: deque[str] = deque()
         self._thread: threading.Thread | None = None
         self.chunks_run = 0
+        self.warmed: set[str] = set()  # methods whose warm_up() ran in this process
 
     # ------------------------------------------------------------------ public API
     def submit(self, owner: str, cases: Sequence[TestCase], method: str, options: EvalOptions, *,
@@ -292,6 +293,15 @@ class JobQueue:
         job.started = job.started or time.time()
         return job, chunk, None
 
+    def _warm_up(self, method: str) -> None:
+        """The method's ``warm_up()`` (through the method registry), once per method per process:
+        whatever the method loads (models) is loaded before its first chunk is labelled."""
+        if method not in self.warmed:
+            from .methods import get_method
+
+            get_method(method).build().warm_up()
+            self.warmed.add(method)
+
     def _work(self) -> None:
         from .pipeline import evaluate_batch  # lazy: loads labelers only when there is work
 
@@ -308,6 +318,7 @@ class JobQueue:
                 self._close(job, "cancelled", stop or None)
                 continue
             try:
+                self._warm_up(job.method)
                 part = evaluate_batch([c for _, c in chunk], job.method, options=options,
                                       chunk_size=len(chunk))
                 self.store.add_chunk(job.id, chunk[0][0], part)

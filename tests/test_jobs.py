@@ -13,6 +13,7 @@ import pytest
 from evaluators.jobs import JobQueue, QueueFull, options_from_settings
 from evaluators.limits import CallLedger
 from evaluators.llm.settings import LLMSettings
+from evaluators.methods import BaseMethod
 from evaluators.options import EvalOptions
 from evaluators.store import RunStore
 from evaluators.types import LabelOutcome, SentencizedCase, TestCase, Usage
@@ -21,17 +22,21 @@ from tests.ui_fixtures import FakeMethod
 OPTS = EvalOptions()
 
 
-class Recorder:
-    """ui_fake's labels, plus: records which cases each chunk had, can block (gate), and reports
-    one billed LLM call per case."""
+class Recorder(BaseMethod):
+    """ui_fake's labels, plus: records which cases each chunk had, can block (gate), reports
+    one billed LLM call per case, and counts warm-ups."""
 
     def __init__(self) -> None:
+        self.warm_ups = 0
         self.chunks: list[list[str]] = []
         self.gate = threading.Event()
         self.gate.set()
         self.started = threading.Event()
         #: Chunks let through before ``gate`` is waited for (None: always wait for it).
         self.free_chunks: int | None = None
+
+    def warm_up(self) -> None:
+        self.warm_ups += 1
 
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
         self.started.set()
@@ -191,3 +196,11 @@ def test_a_typed_key_stays_in_memory_and_resume_gets_it_again(queue, rec, tmp_pa
     back = options_from_settings(summary.settings, api_key="sk-new")
     assert back.llm.base_url == llm.base_url and back.llm.api_key.get_secret_value() == "sk-new"
     assert options_from_settings(summary.settings).llm.api_key is None
+
+
+def test_the_method_warms_up_once_per_process_through_the_registry(queue, rec):
+    a = queue.submit("alice", cases("a", 4), "rec", OPTS, chunk_size=2)
+    assert queue.wait(a.id, 30) == "finished"
+    b = queue.submit("bob", cases("b", 2), "rec", OPTS, chunk_size=2)
+    assert queue.wait(b.id, 30) == "finished"
+    assert rec.warm_ups == 1 and "rec" in queue.warmed
