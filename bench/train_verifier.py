@@ -231,7 +231,7 @@ def main() -> int:
     ap.add_argument("--stages", default="prepare,nli,fold0,fold1,fold2",
                     help="comma list of prepare, nli, fold0, fold1, fold2, full")
     ap.add_argument("--nli-pairs", type=int, default=2400)
-    ap.add_argument("--fold-pairs", type=int, default=1800)
+    ap.add_argument("--fold-pairs", type=int, default=1500)
     ap.add_argument("--full-pairs", type=int, default=2400)
     ap.add_argument("--neg-share", type=float, default=0.4)
     ap.add_argument("--nli-replay", type=float, default=0.15, help="share of NLI pairs in fold stages")

@@ -155,3 +155,39 @@ def test_base_format_fills_frozen_embeddings_from_the_embedded_model(tmp_path):
 
     base = load_file(str(V._base_dir() / "model.safetensors"))["embeddings.word_embeddings.weight"]
     assert torch.equal(emb.detach(), base.float())
+
+
+# ------------------------------------------------------------------ the training data helpers
+def test_training_batches_are_seeded_and_cover_every_pair():
+    from bench import train_verifier as T
+
+    ex = [{"claim": "c" * (i % 7), "premise": "p" * (i % 11), "label": i % 2} for i in range(103)]
+    a = T.batches(ex, 8, seed=7)
+    assert a == T.batches(ex, 8, seed=7) and a != T.batches(ex, 8, seed=8)
+    flat = sorted(i for b in a for i in b)
+    assert flat == list(range(103)) and max(len(b) for b in a) == 8
+
+
+def test_novel_token_ratio_and_folds():
+    from bench import verifier_data as VD
+
+    assert VD.novel_token_ratio("Paris is in France", ["paris is the capital"]) == 0.5
+    assert VD.novel_token_ratio("", ["x"]) == 0.0
+    assert sorted(d for f in VD.FOLDS for d in f) == sorted(VD.DOMAINS)  # every domain in one fold
+    with pytest.raises(ValueError, match="in no fold"):
+        VD.fold_of("nope")
+
+
+def test_nli_pairs_leave_out_ragbench_sources():
+    from bench import verifier_data as VD
+
+    if not (VD.SHARED_DIR / "nli_pairs_dev.jsonl").is_file():
+        pytest.skip("shared data absent")
+    seen = set()
+    for i, r in enumerate(VD.nli_pairs()):
+        seen.add(r["source"])
+        assert r["label"] in (0, 1) and r["claim"] and r["premise"]
+        if i > 5000:
+            break
+    assert not any(s in {"ab:HAGRID", "ab:ExpertQA"} for s in seen)
+    assert any(s.startswith("ab:") for s in seen)
