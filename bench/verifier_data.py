@@ -241,9 +241,36 @@ def load_sentences(domain: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _claim(domain: str) -> bool:
+    """Take a domain for this process (a lock file with our pid; a dead owner's lock is taken over),
+    so several ``prepare`` processes can share the domains."""
+    lock = sentence_path(domain).with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(str(lock), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            owner = int(lock.read_text().strip() or 0)
+            os.kill(owner, 0)
+            return owner == os.getpid()
+        except (ValueError, ProcessLookupError, PermissionError, OSError):
+            lock.write_text(str(os.getpid()))
+            return True
+    with os.fdopen(fd, "w") as fh:
+        fh.write(str(os.getpid()))
+    return True
+
+
 def prepare(domains=DOMAINS, log=print) -> None:
+    """Prepare every domain (skipping finished ones and ones another live process is on), then wait
+    until all tables exist."""
     for d in domains:
+        if sentence_path(d).is_file() or not _claim(d):
+            continue
         prepare_domain(d, log=log)
+        sentence_path(d).with_suffix(".lock").unlink(missing_ok=True)
+    while not all(sentence_path(d).is_file() for d in domains):
+        time.sleep(10)
 
 
 # ------------------------------------------------------------------ NLI pre-training pairs

