@@ -1,8 +1,9 @@
-"""Streamlit entry point: a thin router over the pages plus the shared sidebar."""
+"""Streamlit entry point: a thin router over the pages plus what every page shares — the sidebar,
+and the progress of this visitor's background runs (with Cancel)."""
 
 import streamlit as st
 
-from ui import sidebar
+from ui import jobs, layout, sidebar
 
 st.set_page_config(page_title="RAG evaluation dashboard", page_icon="🔎", layout="wide")
 
@@ -15,5 +16,10 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+jobs.file_finished(on_evaluate=page.url_path == "evaluate")
 sidebar.render()
-page.run()
+status = st.sidebar.container()  # filled after the page, so it reflects what the page did
+jobs.progress_area()
+layout.run_page(page)
+with status:
+    sidebar.render_status()

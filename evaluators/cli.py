@@ -5,8 +5,9 @@ Exit codes: 0 success; 1 a ``--fail-under`` threshold failed (each failed metric
 also when some rows of the input were invalid: the valid rows are still evaluated and written,
 with the invalid ones listed under ``input_errors``.
 
-API keys come only from the environment (GROQ_API_KEY / OPENAI_API_KEY /
-OPENAI_COMPATIBLE_API_KEY); they are never flags and never printed or written.
+API keys come only from the environment (the names in ``evaluators.llm.settings.KEY_ENV``) and
+go only where ``evaluators.llm.settings`` allows (the official endpoint, or RAG_EVAL_BASE_URL);
+they are never flags and never printed or written.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -23,10 +23,6 @@ EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 
-#: Environment variable holding the API key of each provider.
-KEY_ENV = {"groq": "GROQ_API_KEY", "openai": "OPENAI_API_KEY",
-           "openai_compatible": "OPENAI_COMPATIBLE_API_KEY"}
-PROVIDERS = tuple(KEY_ENV)
 
 #: Metrics of the JSON top level that ``--fail-under`` accepts besides requested family metrics.
 CORE_THRESHOLD_METRICS = ("context_relevance", "context_utilization", "completeness", "adherence",
@@ -47,10 +43,15 @@ def _eprint(*a: Any) -> None:
 
 
 def _add_llm_options(p: argparse.ArgumentParser) -> None:
+    from .llm.settings import KEY_ENV, OWNER_BASE_URL_ENV, PROVIDERS
+
     g = p.add_argument_group("LLM (for gpt_labeling / hybrid / jury and LLM metrics; key from env)")
     g.add_argument("--provider", choices=PROVIDERS, default=None,
                    help="LLM provider (default groq); key from " + " / ".join(KEY_ENV.values()))
-    g.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible server")
+    g.add_argument("--base-url", default=None,
+                   help=f"base URL of an OpenAI-compatible server (default ${OWNER_BASE_URL_ENV}); "
+                        f"environment keys are sent only to ${OWNER_BASE_URL_ENV} or the official "
+                        "endpoint, any other URL is called without a key")
     g.add_argument("--model", default=None, help="model name")
     g.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls")
     g.add_argument("--rpm", type=int, default=None, help="requests per minute limit")
@@ -100,12 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--engine", choices=("local", "ray"), default="local",
+                    help="ray: label chunks on Ray workers (offline methods; pip install -r requirements-ray.txt)")
+    ev.add_argument("--ray-address", default=None, metavar="ADDR", help="an existing Ray cluster (--engine ray)")
     _add_llm_options(ev)
     from .gate import add_gate_arguments  # stats helper: --gate-on / --group-column / --junit / --markdown
 
     add_gate_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
     _add_agreement_parser(sub)
+    from .embed_cache import add_cache_parser  # `cache info` / `cache clear`
+
+    add_cache_parser(sub)
     return parser
 
 
@@ -173,13 +180,24 @@ def _validate_metrics(names: list[str]) -> None:
         raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}")
 
 
-def _api_key(provider: str) -> str | None:
-    v = os.environ.get(KEY_ENV[provider], "").strip()
-    return v or None
+def _check_credentials(provider: str, base_url: str | None, what: str, dry_run: bool) -> None:
+    """Fail early, naming the variable to set, when ``provider`` has no key it may use; say on
+    stderr when an environment key is withheld from a custom base URL (the library's one rule)."""
+    from .llm.settings import key_help, resolve_credentials
+
+    creds = resolve_credentials(provider, base_url)
+    if creds.withheld:
+        print(f"note: {creds.withheld}", file=sys.stderr)
+    if provider == "openai_compatible" and creds.base_url is None:
+        raise UsageError("--provider openai_compatible needs --base-url (or RAG_EVAL_BASE_URL)")
+    if not creds.key and creds.url_source != "typed" and provider != "openai_compatible" and not dry_run:
+        raise UsageError(f"{what} needs an LLM: {key_help(provider)} "
+                         "(or use --provider openai_compatible --base-url URL)")
 
 
 def build_llm_settings(args: argparse.Namespace, needs_llm: bool):
-    """LLMSettings from the flags (None when no LLM is needed nor configured)."""
+    """LLMSettings from the flags (None when no LLM is needed nor configured). Keys are never
+    flags: the client takes them from the environment by the rule of ``evaluators.llm.settings``."""
     from .llm.settings import LLMSettings
 
     flags = {
@@ -190,23 +208,19 @@ def build_llm_settings(args: argparse.Namespace, needs_llm: bool):
     given = {k: v for k, v in flags.items() if v is not None}
     if not given and not needs_llm and not args.jury_models:
         return None
-    provider = given.get("provider", "groq")
-    if provider == "openai_compatible" and not given.get("base_url"):
-        raise UsageError("--provider openai_compatible needs --base-url")
     for k in ("concurrency", "rpm", "tpm"):
         if k in given and given[k] < 1:
             raise UsageError(f"--{k} must be at least 1")
     if "timeout_s" in given and given["timeout_s"] <= 0:
         raise UsageError("--timeout must be positive")
-    key = _api_key(provider)
-    if key is None and needs_llm and provider != "openai_compatible" and not args.dry_run:
-        raise UsageError(f"method {args.method!r} needs an LLM: set {KEY_ENV[provider]} "
-                         f"(or use --provider openai_compatible --base-url URL)")
-    return LLMSettings(**given, api_key=key)
+    settings = LLMSettings(**given)
+    if needs_llm or "provider" in given:
+        _check_credentials(settings.provider, settings.base_url, f"method {args.method!r}", args.dry_run)
+    return settings
 
 
 def build_jury(args: argparse.Namespace, base) -> tuple:
-    from .llm.settings import LLMSettings
+    from .llm.settings import PROVIDERS, LLMSettings
 
     models = _split_names(args.jury_models)
     if not models:
@@ -216,10 +230,9 @@ def build_jury(args: argparse.Namespace, base) -> tuple:
     for m in models:
         provider, sep, model = m.partition(":")
         if sep and provider in PROVIDERS:
-            key = _api_key(provider)
-            if key is None and provider != "openai_compatible" and not args.dry_run:
-                raise UsageError(f"juror {m!r} needs {KEY_ENV[provider]}")
-            jurors.append(LLMSettings(**{**dict(base), "provider": provider, "model": model, "api_key": key}))
+            juror = base.model_copy(update={"provider": provider, "model": model})
+            _check_credentials(provider, juror.base_url, f"juror {m!r}", args.dry_run)
+            jurors.append(juror)
         else:
             jurors.append(base.model_copy(update={"model": m}))
     return tuple(jurors)
@@ -383,19 +396,28 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         _eprint(f"input error: {e}")
     if len(loaded.errors) > args.max_errors_shown:
         _eprint(f"... and {len(loaded.errors) - args.max_errors_shown} more input errors")
+    for w in loaded.warnings[: max(0, args.max_errors_shown)]:  # rows kept after a fix-up (renamed id)
+        _eprint(f"input warning: {w}")
     if options.dry_run:
         code = _dry_run(loaded.cases, args.method, options)
         return EXIT_BAD_INPUT if loaded.errors else code
     progress, bar = _progress_bar(len(loaded.cases), not args.no_progress)
     try:
-        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress)
+        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress,
+                             engine=args.engine, ray_address=args.ray_address)
     finally:
         if bar is not None:
             bar.close()
     out = to_json_dict(run)
+    from .embeddings import info as encoder_info
+
+    if encoder_info()["loaded"]:  # which encoder ran, and why (int8 / bf16 / fp32)
+        out["encoder"] = encoder_info()["decision"]
+        _eprint(f"encoder: {out['encoder'].get('backend')} ({out['encoder'].get('reason')})")
     out["input_file"] = str(args.input)
     out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
     out["input_errors"] = loaded.error_dicts()
+    out["input_warnings"] = loaded.warning_dicts()
     from .gate import apply_gate
 
     gate_failures = apply_gate(args, run, out, thresholds)  # reports; regrouped intervals

@@ -91,6 +91,8 @@ def evaluate_batch(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     chunk_size: int | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
     **option_overrides: Any,
 ) -> RunResult:
     """Evaluate many cases with one method.
@@ -99,7 +101,11 @@ def evaluate_batch(
     ``should_stop()`` is checked between chunks: when it returns True the run ends early and the
     result holds what finished (``cancelled=True``). ``chunk_size`` (cases per labeler call, progress
     and cancel step) defaults to the method's own ``chunk_size`` attribute, else ``CHUNK_SIZE``.
+    ``engine="ray"`` labels the chunks on Ray workers (offline methods; ``ray_address`` for an
+    existing cluster; see ``engines.ray_engine``) with the same results, in input order.
     """
+    if engine not in ("local", "ray"):
+        raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
     spec = get_method(method)  # unknown names raise, listing the valid ones
     opts = options or EvalOptions()
     if option_overrides:
@@ -140,22 +146,21 @@ def evaluate_batch(
     cancelled = False
     if chunk_size is None:
         chunk_size = int(getattr(impl, "chunk_size", CHUNK_SIZE) or CHUNK_SIZE)
-    for start in range(0, len(pending), max(1, chunk_size)):
+    chunks = [pending[s:s + max(1, chunk_size)] for s in range(0, len(pending), max(1, chunk_size))]
+    if engine == "ray" and chunks:
+        from .engines.ray_engine import label_chunks
+
+        labeled = label_chunks([[it for _, it in c] for c in chunks], method, opts, address=ray_address,
+                               should_stop=should_stop)
+    else:
+        labeled = (_label_local(impl, [it for _, it in c], method, opts) for c in chunks)
+    for chunk in chunks:
         if should_stop and should_stop():
             cancelled = True
             break
-        chunk = pending[start : start + chunk_size]
-        items = [it for _, it in chunk]
-        tc = time.perf_counter()
-        try:
-            outs = impl.label(items, opts, lambda n: None)  # type: ignore[union-attr]
-            if len(outs) != len(items):
-                raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
-        except Exception as exc:  # noqa: BLE001
-            outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
-        dt = time.perf_counter() - tc
+        outs, dt = next(labeled)
         t_label += dt
-        per_case = dt / max(1, len(items))
+        per_case = dt / max(1, len(chunk))
         for (i, item), out in zip(chunk, outs):
             results[i] = _to_result(item, method, out, per_case)
         done += len(chunk)
@@ -179,6 +184,18 @@ def evaluate_batch(
     )
 
 
+def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: EvalOptions
+                 ) -> tuple[list[LabelOutcome], float]:
+    tc = time.perf_counter()
+    try:
+        outs = impl.label(items, opts, lambda n: None)
+        if len(outs) != len(items):
+            raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
+    except Exception as exc:  # noqa: BLE001
+        outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
+    return list(outs), time.perf_counter() - tc
+
+
 def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
     from .families import compute_metrics_with_usage  # lazy: families may load models
 
@@ -186,6 +203,26 @@ def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[Ca
     per_case, usages = compute_metrics_with_usage(results, opts)
     return [r.model_copy(update={"metrics": m, "usage": r.usage + u})
             for r, m, u in zip(results, per_case, usages)]
+
+
+def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str, Any] | None = None,
+               cancelled: bool = False) -> RunResult:
+    """One RunResult from runs of consecutive chunks of the same cases (a run evaluated chunk by
+    chunk, e.g. by the dashboard's background worker): results in order, timings and usage summed,
+    the first chunk's start time, cancelled if asked or if any chunk was."""
+    timings: dict[str, float] = {}
+    for p in parts:
+        for k, v in p.timings.items():
+            timings[k] = timings.get(k, 0.0) + float(v)
+    return RunResult(
+        method=method,
+        results=tuple(r for p in parts for r in p.results),
+        settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
+        timings=timings,
+        usage=sum((p.usage for p in parts), Usage()),
+        started_at=parts[0].started_at if parts else "",
+        cancelled=cancelled or any(p.cancelled for p in parts),
+    )
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

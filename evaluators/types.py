@@ -173,9 +173,13 @@ class MetricValue(_Frozen):
 
 
 class Usage(_Frozen):
-    """LLM usage of one case or one run."""
+    """LLM usage of one case or one run.
+
+    ``calls`` counts answered (billed) requests only; ``retries`` counts attempts that got no
+    answer (rate limited, server error, timeout, connection error): retried or failed, never billed."""
 
     calls: int = 0
+    retries: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -185,6 +189,7 @@ class Usage(_Frozen):
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(
             calls=self.calls + other.calls,
+            retries=self.retries + other.retries,
             cached_calls=self.cached_calls + other.cached_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,

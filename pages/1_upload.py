@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
+from ui import layout
 from ui import state
 
 st.title("Upload test cases")
@@ -44,7 +45,7 @@ if up is not None and st.session_state.get("upload.error"):
 data = state.get_data()
 if data is None:
     st.info("Upload a file or load a sample set to begin.")
-    st.stop()
+    layout.stop()
 
 n_err = len(data.errors)
 fmt = ud.mapping_dict(data.mapping).get("format") or "custom"
@@ -63,7 +64,7 @@ if n_err:
         st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
 
 st.write("**Preview**")
-st.dataframe(data.df.head(100), width="stretch", height=260)
+st.dataframe(ud.preview(data.df), width="stretch", height=260)
 
 with st.expander("Column mapping", expanded=not data.cases):
     cols = [str(c) for c in data.df.columns]

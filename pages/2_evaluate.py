@@ -1,29 +1,26 @@
-"""Evaluate: pick a method (and metric families), estimate LLM cost, run with progress + cancel."""
+"""Evaluate: pick a method (and metric families), see LLM cost and limits, start a background run."""
 
 import json
 
 import streamlit as st
 
+from evaluators.families import list_metrics
 from evaluators.llm.settings import LLMSettings
 from evaluators.methods import METHODS
 from evaluators.options import EvalOptions
-from ui import evaluation, optional, state
+from evaluators.pipeline import estimate
+from ui import jobs, layout, state
 
 st.title("Evaluate")
 if notice := state.pop_notice():
     st.info(notice)
-
-job = state.get_job()
-if job is not None:
-    st.subheader(f"Running {job.name or job.method}…")
-    evaluation.drive(job)
-    st.stop()
+jobs.interrupted_area()
 
 cases = state.get_cases()
 if not cases:
     st.info("No cases loaded yet.")
     st.page_link("pages/1_upload.py", label="Upload a file or load a sample set", icon="📤")
-    st.stop()
+    layout.stop()
 st.caption(f"{len(cases)} cases from {state.get_data().filename}")
 
 specs = dict(METHODS.items())
@@ -33,7 +30,6 @@ method = st.radio(
 )
 spec = specs[method]
 llm, llm_status = state.llm_settings()
-needs_llm = spec.needs_llm
 
 extra: dict = {}
 if method == "hybrid":
@@ -49,19 +45,17 @@ if method == "jury":
     if llm is not None and names:
         extra["jury"] = tuple(llm.model_copy(update={"model": m}) for m in names)
 
-decls = optional.metric_declarations()
-by_name = {optional.field(d, "name"): d for d in decls}
+by_name = {d["name"]: d for d in list_metrics()}
 picked = st.multiselect(
     "Add metric families (ragas / Tonic style)", list(by_name), key="evaluate.metrics",
-    format_func=lambda n: f"{n} · {optional.field(by_name[n], 'family', '')}"
-                          + (" · needs LLM" if optional.field(by_name[n], "needs_llm") else ""),
+    format_func=lambda n: f"{n} · {by_name[n]['family']}" + (" · needs LLM" if by_name[n]["needs_llm"] else ""),
     help="Computed next to the TRACE metrics. LLM metrics are skipped (with the reason) "
-         "when no LLM is configured." if decls else "Metric families are not installed.",
+         "when no LLM is configured.",
 )
-if any(optional.field(by_name[n], "needs_llm") for n in picked) and llm is None:
+if any(by_name[n]["needs_llm"] for n in picked) and llm is None:
     st.caption("ℹ️ Some selected metrics need an LLM; without a key they are reported as skipped.")
 params: dict = {}
-with_params = {n: optional.field(by_name[n], "params") for n in picked if optional.field(by_name[n], "params")}
+with_params = {n: by_name[n]["params"] for n in picked if by_name[n].get("params")}
 if with_params:
     hint = "; ".join(f"{n}: {', '.join(p)}" for n, p in with_params.items())
     raw = st.text_area("Metric parameters (JSON, by metric)", key="evaluate.params", height=90,
@@ -70,47 +64,54 @@ if with_params:
                             "reported as skipped.")
     try:
         params = json.loads(raw) if raw.strip() else {}
-        assert isinstance(params, dict) and all(isinstance(v, dict) for v in params.values())
-    except (ValueError, AssertionError):
+    except ValueError:
+        params = None
+    if not isinstance(params, dict) or not all(isinstance(v, dict) for v in params.values()):
         st.error('Metric parameters must be a JSON object like {"regex": {"pattern": "…"}}.')
         params = {}
 name = st.text_input("Run name (optional)", key="evaluate.name",
                      placeholder=f"{method} on {state.get_data().filename}")
 
 options = EvalOptions(metrics=tuple(picked), metric_params=params, llm=llm, **extra)
+llm_metrics = any(by_name[n]["needs_llm"] for n in picked)
+pays = llm is not None and jobs.owner_pays(state.credentials())  # the owner's limits apply
 
-if needs_llm:
-    if llm is None:
+est = None
+if spec.needs_llm or llm_metrics:
+    if llm is None and spec.needs_llm:
         st.warning(f"**{spec.name} needs an LLM.** {llm_status}  \n"
-                   "Without a key you can still run the offline TRACE heuristic, or estimate the "
-                   "cost of this method below.")
-    else:
+                   "Without a key you can still run the offline TRACE heuristic; the estimate "
+                   "below is priced for the default model.")
+    elif llm is not None:
         st.success(f"LLM: {llm_status}")
-    est = optional.estimate()
-    if st.button("Estimate calls, tokens and cost (no LLM call)", key="evaluate.estimate"):
-        if est is None:
-            st.error("Cost estimates are not available in this installation "
-                     "(evaluators.pipeline.estimate is missing).")
-        else:
-            dry = options if llm is not None else options.model_copy(
-                update={"llm": LLMSettings(**state.llm_choice())})
-            try:
-                e = est(list(cases), method, dry)
-                c = st.columns(4)
-                c[0].metric("LLM calls", f"{e.get('calls', 0):,}")
-                c[1].metric("Prompt tokens", f"{e.get('prompt_tokens', 0):,}")
-                c[2].metric("Completion tokens", f"{e.get('completion_tokens', 0):,}")
-                cost = e.get("cost_usd")
-                c[3].metric("Cost (USD)", "unknown" if cost is None else f"${cost:,.4f}")
-            except Exception as exc:  # noqa: BLE001
-                st.error(f"Could not estimate: {exc}")
+    dry = options if llm is not None else options.model_copy(update={"llm": LLMSettings(**state.llm_choice())})
+    key = ("estimate", state.get_data().source_id, len(cases), method, json.dumps(dry.public_dict(), sort_keys=True))
+    try:
+        est = state.memo(key, lambda: estimate(list(cases), method, dry))
+    except Exception as exc:  # noqa: BLE001 - e.g. bad metric parameters: say so, keep the page
+        st.error(f"Could not estimate: {exc}")
+    if est is not None:
+        fam = est.get("family_metrics") or {}
+        cost = None if est.get("cost_usd") is None else est["cost_usd"] + (fam.get("cost_usd") or 0.0)
+        st.write("**Before you run** (estimate, no LLM call made)")
+        c = st.columns(4)
+        c[0].metric("LLM calls", f"{jobs.estimated_calls(est):,}")
+        c[1].metric("Prompt tokens", f"{est.get('prompt_tokens', 0) + fam.get('prompt_tokens', 0):,}")
+        c[2].metric("Completion tokens", f"{est.get('completion_tokens', 0) + fam.get('completion_tokens', 0):,}")
+        c[3].metric("Cost (USD)", "unknown" if cost is None else f"${cost:,.4f}")
+    if pays and (lim := jobs.limits_text()):
+        st.caption(lim)
 
-can_run = not needs_llm or llm is not None
+why = jobs.refusal(len(cases), method, options, est, pays)
+if why:
+    st.error(why)
+can_run = (not spec.needs_llm or llm is not None) and not why
 chunk = st.select_slider("Cases per step (smaller = finer progress and cancel)",
                          [5, 10, 25, 50, 100], value=25, key="evaluate.chunk")
 if st.button(f"Run {spec.name} on {len(cases)} cases", key="evaluate.run", type="primary",
              disabled=not can_run):
-    evaluation.start(cases, method, options, name=name, chunk_size=chunk)
+    if refused := jobs.start(cases, method, options, name=name, chunk_size=chunk, estimate=est):
+        st.error(refused)
 
 if (run := state.get_current_run()) is not None:
     st.divider()

@@ -1,33 +1,48 @@
-"""Results: metric cards, charts, a filterable per-case table and downloads."""
+"""Results: metric cards, charts, a filterable per-case table and downloads (a run going on shows
+the cases finished so far)."""
 
 import pandas as pd
 import streamlit as st
 
+from evaluators.compare import run_intervals
 from evaluators.export import to_json
-from ui import charts, inspect_view, optional, state, tables
+from evaluators.store import RunSummary
+from ui import charts, history, inspect_view, layout, state, tables
 
 st.title("Results")
 if notice := state.pop_notice():
     st.success(notice)
 
-runs = state.get_runs()
-if not runs:
+choices = history.choices()
+if not choices:
     st.info("No finished run yet.")
     st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon="⚙️")
-    st.stop()
-labels = list(runs)
-cur = state.current_run_label() or labels[-1]
-picked = st.selectbox("Run", labels, index=labels.index(cur), key="results.run")
-state.set_current_run(picked)
-run = runs[picked]
-
-
+    layout.stop()
+labels = list(choices)
+live = next((lbl for lbl, c in choices.items() if isinstance(c, RunSummary) and c.status == "running"), None)
+cur = state.current_run_label() or live or labels[0]
+if st.session_state.get("results.run") not in labels:  # e.g. a running run that just finished
+    st.session_state["results.run"] = cur
+picked = st.selectbox("Run", labels, key="results.run")
+choice = choices[picked]
+if isinstance(choice, RunSummary):
+    run = history.load_memo(choice)
+    if choice.status != "finished":
+        st.info(f"{history.live_tag(choice).capitalize()}: {choice.num_done} of {choice.num_cases} cases "
+                "finished so far" + (" — this page shows the final run when it ends." if
+                                      choice.status == "running" else "."))
+        st.button("Refresh", key="results.refresh")
+    if not run.results:
+        layout.stop()
+else:
+    state.set_current_run(picked)
+    run = choice
+run_id = history.store_id(picked, choice)
 
 
 def _intervals(r) -> dict | None:
-    fn = getattr(optional.compare(), "run_intervals", None)
     try:
-        return fn(r) if fn else None
+        return run_intervals(r)
     except Exception:  # noqa: BLE001 - error bars fall back to ± std
         return None
 
@@ -38,7 +53,9 @@ metrics = tables.metric_columns(df)
 stats = tables.summary(df, metrics)
 st.caption(f"Method **{run.method}** · {len(run.scored)} of {len(run.results)} cases scored"
            + (" · **cancelled early** (partial run)" if run.cancelled else "")
-           + (f" · {run.usage.calls} LLM calls, ${run.usage.cost_usd:.4f}" if run.usage.calls else ""))
+           + (f" · {run.usage.calls} LLM calls billed, ${run.usage.cost_usd:.4f}"
+              if run.usage.calls else "")
+           + (f" · {run.usage.retries} retries (not billed)" if run.usage.retries else ""))
 
 cards = st.columns(min(5, max(1, len(metrics))))
 for i, row in stats.iterrows():
@@ -85,7 +102,7 @@ with tab_cases:
     if sort != "(file order)":
         desc = st.toggle("Descending", key="results.desc")
         view = view.sort_values(sort, ascending=not desc, kind="stable")
-    view = view.assign(inspect=[inspect_view.case_link(str(i), picked) for i in view["id"]])
+    view = view.assign(inspect=[inspect_view.case_link(str(i), run_id) for i in view["id"]])
     st.caption(f"{len(view)} of {len(df)} cases · click a column header to sort, "
                "or the link to inspect a case")
     st.dataframe(view, hide_index=True, width="stretch", key="results.table", column_config={

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluators.sentencize import sentencize_case
-from ui import charts, highlight as hl, inspect_view, state
+from ui import charts, highlight as hl, inspect_view, layout, state
 
 st.title("Inspect a case")
 
@@ -12,7 +12,7 @@ run = inspect_view.run_from_url(st.query_params.get("run"))
 if run is None:
     st.info("Run an evaluation first; then pick a case here (or open …/inspect?case=ID).")
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
-    st.stop()
+    layout.stop()
 
 results = {r.case.id: r for r in run.results}
 ids = list(results)

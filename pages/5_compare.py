@@ -3,22 +3,21 @@
 import pandas as pd
 import streamlit as st
 
-from ui import charts, compare_view as cv, resources, state, tables
+from ui import charts, compare_view as cv, history, layout, state, tables
 
 st.title("Compare")
-store = resources.store()
-sources = cv.run_sources(state.get_runs(), state.saved_ids(), store.list())
+saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
+sources = cv.run_sources(state.get_runs(), state.saved_ids(), saved)
 if not sources:
     st.info("No runs yet: evaluate the same cases with two methods (e.g. TRACE and hybrid) to compare.")
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
-    st.stop()
-
+    layout.stop()
 
 
 def load(name: str):
     """A run by display name (history runs are read once per session)."""
     src = sources[name]
-    return src if not isinstance(src, str) else state.memo(("history", src), lambda: store.load(src))
+    return src if not isinstance(src, str) else state.memo(("history", src), lambda: history.load(src))
 
 
 def frame(name: str):
@@ -66,7 +65,6 @@ with tab_mm:
                 st.caption(f"The links open the case as labeled by run B ({b_name}).")
 
 with tab_hist:
-    saved = store.list()
     if not saved:
         st.info("The run history is empty (finished runs are saved automatically, without keys).")
     else:
@@ -81,10 +79,10 @@ with tab_hist:
         target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
                               format_func=lambda i: cv.history_label(saved, i))
         if h2.button("Open in Results", key="compare.open"):
-            state.add_run(cv.history_label(saved, target), store.load(target), target)
+            state.add_run(cv.history_label(saved, target), history.load(target), target)
             st.switch_page("pages/3_results.py")
         if h2.button("Delete from history", key="compare.delete"):
-            store.delete(target)
+            history.delete(target)
             st.rerun()
 
 with tab_human:

@@ -13,6 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# never the user's on-disk embedding cache (tests of the cache pass their own temp file)
+os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

@@ -1,7 +1,9 @@
-"""AppTest of every dashboard page (through app.py's st.navigation): seed session state, run,
-assert widgets / metrics and that nothing raised. Uses the model-free ``ui_fake`` method."""
+"""AppTest of every dashboard page (through app.py's st.navigation on every run): seed session
+state, run, assert widgets / metrics and that nothing raised. Uses the model-free ``ui_fake``
+method; runs go through the server's background job queue (``jobs_done`` waits for it)."""
 
 import json
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -11,11 +13,15 @@ from tests import ui_fixtures as fx
 from ui import data as ud
 from ui import state
 
-pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method")
+pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
+
+#: The history token of the test's browser session (as if kept in the URL / cookie).
+TOKEN = "test-visitor-token-0001"
 
 
-def app(**seed) -> AppTest:
+def app(token: str = TOKEN, **seed) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
+    at.query_params[state.URL_PARAM] = token
     for k, v in seed.items():
         at.session_state[k] = v
     return at
@@ -108,29 +114,29 @@ def test_llm_methods_explain_the_missing_key(monkeypatch):
     at.radio(key="evaluate.method").set_value("gpt_labeling").run()
     assert any("needs an LLM" in w.value and "GROQ_API_KEY" in w.value for w in at.warning)
     assert at.button(key="evaluate.run").disabled
+    assert metrics(at)["LLM calls"] == "3"  # the estimate is shown before any key is set
     monkeypatch.setenv("GROQ_API_KEY", "gsk-test")
     at.run()
     assert not at.warning and not at.button(key="evaluate.run").disabled
-    at.button(key="evaluate.estimate").click().run()
     assert not at.exception
     m = metrics(at)
     assert int(m["LLM calls"].replace(",", "")) == len(fx.sample_cases()) - 1  # blank response: no call
     assert int(m["Prompt tokens"].replace(",", "")) > 0
 
 
-def test_run_in_chunks_then_results_and_history():
-    fx.CALLS.clear()
+def test_run_in_chunks_then_results_and_history(jobs_done):
     at = page(_with_cases().run(), "2_evaluate")
     at.radio(key="evaluate.method").set_value("ui_fake")
     at.select_slider(key="evaluate.chunk").set_value(5).run()
     at.button(key="evaluate.run").click().run()
     assert not at.exception
+    jobs_done(at)
     assert at.title[0].value == "Results"  # finished runs open Results
     runs = at.session_state[state._RUNS]
     (label, run), = runs.items()
     assert [r.case.id for r in run.results] == ["c1", "c2", "c3", "c4"] and not run.cancelled
-    saved = RunStore().list()
-    assert len(saved) == 1 and saved[0]["num_cases"] == 4
+    saved = RunStore().list(owner=TOKEN)
+    assert len(saved) == 1 and saved[0].num_cases == 4 and saved[0].status == "finished"
     calls = list(fx.CALLS)
     for _ in range(3):  # reruns never recompute the evaluation
         at.run()
@@ -188,7 +194,7 @@ def test_compare_two_runs_history_and_human_labels():
     cases = fx.sample_cases()
     cases[0] = cases[0].model_copy(update={"response": "The capital of France is Paris."})
     b = fx.fake_run(cases)
-    RunStore().save(a, "saved A")
+    RunStore().save(a, "saved A", owner=TOKEN)
     at = page(with_run(a, b).run(), "5_compare")
     assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
     top = at.dataframe[1].value if len(at.dataframe) > 1 else at.dataframe[0].value
@@ -205,7 +211,8 @@ def test_compare_with_no_runs():
     assert any("No runs" in i.value for i in at.info)
 
 
-def test_gpt_labeling_with_a_typed_key_never_persists_it(llm_server, tmp_store, tmp_path, monkeypatch):
+def test_gpt_labeling_with_a_typed_key_never_persists_it(llm_server, tmp_store, tmp_path, monkeypatch,
+                                                         jobs_done):
     """The LLM path end to end through the real SDK against the loopback server: the key typed in
     the sidebar reaches the server, and neither the run history nor the exports contain it."""
     from evaluators.export import to_json
@@ -226,6 +233,7 @@ def test_gpt_labeling_with_a_typed_key_never_persists_it(llm_server, tmp_store, 
     at.radio(key="evaluate.method").set_value("gpt_labeling").run()
     assert any("key from password field" in s.value for s in at.success)
     at.button(key="evaluate.run").click().run()
+    jobs_done(at)
     assert not at.exception and at.title[0].value == "Results"
     assert llm_server.count >= 2
     assert all(r.headers.get("authorization") == f"Bearer {secret}" for r in llm_server.requests)
@@ -233,12 +241,13 @@ def test_gpt_labeling_with_a_typed_key_never_persists_it(llm_server, tmp_store, 
     assert [r.ok for r in run.results] == [True, True]
     assert run.settings["llm"]["base_url"] == llm_server.base_url
     assert secret not in to_json(run) and secret not in run.model_dump_json()
-    assert secret.encode() not in tmp_store.read_bytes()
+    assert all(secret.encode() not in p.read_bytes() for p in tmp_path.glob(tmp_store.name + "*"))
+    assert RunStore().list(owner=TOKEN)[0].needs_key  # resuming it would ask for the key again
     cache_files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     assert all(secret.encode() not in p.read_bytes() for p in cache_files)
 
 
-def test_family_metrics_are_offered_and_shown_next_to_trace():
+def test_family_metrics_are_offered_and_shown_next_to_trace(jobs_done):
     at = page(_with_cases().run(), "2_evaluate")
     options = at.multiselect(key="evaluate.metrics").options
     assert any(o.startswith("contains_text") for o in options)
@@ -247,6 +256,7 @@ def test_family_metrics_are_offered_and_shown_next_to_trace():
     at.text_area(key="evaluate.params").set_value('{"contains_text": {"text": "Paris"}}').run()
     assert not at.error
     at.button(key="evaluate.run").click().run()
+    jobs_done(at)
     assert not at.exception and at.title[0].value == "Results"
     (run,) = at.session_state[state._RUNS].values()
     c1 = run.results[0].metrics
@@ -263,8 +273,8 @@ def test_sidebar_provider_change_resets_the_model():
 
 def test_inspect_link_in_a_fresh_session_loads_the_run_from_history():
     run = fx.fake_run()
-    rid = RunStore().save(run, "shared run")
-    RunStore().save(fx.fake_run(fx.sample_cases()[1:]), "newer run without c1")
+    rid = RunStore().save(run, "shared run", owner=TOKEN)
+    RunStore().save(fx.fake_run(fx.sample_cases()[1:]), "newer run without c1", owner=TOKEN)
     at = app()
     at.query_params.update({"run": rid, "case": "c1"})
     page(at.run(), "4_inspect")
@@ -282,20 +292,171 @@ def test_a_sample_loaded_after_an_upload_stays_loaded():
     assert at.session_state[state._DATA].filename == sample.name
 
 
-def test_a_failing_chunk_stops_the_run_and_keeps_what_finished(monkeypatch):
-    from ui import runner
-
-    real = runner.run_next_chunk
-    monkeypatch.setattr(runner, "run_next_chunk",
-                        lambda job: real(job) if job.done < 2 else (_ for _ in ()).throw(RuntimeError("boom")))
-    job = state.Job(cases=tuple(fx.sample_cases()), method="ui_fake",
-                    options=__import__("evaluators").EvalOptions(), chunk_size=2)
-    at = _with_cases()
-    at.session_state[state._JOB] = job
-    at.run()
+# ---- background runs -------------------------------------------------------------------------------
+def _start(at: AppTest, chunk: int = 5, n: int | None = None) -> AppTest:
     page(at, "2_evaluate")
-    assert at.title[0].value == "Results"
+    at.radio(key="evaluate.method").set_value("ui_fake")
+    at.select_slider(key="evaluate.chunk").set_value(chunk).run()
+    at.button(key="evaluate.run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def n_cases(n: int = 9):
+    return [c.model_copy(update={"id": f"k{i}"}) for i, c in enumerate(fx.sample_cases()[:3] * n)][:n]
+
+
+def _progress(at: AppTest) -> list[str]:
+    return [p.proto.text for p in at.get("progress")]
+
+
+def test_a_run_goes_on_off_page_with_progress_everywhere_and_results_show_finished_cases(jobs_done):
+    fx.GATE.clear()
+    fx.HOLD_AFTER = 1  # the first chunk finishes, the rest waits
+    cases = n_cases(9)
+    at = _start(_with_cases(cases).run(), chunk=5)
+    queue = __import__("ui.resources", fromlist=["queue"]).queue()
+    rid = queue.jobs(TOKEN)[0].id
+    deadline = time.time() + 30
+    while RunStore().get(rid, owner=TOKEN).num_done < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    for name in ("3_results", "4_inspect", "5_compare", "2_evaluate"):
+        page(at, name)
+        (bar,) = _progress(at)
+        assert "5 / 9 cases" in bar and "ETA" in bar, (name, bar)
+        assert at.button(key=f"jobs.cancel.{rid}")
+    page(at, "3_results")  # the run's finished cases, while it goes on
+    assert "running" in at.selectbox(key="results.run").value
+    assert list(at.dataframe[-1].value["id"]) == [c.id for c in cases[:5]]
+    assert any("5 of 9 cases finished so far" in i.value for i in at.info)
+    fx.GATE.set()
+    jobs_done(at)
+    assert at.title[0].value == "Results" and not _progress(at)
+    assert at.selectbox(key="results.run").value in at.session_state[state._RUNS]
+    assert any("Finished" in s.value for s in at.success)
+    assert len(at.dataframe[-1].value) == 9
+
+
+def test_cancel_keeps_finished_chunks(jobs_done):
+    fx.GATE.clear()
+    fx.HOLD_AFTER = 1
+    at = _start(_with_cases(n_cases(15)).run(), chunk=5)
+    rid = at.session_state[state._WATCHED].copy().pop()
+    deadline = time.time() + 30
+    while RunStore().get(rid, owner=TOKEN).num_done < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    page(at, "3_results")
+    at.button(key=f"jobs.cancel.{rid}").click().run()
+    fx.GATE.set()
+    jobs_done(at)
+    # the chunk going on when Cancel was clicked still finishes
+    assert any("Cancelled: kept 10 of 15 cases" in s.value for s in at.success)
     (run,) = at.session_state[state._RUNS].values()
-    assert [r.case.id for r in run.results] == ["c1", "c2"] and run.cancelled
-    assert any("boom" in s.value and "kept" in s.value for s in at.success)
-    assert at.session_state[state._JOB] is None
+    assert run.cancelled and len(run.results) == 10
+    assert RunStore().get(rid, owner=TOKEN).status == "cancelled"
+
+
+def test_a_failing_chunk_interrupts_the_run_and_resume_adds_only_the_missing_cases(monkeypatch, jobs_done):
+    from evaluators import pipeline
+
+    real = pipeline.evaluate_batch
+    failing = {"k6"}
+    monkeypatch.setattr(pipeline, "evaluate_batch", lambda cs, *a, **k: (_ for _ in ()).throw(
+        MemoryError("boom")) if failing & {c.id for c in cs} else real(cs, *a, **k))
+    at = _start(_with_cases(n_cases(9)).run(), chunk=5)
+    jobs_done(at)
+    assert at.title[0].value == "Evaluate"
+    assert any("stopped after 5 of 9 cases" in i.value and "boom" in i.value for i in at.info)
+    (s,) = RunStore().list(owner=TOKEN)
+    assert s.status == "interrupted" and s.num_done == 5
+    assert any("stopped at 5 of 9" in w.value for w in at.warning)
+    failing.clear()
+    fx.CALLS.clear()
+    at.button(key=f"jobs.resume.{s.id}").click().run()
+    jobs_done(at)
+    assert at.title[0].value == "Results" and fx.CALLS == [4]  # only k5..k8 evaluated again
+    (run,) = at.session_state[state._RUNS].values()
+    assert [r.case.id for r in run.results] == [f"k{i}" for i in range(9)] and not run.cancelled
+
+
+def test_resuming_a_run_that_used_a_typed_key_asks_for_it_again(jobs_done):
+    store = RunStore()
+    rid = store.start("ui_fake", fx.sample_cases(), name="typed", owner=TOKEN, needs_key=True,
+                      settings={"method": "ui_fake", "llm": {"provider": "groq", "model": "m"}})
+    store.finish(rid, "interrupted", error="the server restarted")
+    at = page(app().run(), "2_evaluate")
+    assert any("type it in the sidebar" in c.value for c in at.caption)
+    at.button(key=f"jobs.resume.{rid}").click().run()
+    assert any("enter it again in the sidebar" in e.value for e in at.error)
+    at.session_state[state.API_KEY] = "gsk-typed-again"
+    at.button(key=f"jobs.resume.{rid}").click().run()
+    jobs_done(at)
+    assert store.get(rid, owner=TOKEN).status == "finished"
+
+
+def test_sidebar_shows_the_upload_in_the_same_run():
+    at = app().run()
+    assert any(c.value == "Dataset: none loaded" for c in at.sidebar.caption)
+    at.file_uploader(key="upload.file").set_value(("mine.jsonl", jsonl(fx.sample_cases()), "application/json")).run()
+    assert any(c.value == "Dataset: mine.jsonl · 3 cases" for c in at.sidebar.caption)
+    page(at, "2_evaluate")  # and on the other pages
+    assert any(c.value == "Dataset: mine.jsonl · 3 cases" for c in at.sidebar.caption)
+
+
+def test_the_history_token_is_kept_in_the_url():
+    at = AppTest.from_file(fx.APP, default_timeout=60).run()
+    tok = at.query_params[state.URL_PARAM]
+    tok = tok[0] if isinstance(tok, list) else tok
+    assert len(tok) >= 16 and at.session_state[state._OWNER] == tok
+    page(at, "3_results")
+    assert at.query_params[state.URL_PARAM] in (tok, [tok])
+
+
+# ---- privacy ---------------------------------------------------------------------------------------
+def test_visitors_never_see_each_others_runs(jobs_done):
+    alice = _start(_with_cases().run(), chunk=5)
+    jobs_done(alice)
+    (rid,) = [s.id for s in RunStore().list(owner=TOKEN)]
+    bob = app(token="another-visitor-token-02").run()
+    page(bob, "3_results")
+    assert any("No finished run yet" in i.value for i in bob.info)
+    page(bob, "5_compare")
+    assert any("No runs" in i.value for i in bob.info)
+    bob.query_params.update({"run": rid, "case": "c1"})
+    page(bob, "4_inspect")
+    assert any("No run" in w.value and "another visitor" in w.value for w in bob.warning)
+    assert not bob.get("html") or all("Paris" not in h.proto.body for h in bob.get("html"))
+    assert bob.session_state[state._RUNS] == {}
+    # the owner can open the link in a fresh session of their own browser
+    again = app()
+    again.query_params.update({"run": rid, "case": "c1"})
+    page(again.run(), "4_inspect")
+    assert again.selectbox(key="inspect.case").value == "c1"
+
+
+def test_shared_history_when_the_owner_turns_it_on(monkeypatch):
+    rid = RunStore().save(fx.fake_run(), "team run", owner="someone-else-token-03")
+    monkeypatch.setenv("RAG_EVAL_SHARED_HISTORY", "1")
+    at = page(app().run(), "5_compare")
+    assert rid in list(at.dataframe[0].value["id"])
+    assert any("shared by everyone" in c.value for c in at.sidebar.caption)
+
+
+# ---- owner limits ----------------------------------------------------------------------------------
+def test_owner_limits_are_shown_and_a_run_over_them_is_refused(monkeypatch):
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-owner")
+    monkeypatch.setenv("RAG_EVAL_MAX_LLM_CASES", "2")
+    at = page(_with_cases().run(), "2_evaluate")
+    at.radio(key="evaluate.method").set_value("gpt_labeling").run()
+    assert any("at most 2 cases per LLM run" in c.value and "1,000 of 1,000 LLM calls left" in c.value
+               for c in at.caption)
+    assert any("4 cases" in e.value and "RAG_EVAL_MAX_LLM_CASES" in e.value for e in at.error)
+    assert at.button(key="evaluate.run").disabled
+    monkeypatch.setenv("RAG_EVAL_MAX_LLM_CASES", "0")
+    monkeypatch.setenv("RAG_EVAL_MAX_LLM_CALLS", "2")
+    at.run()
+    assert any("about 3 LLM calls" in e.value and "only 2 of 2" in e.value for e in at.error)
+    # the visitor's own key is not the owner's to limit
+    at.session_state[state.API_KEY] = "gsk-visitor"
+    at.run()
+    assert not at.error and not at.button(key="evaluate.run").disabled

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_rag.jsonl"
 SAMPLE_CSV = ROOT / "data" / "sample_rag.csv"
 BAD = ROOT / "tests" / "bad_inputs"
-KEY_VARS = ("GROQ_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
+KEY_VARS = ("GROQ_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "RAG_EVAL_BASE_URL")
 
 
 def run_cli(*args: str, env_extra: dict[str, str] | None = None, timeout: float = 180):
@@ -220,11 +220,17 @@ def test_llm_flags_map_to_settings(fake, no_keys, monkeypatch, tmp_path):
     assert (llm.provider, llm.model, llm.base_url, llm.concurrency, llm.rpm, llm.tpm, llm.timeout_s) == (
         "openai", "gpt-4o-mini", "http://127.0.0.1:9/v1", 3, 60, 9000, 7.5)
     assert str(llm.cache_path) == str(tmp_path / "c.sqlite")
-    assert llm.api_key.get_secret_value() == "sk-test-SECRET-42"
+    # keys are never copied into settings: the client resolves them by the one rule, and an
+    # environment key never goes to a typed --base-url
+    from evaluators.llm.client import resolve_api_key
+
+    assert llm.api_key is None and resolve_api_key(llm) == "not-needed"
     assert (opts.selective_budget, opts.selective_share) == (4, 0.25)
     assert [(j.provider, j.model) for j in opts.jury] == [("openai", "m1"), ("groq", "m2"), ("openai", "llama3:8b")]
-    assert opts.jury[1].api_key.get_secret_value() == "gsk-SECRET"
-    assert opts.jury[0].api_key.get_secret_value() == "sk-test-SECRET-42"
+    assert {resolve_api_key(j) for j in opts.jury} == {"not-needed"}
+    official = llm.model_copy(update={"base_url": None})
+    assert resolve_api_key(official) == "sk-test-SECRET-42"
+    assert resolve_api_key(official.model_copy(update={"provider": "groq"})) == "gsk-SECRET"
     assert "SECRET" not in json.dumps(opts.public_dict())
 
 

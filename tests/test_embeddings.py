@@ -61,6 +61,7 @@ def test_cpu_flag_detection(tmp_path):
 
 
 def test_bf16_fallback_decisions(model, monkeypatch):
+    monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
     monkeypatch.setenv("RAG_EVAL_BF16", "0")
     assert E.decide_bf16(model) is False
     assert "RAG_EVAL_BF16" in E.info()["bf16_check"]["reason"]
@@ -87,13 +88,13 @@ def test_bf16_matches_fp32_when_available(model):
 def test_fp32_path_gives_same_neighbours(model):
     texts = ["Paris is the capital of France.", "The French capital is Paris.",
              "Bananas are rich in potassium."]
-    was = E.using_bf16()
+    was = E.backend()
     try:
         E.set_bf16(False)
         a = E.encode(texts)
         E.set_bf16(True)
         b = E.encode(texts)
     finally:
-        E.set_bf16(was)
+        E.set_backend(was)
     assert np.min(np.sum(a * b, axis=1)) > 0.99
     assert float(a[0] @ a[1]) > float(a[0] @ a[2])

@@ -108,7 +108,7 @@ def test_selective_llm_failure_falls_back_to_heuristic(llm_server, llm, monkeypa
     r = run.results[0]
     assert r.error is None and r.labeled_by == "trace"
     assert any("gpt_labeling failed" in n and "HTTP 500" in n for n in r.labels.notes)
-    assert r.usage.calls == 2  # one retry
+    assert r.usage.calls == 0 and r.usage.retries == 2  # two unanswered attempts, none billed
 
 
 def test_hybrid_without_llm_is_a_clear_error():

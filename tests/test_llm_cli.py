@@ -36,7 +36,8 @@ def cli_args(llm_server, tmp_path):
 def test_cli_gpt_labeling_then_rerun_from_cache(llm_server, cli_args, tmp_path):
     n = sum(1 for line in DATA.read_text().splitlines() if line.strip())
     out = tmp_path / "out.json"
-    env = {"OPENAI_COMPATIBLE_API_KEY": SECRET}
+    # the environment key goes to the owner's own base URL only
+    env = {"OPENAI_COMPATIBLE_API_KEY": SECRET, "RAG_EVAL_BASE_URL": llm_server.base_url}
     p = run_cli(*cli_args, "--out", str(out), env_extra=env)
     assert p.returncode == 0, p.stderr[-2000:]
     d = json.loads(out.read_text())

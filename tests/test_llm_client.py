@@ -54,7 +54,7 @@ def test_429_with_retry_after_then_success(llm_server, settings, provider):
     assert [q.status for q in llm_server.requests] == [429, 200]
     gap = llm_server.requests[1].t_received - llm_server.requests[0].t_replied
     assert 0.95 <= gap < 3.0  # waited what the server asked, not the 0.05 s backoff
-    assert r.usage.calls == 2
+    assert r.usage.calls == 1 and r.usage.retries == 1  # the 429 is not billed
 
 
 def test_500_then_success(llm_server, settings):
@@ -81,7 +81,7 @@ def test_permanent_timeout_is_unscored_with_reason(llm_server, settings):
                        llm=settings(timeout_s=0.2, max_retries=1)).results[0]
     assert r.scores is None
     assert "timed out" in r.error and "2 attempts" in r.error
-    assert r.usage.calls == 2
+    assert r.usage.calls == 0 and r.usage.retries == 2
 
 
 def test_one_permanent_failure_among_20(llm_server, settings):
@@ -196,7 +196,7 @@ def test_run_all_bounded_concurrency_order_and_exceptions(llm_server, settings):
         assert isinstance(res[9], StructuredCallError) and "HTTP 400" in res[9].reason
         assert max_in_flight(llm_server.requests) <= 3
         assert max_in_flight(llm_server.requests) >= 2  # it did run in parallel
-        assert client.usage.calls == 10
+        assert client.usage.calls == 9 and client.usage.retries == 1  # the 400 is not billed
     finally:
         client.close()
 

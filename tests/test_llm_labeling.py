@@ -183,12 +183,16 @@ def test_no_llm_configured_gives_a_clear_error(monkeypatch):
     assert "base URL" in run.results[0].error
 
 
-def test_key_from_env(llm_server, settings, monkeypatch):
+def test_key_from_env_only_to_the_owners_base_url(llm_server, settings, monkeypatch):
     monkeypatch.setenv("GROQ_API_KEY", "env-groq-key")
-    llm_server.queue(GOOD)
+    llm_server.queue(GOOD, GOOD)
     s = settings(provider="groq", base_url=llm_server.groq_base_url)
     assert evaluate_batch([CASE], "gpt_labeling", llm=s).results[0].error is None
-    assert llm_server.requests[0].headers["authorization"] == "Bearer env-groq-key"
+    assert llm_server.requests[0].headers["authorization"] == "Bearer not-needed"
+    monkeypatch.setenv("RAG_EVAL_BASE_URL", llm_server.groq_base_url)  # the owner's own server
+    s = settings(provider="groq", base_url=llm_server.groq_base_url, cache_path="")
+    assert evaluate_batch([CASE], "gpt_labeling", llm=s).results[0].error is None
+    assert llm_server.requests[1].headers["authorization"] == "Bearer env-groq-key"
 
 
 def test_keyless_openai_compatible_uses_a_dummy_key(llm_server, settings, monkeypatch):

@@ -11,7 +11,9 @@ import pytest
 from evaluators.sentencize import sentencize_case
 from evaluators.types import TRACE_METRICS
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
-from ui import charts, compare_view, highlight as hl, runner, state, tables
+from evaluators.pipeline import merge_runs
+from evaluators.store import RunSummary
+from ui import charts, compare_view, highlight as hl, jobs, state, tables
 
 pytestmark = pytest.mark.usefixtures("fake_method")
 
@@ -121,32 +123,19 @@ def test_paired_frame_sorted_by_disagreement():
 def test_merge_runs_keeps_order_usage_and_cancel_flag():
     cases = sample_cases()
     parts = [fake_run(cases[:2]), fake_run(cases[2:])]
-    merged = runner.merge_runs(parts, method="ui_fake", cancelled=False)
+    merged = merge_runs(parts, method="ui_fake", cancelled=False)
     assert [r.case.id for r in merged.results] == [c.id for c in cases]
     assert merged.timings["total_s"] == pytest.approx(sum(p.timings["total_s"] for p in parts))
     assert merged.means() == fake_run(cases).means()
-    partial = runner.merge_runs(parts[:1], method="ui_fake", cancelled=True)
+    partial = merge_runs(parts[:1], method="ui_fake", cancelled=True)
     assert partial.cancelled and len(partial.results) == 2
 
 
-def test_job_finish_after_cancel_keeps_finished_chunks():
-    job = state.Job(cases=tuple(sample_cases()), method="ui_fake",
-                    options=__import__("evaluators").EvalOptions(), chunk_size=2)
-    assert runner.run_next_chunk(job) is not None
-    assert job.done == 2 and [c.id for c in job.next_slice()] == ["c3", "c4"]
-    run = runner.finish(job, cancelled=True)
-    assert run.cancelled and [r.case.id for r in run.results] == ["c1", "c2"]
-    runner.run_next_chunk(job)
-    assert runner.run_next_chunk(job) is None  # nothing left
-    full = runner.finish(job, cancelled=True)
-    assert not full.cancelled and len(full.results) == 4  # everything finished: not "cancelled"
-
-
 def test_progress_text():
-    assert runner.progress_text(0, 10, 0) == "0 / 10 cases · 0s elapsed · ETA: measuring…"
-    assert runner.progress_text(5, 10, 10) == "5 / 10 cases · 10s elapsed · ETA 10s"
-    assert runner.progress_text(10, 100, 30).endswith("ETA 4m 30s")
-    assert runner.progress_text(10, 10, 3).endswith("done")
+    assert jobs.progress_text(0, 10, 0) == "0 / 10 cases · 0s elapsed · ETA: measuring…"
+    assert jobs.progress_text(5, 10, 10) == "5 / 10 cases · 10s elapsed · ETA 10s"
+    assert jobs.progress_text(10, 100, 30).endswith("ETA 4m 30s")
+    assert jobs.progress_text(10, 10, 3).endswith("done")
 
 
 def test_charts():
@@ -175,20 +164,28 @@ def test_charts():
 
 def test_compare_sources_and_correlation_fallback(monkeypatch):
     run = fake_run()
-    hist = [{"id": "h1", "name": "old", "created_at": "2026-01-01T00:00:00"},
-            {"id": "h2", "name": "mine", "created_at": "2026-01-02T00:00:00"}]
+    hist = [RunSummary(id="h1", name="old", method="m", created_at="2026-01-01T00:00:00", num_cases=1,
+                       num_done=1, num_scored=1),
+            RunSummary(id="h2", name="mine", method="m", created_at="2026-01-02T00:00:00", num_cases=1,
+                       num_done=1, num_scored=1)]
     src = compare_view.run_sources({"s1": run}, {"s1": "h2"}, hist)
     assert list(src) == ["s1", "old (saved 2026-01-01T00:00)"] and src["s1"] is run
-    monkeypatch.setattr(compare_view, "compare", lambda: None)
-    p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
-    rows, lib = compare_view.correlations(run, run, "adherence", p)
-    assert "pandas" in lib and rows[0]["value"] == pytest.approx(1.0)
+    rows, lib = compare_view.correlations(run, run, "adherence", None)
+    assert "intervals" in lib and rows[0]["statistic"] == "pearson" and rows[0]["value"] == pytest.approx(1.0)
     assert compare_view.corr_text(rows).startswith("pearson r=1.00")
+    # a metric neither run has: plain correlations of the paired frame, with the reason
+    p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
+    rows, lib = compare_view.correlations(run, run, "no_such_metric", p)
+    assert "pandas" in lib and "no_such_metric" in lib and rows[0]["value"] == pytest.approx(1.0)
 
 
 def test_key_resolution_order(monkeypatch):
+    from evaluators.llm.settings import resolve_credentials
+
     monkeypatch.setenv("GROQ_API_KEY", "env-key")
-    assert state.resolve_key("groq", "typed") == ("typed", "password field")
-    assert state.resolve_key("groq", "") == ("env-key", "$GROQ_API_KEY")
+    c = resolve_credentials("groq", None, "typed")
+    assert (c.key, c.key_source) == ("typed", "password field")
+    c = resolve_credentials("groq", None, "")
+    assert (c.key, c.key_source) == ("env-key", "$GROQ_API_KEY")
     monkeypatch.delenv("GROQ_API_KEY")
-    assert state.resolve_key("groq", None) == (None, "")
+    assert resolve_credentials("groq", None, None).key is None

@@ -21,9 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 _WORD = re.compile(r"[a-z0-9]{3,}")
 
-#: Tests may set this to make ``ui_fake`` block (to exercise cancel); cleared by default.
+#: Tests may clear this to make ``ui_fake`` block (to exercise cancel and runs that go on); set by
+#: default. With ``HOLD_AFTER = n`` only chunks after the first n wait for it.
 GATE = threading.Event()
 GATE.set()
+HOLD_AFTER: int | None = None
 CALLS: list[int] = []
 
 
@@ -36,7 +38,8 @@ class FakeMethod:
     supported when >= 60% of its words occur in one doc sentence, partially when >= 30%."""
 
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
-        GATE.wait(timeout=30)
+        if HOLD_AFTER is None or len(CALLS) >= HOLD_AFTER:
+            GATE.wait(timeout=30)
         CALLS.append(len(items))
         out = []
         for it in items:
@@ -70,9 +73,16 @@ FAKE_SPEC = MethodSpec("ui_fake", "UI test labeler", "Word overlap (tests only).
 
 @pytest.fixture
 def fake_method(monkeypatch):
-    """Register ``ui_fake`` for one test only (the method registry is process-wide)."""
+    """Register ``ui_fake`` for one test only (the method registry is process-wide); its gate
+    open and its call log empty."""
+    global HOLD_AFTER
     monkeypatch.setitem(METHODS._items, "ui_fake", FAKE_SPEC)
-    return FAKE_SPEC
+    GATE.set()
+    HOLD_AFTER = None
+    CALLS.clear()
+    yield FAKE_SPEC
+    GATE.set()
+    HOLD_AFTER = None
 
 XSS_DOC = 'Paris is the capital of France. <img src=x onerror=alert(1)> <script>window.__xss=1</script>'
 
@@ -109,5 +119,37 @@ def tmp_store(tmp_path, monkeypatch):
 
 @pytest.fixture
 def no_llm_env(monkeypatch):
-    for k in ("GROQ_API_KEY", "OPENAI_API_KEY"):
+    from evaluators.llm.settings import KEY_ENV, OWNER_BASE_URL_ENV
+
+    for k in (*KEY_ENV.values(), OWNER_BASE_URL_ENV):
         monkeypatch.delenv(k, raising=False)
+
+
+@pytest.fixture
+def app_py_every_run(monkeypatch):
+    """Make AppTest run app.py (``st.navigation``, the shared sidebar, the progress of background
+    runs) on every run, as the server does. Without this, AppTest treats the ``pages/`` folder as
+    a legacy multipage app on each run (it resets ``PagesManager.uses_pages_directory``), so after
+    ``switch_page`` it runs the page file alone and skips app.py."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def jobs_done():
+    """``jobs_done(at)``: wait until the server's job queue is idle, then rerun the app (which
+    files the ended runs, as the progress fragment's refresh would in a browser)."""
+    def wait(at, timeout: float = 60):
+        from ui import resources
+
+        assert resources.queue().wait_idle(timeout), "background runs did not finish"
+        at.run()
+        return at
+    return wait

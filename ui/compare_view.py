@@ -1,5 +1,5 @@
-"""Helpers of the Compare page: which runs can be compared, and guarded calls into
-``evaluators.compare`` (the statistics module) with a plain fallback for correlations."""
+"""Helpers of the Compare page: which runs can be compared, and calls into ``evaluators.compare``
+(the statistics module) that turn a statistic that cannot be computed into a message."""
 
 from __future__ import annotations
 
@@ -7,29 +7,25 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from evaluators import compare
+from evaluators.store import RunSummary
 from evaluators.types import RunResult
-
-from .optional import compare
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
 
 
 def run_sources(session: Mapping[str, RunResult], saved_ids: Mapping[str, str],
-                history: list[dict[str, Any]]) -> dict[str, Any]:
+                history: list[RunSummary]) -> dict[str, Any]:
     """Display name -> a session RunResult or a history id (newest first; no duplicates)."""
     out: dict[str, Any] = {}
     for label in reversed(list(session)):
         out[label] = session[label]
     in_session = set(saved_ids.values())
     for h in history:
-        if h["id"] not in in_session:
-            out[f"{h['name']} (saved {h['created_at'][:16]})"] = h["id"]
+        if h.id not in in_session:
+            out[f"{h.name} (saved {h.created_at[:16]})"] = h.id
     return out
-
-
-def load(source: Any, store: Any) -> RunResult:
-    return source if isinstance(source, RunResult) else store.load(source)
 
 
 def inspect_link(source: Any, label: str, saved_ids: Mapping[str, str]):
@@ -42,25 +38,22 @@ def inspect_link(source: Any, label: str, saved_ids: Mapping[str, str]):
 
 def correlations(a: RunResult, b: RunResult, metric: str, paired: pd.DataFrame
                  ) -> tuple[list[dict[str, Any]], str]:
-    """Correlation rows from ``compare.method_vs_method`` when available, else pandas."""
-    fn = getattr(compare(), "method_vs_method", None)
-    if fn is not None:
-        try:
-            res = fn(a, b, metric, top=15, n_boot=N_BOOT)
-            corr = res.get("correlations") if isinstance(res, dict) else None
-            if isinstance(corr, dict):
-                corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})}
-                        for k, v in corr.items()]
-            if corr is not None:
-                return list(corr), "evaluators.compare (with intervals)"
-        except Exception:  # noqa: BLE001 - fall back below
-            pass
+    """Correlation rows (with bootstrap intervals) from ``compare.method_vs_method``; plain pandas
+    correlations, with the reason, when the statistics cannot be computed for these runs."""
+    try:
+        res = compare.method_vs_method(a, b, metric, top=15, n_boot=N_BOOT)
+        corr = res.get("correlations")
+        if isinstance(corr, dict):
+            corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in corr.items()]
+        return list(corr or []), "evaluators.compare (with intervals)"
+    except ValueError as exc:
+        why = str(exc)
     rows = []
     if len(paired) >= 3:
         for how in ("pearson", "spearman"):
             v = paired["a"].corr(paired["b"], method=how)
             rows.append({"statistic": how, "value": None if pd.isna(v) else float(v), "n": len(paired)})
-    return rows, "pandas (no intervals)"
+    return rows, f"pandas, no intervals ({why})"
 
 
 def corr_text(rows: list[dict[str, Any]]) -> str:
@@ -73,50 +66,37 @@ def corr_text(rows: list[dict[str, Any]]) -> str:
     return ", ".join(parts[:2])
 
 
-def history_frame(saved: list[dict[str, Any]]) -> pd.DataFrame:
-    rows = []
-    for h in saved:
-        m = h.get("means", {})
-        rows.append({"id": h["id"], "name": h["name"], "method": h["method"],
-                     "created": h["created_at"], "cases": h["num_cases"], "scored": h["num_scored"],
-                     "cancelled": h["cancelled"],
-                     **{k: m.get(k) for k in ("context_relevance", "context_utilization",
-                                              "completeness", "adherence")}})
+MEAN_COLUMNS = ("context_relevance", "context_utilization", "completeness", "adherence")
+
+
+def history_frame(saved: list[RunSummary]) -> pd.DataFrame:
+    rows = [{"id": h.id, "name": h.name, "method": h.method, "created": h.created_at,
+             "cases": h.num_cases, "scored": h.num_scored, "status": h.status,
+             **{k: h.means.get(k) for k in MEAN_COLUMNS}} for h in saved]
     return pd.DataFrame(rows)
 
 
-def history_label(saved: list[dict[str, Any]], run_id: str) -> str:
-    h = next((h for h in saved if h["id"] == run_id), None)
-    return f"{h['name']} ({h['created_at'][:16]})" if h else run_id
+def history_label(saved: list[RunSummary], run_id: str) -> str:
+    h = next((h for h in saved if h.id == run_id), None)
+    return h.label if h else run_id
 
 
-def means_table(saved: list[dict[str, Any]], ids: list[str]) -> pd.DataFrame:
-    rows = []
-    for h in saved:
-        if h["id"] in ids:
-            for k in ("context_relevance", "context_utilization", "completeness", "adherence",
-                      "overall_supported"):
-                v = h.get("means", {}).get(k)
-                if v is not None:
-                    rows.append({"run": history_label(saved, h["id"]), "metric": k, "mean": v})
+def means_table(saved: list[RunSummary], ids: list[str]) -> pd.DataFrame:
+    rows = [{"run": h.label, "metric": k, "mean": h.means[k]}
+            for h in saved if h.id in ids
+            for k in (*MEAN_COLUMNS, "overall_supported") if h.means.get(k) is not None]
     return pd.DataFrame(rows, columns=["run", "metric", "mean"])
 
 
 def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:
-    fn = getattr(compare(), "agreement_table", None)
-    if fn is None:
-        return None, "Agreement statistics are not available (evaluators.compare is missing)."
     try:
-        return fn(run), None
+        return compare.agreement_table(run), None
     except Exception as exc:  # noqa: BLE001
         return None, f"Could not compute agreement: {exc}"
 
 
 def roc(run: RunResult | list[RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
-    fn = getattr(compare(), "roc_points", None)
-    if fn is None:
-        return [], "ROC curves are not available (evaluators.compare is missing)."
     try:
-        return list(fn(run, label)), None
+        return list(compare.roc_points(run, label)), None
     except Exception as exc:  # noqa: BLE001
         return [], f"No ROC for {label!r}: {exc}"

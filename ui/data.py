@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from pathlib import Path
 from typing import Any
 
-from .optional import datasets, field
+from evaluators import datasets as ds_lib
+
 from .state import LoadedData
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,11 +29,13 @@ def sample_files() -> list[Path]:
     return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
 
 
+def field(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a column mapping / load result / dataset error (a dict in older callers)."""
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
 def _ds():
-    mod = datasets()
-    if mod is None:
-        raise DataError("the dataset loader (evaluators.datasets) is not installed")
-    return mod
+    return ds_lib
 
 
 def replace_mapping(mapping: Any, **changes: Any) -> Any:
@@ -71,6 +75,21 @@ def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
         return LoadedData(filename=filename, df=df, mapping=empty, errors=(exc,),
                           source_id=source_id or filename)
     return build(df, filename, mapping, source_id or filename)
+
+
+def preview(df: Any, rows: int = 100) -> Any:
+    """The first rows for display. A cell nested deeper than the loader accepts (flagged as a row
+    error) is shown as a short text: Arrow, under st.dataframe, fails past 64 levels."""
+    head = df.head(rows).copy()
+    head.attrs = {}  # parse errors are shown in their own table, not serialised with the frame
+    mod = datasets()
+    depth, limit = getattr(mod, "nesting_depth", None), getattr(mod, "MAX_DEPTH", None)
+    if depth is None or limit is None:
+        return head
+    for c in head.columns:
+        if head[c].dtype == object:
+            head[c] = head[c].map(lambda v: reprlib.repr(v) if depth(v, limit) > limit else v)
+    return head
 
 
 def load_path(path: Path) -> LoadedData:

@@ -1,36 +1,48 @@
-"""Process-wide resources, created lazily and once (``st.cache_resource``): the labeling model
-warm-up and the run-history store. Nothing here runs before a page asks for it, so the first page
-renders before any model loads."""
+"""Process-wide resources, created lazily and once (``st.cache_resource``): the run history store
+(old runs purged by the owner's retention setting when it opens) and the one background job queue
+of the server. Nothing here loads a model: the queue's worker loads it with the first chunk, once
+per process, and every visitor's jobs share it."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from evaluators.jobs import JobQueue
+from evaluators.limits import Limits
 from evaluators.store import RunStore, default_path
 
 
-@st.cache_resource(show_spinner="Loading the labeling model (first run only)…")
-def warm_up(method: str) -> bool:
-    """Build the method once per process (loads the embedded model for ``trace``/``hybrid``)."""
-    from evaluators.methods import get_method
-
-    get_method(method).build()
-    if method in ("trace", "hybrid"):
-        try:
-            from evaluators import embeddings
-        except ImportError:
-            return False
-        get_model = getattr(embeddings, "get_model", None)
-        if callable(get_model):
-            get_model()
-    return True
+def secrets():
+    """Streamlit secrets as a mapping (None when the app has no secrets file)."""
+    try:
+        len(st.secrets)  # raises when the app has no secrets file
+    except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
+        return None
+    return st.secrets
 
 
-@st.cache_resource
+def limits() -> Limits:
+    """The owner's settings (environment / secrets), read on every call (cheap)."""
+    return Limits.load(secrets=secrets())
+
+
+@st.cache_resource(show_spinner=False)
 def _store(path: str) -> RunStore:
-    return RunStore(path)
+    store = RunStore(path)
+    store.purge(limits().keep_days)
+    return store
 
 
 def store() -> RunStore:
     """The run history (path from $RAG_EVAL_STORE or the user data dir)."""
     return _store(str(default_path()))
+
+
+@st.cache_resource(show_spinner=False)
+def _queue(path: str) -> JobQueue:
+    return JobQueue(_store(path))
+
+
+def queue() -> JobQueue:
+    """The server's one job queue (one worker thread, shared by every session)."""
+    return _queue(str(default_path()))

@@ -1,10 +1,13 @@
-"""The shared sidebar (rendered by app.py on every page): LLM provider, model, base URL, key."""
+"""The shared sidebar (rendered by app.py on every page): LLM provider, model, base URL and key
+before the page; the dataset / run status after it (so it shows what the page just did)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from . import state
+from evaluators.llm.settings import KEY_ENV
+
+from . import resources, state
 
 
 def _reset_model() -> None:
@@ -12,6 +15,7 @@ def _reset_model() -> None:
 
 
 def render() -> None:
+    """The LLM settings (widgets: drawn before the page, which reads them)."""
     with st.sidebar:
         st.subheader("LLM (for GPT labeling / hybrid)")
         st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
@@ -20,18 +24,33 @@ def render() -> None:
             st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
         st.text_input("Model", key=state.MODEL)
         st.text_input("Base URL (optional)", key=state.BASE_URL,
-                      placeholder="https://…/v1 for an OpenAI-compatible server")
+                      placeholder="https://…/v1 for an OpenAI-compatible server",
+                      help="A base URL typed here receives only a key typed below in this "
+                           "session (or none): the server's own keys never go to it.")
         st.text_input("API key", key=state.API_KEY, type="password",
                       help="Kept in memory for this browser session only: never saved to run "
-                           "history, exports or logs. Or set GROQ_API_KEY / OPENAI_API_KEY "
-                           "in the environment or Streamlit secrets.")
+                           "history, exports or logs (a background run holds it in memory until "
+                           "it ends). Without one, the server's key for the provider "
+                           f"({', '.join(KEY_ENV.values())} in the environment or Streamlit "
+                           "secrets) is used, and only for its official endpoint.")
         settings, status = state.llm_settings()
         st.caption(("✅ " if settings else "ℹ️ ") + status)
         st.divider()
-        if (job := state.get_job()) is not None:
-            st.warning(f"A run is in progress ({job.done}/{job.total}); it continues on Evaluate.")
-            st.page_link("pages/2_evaluate.py", label="Back to the run", icon=":material/play_circle:")
-        data, run = state.get_data(), state.get_current_run()
-        st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
-        if run is not None:
-            st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
+
+
+def render_status() -> None:
+    """Dataset, current run and runs going on: drawn after the page (inside the sidebar container
+    app.py reserved), so an upload or a finished run shows in the same script run."""
+    data, run = state.get_data(), state.get_current_run()
+    st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
+    if run is not None:
+        st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
+    going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
+    if going:
+        st.caption("⏳ " + " · ".join(f"{v.name}: {v.done}/{v.total}" for v in going))
+    lim = resources.limits()
+    st.caption("🔒 Your run history is private to this browser." if not lim.shared_history
+               else "👥 The run history is shared by everyone using this server.")
+    for problem in lim.problems:
+        st.warning(f"Owner setting ignored: {problem}")
+    state.keep_owner_token()

@@ -1,27 +1,34 @@
 """The one owner of session-state keys. Pages use these typed getters/setters and never touch
 another page's raw keys.
 
-What lives here (per browser session, never on disk): the loaded dataset and its cases, the
-running evaluation job, finished runs of this session, the selected case, and the LLM settings
-(including the API key, which is only ever held in memory).
+What lives here (per browser session, never on disk): the visitor's history token, the loaded
+dataset and its cases, which background jobs this session follows, finished runs of this session,
+the selected case, and the LLM settings (including the API key, which is only ever held in memory).
 """
 
 from __future__ import annotations
 
-import os
-import time
-from dataclasses import dataclass, field
+import re
+import secrets as _random
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from evaluators.llm.settings import LLMSettings
-from evaluators.options import EvalOptions
+from evaluators.llm.settings import (
+    DEFAULT_MODELS, PROVIDERS, Credentials, LLMSettings, key_help, resolve_credentials,
+)
 from evaluators.types import RunResult, TestCase
+
+from . import resources
 
 # Raw keys: private to this module.
 _DATA = "state.data"
-_JOB = "state.job"
+_OWNER = "state.owner"
+_COOKIE_SENT = "state.owner_cookie_sent"
+_WATCHED = "state.watched_jobs"
+_FILED = "state.filed_jobs"
+_STARTED = "state.started_jobs"
 _RUNS = "state.runs"
 _CURRENT = "state.current_run"
 _CASE = "state.case_id"
@@ -35,11 +42,6 @@ MODEL = "sidebar.model"
 BASE_URL = "sidebar.base_url"
 API_KEY = "sidebar.api_key"
 
-PROVIDERS = ("groq", "openai", "openai_compatible")
-DEFAULT_MODELS = {"groq": "llama-3.3-70b-versatile", "openai": "gpt-4o-mini",
-                  "openai_compatible": "gpt-4o-mini"}
-ENV_KEYS = {"groq": ("GROQ_API_KEY",), "openai": ("OPENAI_API_KEY",),
-            "openai_compatible": ("OPENAI_API_KEY", "GROQ_API_KEY")}
 
 
 @dataclass
@@ -54,31 +56,6 @@ class LoadedData:
     label_columns: tuple[str, ...] = ()
     #: Identity of the source (uploaded file id or sample name): re-read only when it changes.
     source_id: str = ""
-
-
-@dataclass
-class Job:
-    """An evaluation in progress: run chunk by chunk across reruns so Cancel keeps what finished."""
-
-    cases: tuple[TestCase, ...]
-    method: str
-    options: EvalOptions
-    name: str = ""
-    chunk_size: int = 25
-    #: One RunResult per finished chunk (merged into one run at the end).
-    partial_runs: list[RunResult] = field(default_factory=list)
-    started: float = field(default_factory=time.time)
-
-    @property
-    def done(self) -> int:
-        return sum(len(r.results) for r in self.partial_runs)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
-
-    def next_slice(self) -> tuple[TestCase, ...]:
-        return self.cases[self.done : self.done + self.chunk_size]
 
 
 def _ss() -> Any:
@@ -99,13 +76,75 @@ def get_cases() -> tuple[TestCase, ...]:
     return d.cases if d else ()
 
 
-# ---- job --------------------------------------------------------------------------------------
-def get_job() -> Job | None:
-    return _ss().get(_JOB)
+# ---- the visitor's history token --------------------------------------------------------------
+#: The token is kept by the browser in the address bar (``?u=``) and in a first-party cookie, so a
+#: reload, a page switch or a new tab keeps the same private history.
+URL_PARAM = "u"
+COOKIE = "rag_eval_u"
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
-def set_job(job: Job | None) -> None:
-    _ss()[_JOB] = job
+def _cookie() -> str | None:
+    try:
+        v = st.context.cookies.get(COOKIE)
+    except Exception:  # noqa: BLE001 - no browser connection (bare script runs)
+        return None
+    return v if isinstance(v, str) else None
+
+
+def owner_token() -> str:
+    """This visitor's history token: from the URL, else the cookie, else a new random one."""
+    tok = _ss().get(_OWNER)
+    if tok is None:
+        found = [st.query_params.get(URL_PARAM), _cookie()]
+        tok = next((t for t in found if t and _TOKEN.fullmatch(t)), None) or _random.token_urlsafe(18)
+        _ss()[_OWNER] = tok
+    return tok
+
+
+def keep_owner_token() -> None:
+    """Put the token back into the URL (page switches clear it) and, once a session, the cookie."""
+    tok = owner_token()
+    if st.query_params.get(URL_PARAM) != tok:
+        st.query_params[URL_PARAM] = tok
+    if _cookie() != tok and not _ss().get(_COOKIE_SENT):
+        _ss()[_COOKIE_SENT] = True
+        # the token matches [A-Za-z0-9_-]: safe inside the script. Partitioned + Secure on https so
+        # it also works inside an embedding page (a Hugging Face Space's iframe).
+        st.html(f"""<script>(function(){{var s=location.protocol==='https:'?
+            '; SameSite=None; Secure; Partitioned':'; SameSite=Lax';
+            document.cookie='{COOKIE}={tok}; path=/; max-age=31536000'+s;}})();</script>""",
+                unsafe_allow_javascript=True)
+
+
+# ---- background jobs this session follows --------------------------------------------------------
+def watch_job(job_id: str, started_here: bool = False) -> None:
+    """Follow a job of this visitor (its end is announced, and its run filed, in this session)."""
+    _ss().setdefault(_WATCHED, set()).add(job_id)
+    if started_here:  # (a resumed run keeps its id: its new end is announced again)
+        _ss().setdefault(_STARTED, set()).add(job_id)
+        _ss().setdefault(_FILED, set()).discard(job_id)
+
+
+def watched_jobs() -> set[str]:
+    return _ss().setdefault(_WATCHED, set())
+
+
+def started_here(job_id: str) -> bool:
+    return job_id in _ss().setdefault(_STARTED, set())
+
+
+def is_filed(job_id: str) -> bool:
+    return job_id in _ss().setdefault(_FILED, set())
+
+
+def mark_filed(job_id: str) -> bool:
+    """True the first time: the job's outcome is announced once per session."""
+    filed = _ss().setdefault(_FILED, set())
+    if job_id in filed:
+        return False
+    filed.add(job_id)
+    return True
 
 
 # ---- runs of this session ---------------------------------------------------------------------
@@ -167,27 +206,6 @@ def pop_notice() -> str | None:
 
 
 # ---- LLM settings ------------------------------------------------------------------------------
-def _secret(name: str) -> str | None:
-    try:
-        value = st.secrets.get(name)
-    except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
-        return None
-    return str(value) if value else None
-
-
-def resolve_key(provider: str, typed: str | None = None) -> tuple[str | None, str]:
-    """(key, where it came from): the password field, then st.secrets, then the environment."""
-    if typed and typed.strip():
-        return typed.strip(), "password field"
-    for name in ENV_KEYS.get(provider, ()):
-        if v := _secret(name):
-            return v, f"st.secrets[{name}]"
-    for name in ENV_KEYS.get(provider, ()):
-        if v := os.environ.get(name):
-            return v, f"${name}"
-    return None, ""
-
-
 def llm_choice() -> dict[str, Any]:
     ss = _ss()
     provider = ss.get(PROVIDER) or PROVIDERS[0]
@@ -195,19 +213,30 @@ def llm_choice() -> dict[str, Any]:
             "base_url": (ss.get(BASE_URL) or "").strip() or None}
 
 
-def llm_settings() -> tuple[LLMSettings | None, str]:
-    """The configured LLM (None without a key) and a one-line status for the UI."""
+def typed_key() -> str | None:
+    """The API key typed in the sidebar in this session (memory only), if any."""
+    return (_ss().get(API_KEY) or "").strip() or None
+
+
+def credentials() -> Credentials:
+    """Which key goes where for the sidebar's choice, by the library's one rule: the owner's key
+    (environment / secrets) never goes to a base URL typed in this session."""
     choice = llm_choice()
-    key, source = resolve_key(choice["provider"], _ss().get(API_KEY))
-    if not key:
-        envs = " or ".join(ENV_KEYS[choice["provider"]])
-        return None, (f"No API key for {choice['provider']}: enter one in the sidebar, or set "
-                      f"{envs} in the environment or in Streamlit secrets.")
-    if choice["provider"] == "openai_compatible" and not choice["base_url"]:
+    return resolve_credentials(choice["provider"], choice["base_url"], _ss().get(API_KEY),
+                               secrets=resources.secrets())
+
+
+def llm_settings() -> tuple[LLMSettings | None, str]:
+    """The configured LLM (None when it cannot make calls) and a one-line status for the UI."""
+    choice = llm_choice()
+    creds = credentials()
+    if creds.base_url is None and choice["provider"] == "openai_compatible":
         return None, "An OpenAI-compatible provider needs a base URL (sidebar)."
-    settings = LLMSettings(provider=choice["provider"], model=choice["model"],
-                           base_url=choice["base_url"], api_key=key)
-    return settings, f"{choice['provider']} · {choice['model']} · key from {source}"
+    if not creds.key and creds.url_source != "typed" and choice["provider"] != "openai_compatible":
+        return None, f"No API key for {choice['provider']}: {key_help(choice['provider'])} (environment or Streamlit secrets)."
+    settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
+                           api_key=creds.key)
+    return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
 
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------

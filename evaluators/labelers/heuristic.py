@@ -178,7 +178,9 @@ def _cross_encoder(name: str) -> Any:
         if name not in _ce_cache:
             from sentence_transformers import CrossEncoder
 
-            _ce_cache[name] = CrossEncoder(name, device="cpu")
+            from .. import embeddings  # int8 where guarded and faster, as the bi-encoder
+
+            _ce_cache[name] = embeddings.prepare_cross_encoder(CrossEncoder(name, device="cpu"), name)
         return _ce_cache[name]
 
 

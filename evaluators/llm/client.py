@@ -45,17 +45,13 @@ from . import prices
 from .cache import ReplyCache, make_key, open_cache
 from .errors import LLMUnavailable, StructuredCallError
 from .parsing import ReplyError, format_validation_error, parse_reply
-from .settings import LLMSettings
+from .settings import DUMMY_KEY, KEY_ENV, LLMSettings, key_help, settings_credentials
 from .tokens import approx_message_tokens, approx_tokens
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-ENV_KEYS = {"groq": "GROQ_API_KEY", "openai": "OPENAI_API_KEY",
-            "openai_compatible": "OPENAI_COMPATIBLE_API_KEY"}
-#: Sent to keyless local servers (Ollama, vLLM, LM Studio) that ignore the header.
-DUMMY_KEY = "not-needed"
 #: Requests are spaced for 98 % of the requests/min limit, so network jitter between us and the
 #: server cannot push a server-side minute window over the limit.
 RPM_SAFETY = 0.98
@@ -73,30 +69,29 @@ REASK = (
 
 
 def resolve_api_key(settings: LLMSettings) -> str:
-    """The key from the settings, else from the provider's env var; a dummy for keyless
-    ``openai_compatible`` servers. (``openai_compatible`` deliberately does not read
-    ``OPENAI_API_KEY``: that key must not be sent to a third-party base URL.)"""
-    if settings.api_key is not None and settings.api_key.get_secret_value().strip():
-        return settings.api_key.get_secret_value().strip()
-    env = ENV_KEYS[settings.provider]
-    val = os.environ.get(env, "").strip()
-    if val:
-        return val
-    if settings.provider == "openai_compatible":
+    """The key these settings may send, by the one rule of :mod:`.settings`: ``api_key`` goes where
+    ``base_url`` says; an environment key only to the official endpoint or ``RAG_EVAL_BASE_URL``.
+    A custom base URL without a key of its own is called keyless (a dummy header)."""
+    creds = settings_credentials(settings)
+    if creds.key:
+        return creds.key
+    if settings.provider == "openai_compatible" or creds.url_source == "typed":
+        if creds.withheld:
+            log.info("%s", creds.withheld)
         return DUMMY_KEY
-    raise LLMUnavailable(f"the {settings.provider} provider needs an API key: enter it, or set {env}")
+    raise LLMUnavailable(f"the {settings.provider} provider needs an API key: {key_help(settings.provider)}")
 
 
 def check_settings(settings: LLMSettings | None, purpose: str = "this method") -> str:
     """Raise LLMUnavailable with a clear message unless ``settings`` can make calls; returns the key."""
     if settings is None:
         raise LLMUnavailable(
-            f"{purpose} needs an LLM: set provider/model and GROQ_API_KEY (provider groq), "
-            "OPENAI_API_KEY (provider openai), or a base URL (provider openai_compatible)"
+            f"{purpose} needs an LLM: set provider/model and {KEY_ENV['groq']} (provider groq), "
+            f"{KEY_ENV['openai']} (provider openai), or a base URL (provider openai_compatible)"
         )
     if not (settings.model or "").strip():
         raise LLMUnavailable(f"{purpose} needs an LLM model name")
-    if settings.provider == "openai_compatible" and not (settings.base_url or "").strip():
+    if settings.provider == "openai_compatible" and settings_credentials(settings).base_url is None:
         raise LLMUnavailable(
             f"{purpose}: provider openai_compatible needs a base URL (e.g. http://localhost:11434/v1)"
         )
@@ -173,7 +168,8 @@ class LLMClient:
         self.settings = settings
         self.provider = settings.provider
         self.model = settings.model.strip()
-        self.base_url = (settings.base_url or "").strip().rstrip("/") or None
+        #: Where requests go (None = the SDK's official endpoint), by the same rule as the key.
+        self.base_url = settings_credentials(settings).base_url
         self.cache_warning: str | None = None
         try:
             self.cache: ReplyCache | None = open_cache(settings.cache_path)
@@ -495,7 +491,7 @@ class LLMClient:
         u = getattr(resp, "usage", None)
         pt = int(getattr(u, "prompt_tokens", 0) or 0) or approx_message_tokens(messages)
         ct = int(getattr(u, "completion_tokens", 0) or 0) or approx_tokens(text)
-        usage = Usage(calls=attempts, prompt_tokens=pt, completion_tokens=ct,
+        usage = Usage(calls=1, retries=attempts - 1, prompt_tokens=pt, completion_tokens=ct,
                       cost_usd=prices.cost_usd(pt, ct, self.model, self.provider,
                                                self.settings.price_per_mtok),
                       latency_s=time.perf_counter() - t_start)
@@ -503,7 +499,7 @@ class LLMClient:
         return _Reply(text, usage, finish)
 
     def _failed_usage(self, attempts: int, t_start: float) -> Usage:
-        u = Usage(calls=attempts, latency_s=time.perf_counter() - t_start)
+        u = Usage(retries=attempts, latency_s=time.perf_counter() - t_start)
         self._add_usage(u)
         return u
 

@@ -46,7 +46,7 @@ def extract_json_text(text: str) -> tuple[str, list[str]]:
             json.loads(s[: end + 1])
             s = s[: end + 1]
             notes.append("dropped text after the JSON object")
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     return s, notes
 
@@ -57,6 +57,8 @@ def load_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
         raise ReplyError("the reply is empty; expected one JSON object")
     try:
         obj = json.loads(s)
+    except RecursionError:  # nesting past the interpreter's limit: json-repair would hit it too
+        raise ReplyError("the reply is nested too deeply; answer with one flat JSON object") from None
     except ValueError as exc:
         from json_repair import repair_json
 

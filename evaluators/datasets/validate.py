@@ -1,0 +1,331 @@
+"""Rows -> TestCases: each row is checked field by field; a bad row becomes an error naming
+file, row and column, and the other rows still load.
+
+Text cells must be text (a number in the question column of a JSON file is an error, not silently
+converted), at most ``MAX_TEXT_CHARS`` long and free of NUL characters. A cell nested deeper than
+``MAX_DEPTH`` levels is refused. Ids: a duplicate or missing id does not lose the row: it is kept
+under a unique id made from the original (``q1#2``) or from its row number (``row-7``), with a
+warning in ``LoadResult.warnings`` naming both rows.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..types import TestCase
+from .errors import DatasetError
+from .mapping import ColumnMapping
+from .values import (
+    MAX_DEPTH, _is_missing, _py, _short, _type_name, loads, nesting_depth, too_deep_to_parse,
+)
+
+#: Longest text accepted in one cell (question, response, one document, ground truth).
+MAX_TEXT_CHARS = 1_000_000
+
+
+@dataclass
+class LoadResult:
+    """Cases that loaded; ``errors``: rows that did not (each names file, row, column and why);
+    ``warnings``: rows that loaded after a fix-up the user should know of (a renamed id)."""
+
+    cases: list[TestCase]
+    errors: list[DatasetError] = field(default_factory=list)
+    mapping: ColumnMapping | None = None
+    warnings: list[DatasetError] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def error_dicts(self) -> list[dict[str, Any]]:
+        return [e.to_dict() for e in self.errors]
+
+    def warning_dicts(self) -> list[dict[str, Any]]:
+        return [w.to_dict() for w in self.warnings]
+
+
+class _RowError(Exception):
+    def __init__(self, column: str | None, message: str):
+        super().__init__(message)
+        self.column = column
+        self.message = message
+
+
+def _text(v: Any, column: str, required: bool) -> str | None:
+    if _is_missing(v):
+        if required:
+            raise _RowError(column, "missing value")
+        return None
+    if not isinstance(v, str):
+        raise _RowError(column, f"expected text, got a {_type_name(v)} ({_short(v)})")
+    if not v.strip():
+        if required:
+            raise _RowError(column, "empty value")
+        return None
+    _check_text(v, column, "")
+    return v
+
+
+def _check_text(v: str, column: str, what: str) -> None:
+    if len(v) > MAX_TEXT_CHARS:
+        raise _RowError(column, f"{what}text is {len(v):,} characters long, over the limit of "
+                                f"{MAX_TEXT_CHARS:,} per cell")
+    if "\x00" in v:
+        raise _RowError(column, f"{what}text contains a NUL character (\\x00) at position "
+                                f"{v.index(chr(0))}; remove it")
+
+
+def _doc_text(d: Any, column: str, i: int) -> str:
+    if isinstance(d, str):
+        _check_text(d, column, f"document {i + 1}: ")
+        return d
+    if isinstance(d, dict):  # {"title", "text"} / LangChain {"page_content"} / {"content"}
+        for k in ("text", "page_content", "content", "document", "passage", "chunk", "body"):
+            if isinstance(d.get(k), str):
+                title = d.get("title")
+                text = f"{title}\n{d[k]}" if isinstance(title, str) and title.strip() else d[k]
+                _check_text(text, column, f"document {i + 1}: ")
+                return text
+        raise _RowError(column, f"document {i + 1} is an object without a text field "
+                                f"(keys: {', '.join(map(str, d)) or 'none'})")
+    raise _RowError(column, f"document {i + 1} is a {_type_name(d)} ({_short(d)}), expected text")
+
+
+_NUMBER_LIST = re.compile(r"\[[\s\d.eE+,-]*\]")
+
+
+def _looks_like_list(s: str) -> bool:
+    """'["a", "b"]', "['a']", '[{"text": …}]', '[]', '[1, 2]' — but not a text that merely starts
+    with a bracket ('[1] Paris is …', '[Note] …'): that is one document."""
+    if not s.startswith("["):
+        return False
+    rest = s[1:].lstrip()
+    return rest[:1] in ('"', "'", "[", "{", "]") or bool(_NUMBER_LIST.fullmatch(s))
+
+
+def _documents(v: Any, column: str) -> tuple[str, ...]:
+    if _is_missing(v):
+        return ()
+    v = _py(v)
+    if isinstance(v, str):
+        s = v.strip()
+        if not s:
+            return ()
+        if _looks_like_list(s):
+            if too_deep_to_parse(s):
+                raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
+                                        "of lists)")
+            try:
+                v = loads(s)
+            except RecursionError:
+                raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} "
+                                        "levels of lists)") from None
+            except json.JSONDecodeError as exc:
+                try:
+                    v = ast.literal_eval(s)  # "['a', 'b']" as written by DataFrame.to_csv
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    raise _RowError(
+                        column, f"looks like a JSON list but is not valid JSON ({exc.msg} at "
+                                f"character {exc.pos}); give a JSON list of strings or plain text"
+                    ) from None
+            if not isinstance(v, list):
+                raise _RowError(column, f"expected a list of documents, got a {_type_name(v)}")
+            if nesting_depth(v) > MAX_DEPTH:
+                raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
+                                        "of lists)")
+        else:
+            return (_doc_text(v, column, 0),)
+    if isinstance(v, dict):
+        return (_doc_text(v, column, 0),)
+    if not isinstance(v, (list, tuple)):
+        raise _RowError(column, f"expected a list of documents or text, got a {_type_name(v)} ({_short(v)})")
+    missing = [i + 1 for i, d in enumerate(v) if _is_missing(d)]
+    if missing:
+        raise _RowError(column, f"document {missing[0]} is null; remove it or give its text")
+    return tuple(_doc_text(d, column, i) for i, d in enumerate(v))
+
+
+def _ground_truth(v: Any, column: str) -> str | None:
+    v = _py(v) if not isinstance(v, str) else v
+    if isinstance(v, list):  # ragas v1 "ground_truths"
+        parts = [x for x in v if isinstance(x, str) and x.strip()]
+        if len(parts) != len([x for x in v if not _is_missing(x)]):
+            raise _RowError(column, f"expected text or a list of texts, got {_short(v)}")
+        if not parts:
+            return None
+        _check_text("\n".join(parts), column, "")
+        return "\n".join(parts)
+    return _text(v, column, required=False)
+
+
+_BOOL_TEXT = {"true": True, "false": False, "yes": True, "no": False}
+
+
+def _label_value(v: Any) -> Any:
+    """CSV cells are text: 'true' -> True, '0.75' -> 0.75, '{"a": 1}' -> dict."""
+    v = _py(v)
+    if not isinstance(v, str):
+        return v
+    s = v.strip()
+    if s.lower() in _BOOL_TEXT:
+        return _BOOL_TEXT[s.lower()]
+    if re.fullmatch(r"[+-]?\d+", s):
+        return int(s)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", s):
+        return float(s)
+    if s[:1] in "[{" and not too_deep_to_parse(s):
+        try:
+            parsed = loads(s)
+        except (json.JSONDecodeError, RecursionError):
+            return v
+        return parsed if nesting_depth(parsed) <= MAX_DEPTH else v
+    return v
+
+
+def _ident(v: Any, column: str) -> str | None:
+    """The id as text; None when the cell is empty (the row then gets an id from its number)."""
+    v = _py(v)
+    if _is_missing(v) or (isinstance(v, str) and not v.strip()):
+        return None
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise _RowError(column, f"expected a text or integer id, got a {_type_name(v)} ({_short(v)})")
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise _RowError(column, f"expected a text or integer id, got {v!r}")
+        v = int(v)
+    s = str(v).strip()
+    if len(s) > 1000 or "\x00" in s:
+        raise _RowError(column, f"id is not a usable name ({_short(s)}); give a short text or number")
+    return s
+
+
+def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str) -> LoadResult:
+    """Turn a DataFrame into TestCases; bad rows become errors (see module doc for row numbers).
+
+    Raises :class:`DatasetError` when a mapped column is not in the frame or no question/response
+    column is mapped.
+    """
+    name = filename
+    cols = [str(c) for c in df.columns]
+    for fld in ("question", "response"):
+        if not getattr(mapping, fld):
+            raise DatasetError(name, f"no {fld} column mapped; columns: {', '.join(cols)}", column=fld)
+    mapped = {f: getattr(mapping, f) for f in ("question", "response", "documents", "ground_truth", "id")}
+    for fld, col in mapped.items():
+        if col is not None and col not in cols:
+            raise DatasetError(name, f"column {col!r} (mapped to {fld}) is not in the file; "
+                                     f"columns: {', '.join(cols)}", column=col)
+    for col in mapping.label_columns:
+        if col not in cols:
+            raise DatasetError(name, f"label column {col!r} is not in the file; columns: "
+                                     f"{', '.join(cols)}", column=col)
+    used = {c for c in mapped.values() if c} | set(mapping.label_columns)
+    meta_cols = [c for c in cols if c not in used]
+    rows_attr = df.attrs.get("source_rows")
+    source_rows = rows_attr if isinstance(rows_attr, list) and len(rows_attr) == len(df) else \
+        list(range(1, len(df) + 1))
+    errors: list[DatasetError] = list(df.attrs.get("parse_errors") or [])
+    good: list[tuple[int, str | None, dict[str, Any]]] = []  # (row, id or None, TestCase fields)
+    for row_no, rec in zip(source_rows, df.to_dict("records")):
+        try:
+            ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no)
+        except Exception as exc:  # noqa: BLE001 - last resort: this row is flagged, the rest load
+            problem = _RowError(None, f"could not read this row ({type(exc).__name__}: {exc})")
+            ident, fields, row_errors = None, {}, [problem]
+        errors.extend(DatasetError(name, e.message, row=row_no, column=e.column) for e in row_errors)
+        if not row_errors:
+            good.append((row_no, ident, fields))
+    cases, warnings = _with_unique_ids(good, mapping.id, name)
+    final: list[TestCase] = []
+    for row_no, fields in cases:
+        try:
+            final.append(TestCase(**fields))
+        except Exception as exc:  # noqa: BLE001 - e.g. a value pydantic rejects
+            errors.append(DatasetError(name, f"invalid record: {exc}", row=row_no))
+    errors.sort(key=lambda e: (e.row if e.row is not None else 0))
+    return LoadResult(cases=final, errors=errors, mapping=mapping, warnings=warnings)
+
+
+def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str],
+               row_no: int) -> tuple[str | None, dict[str, Any], list[_RowError]]:
+    """(id or None when missing, TestCase fields, problems) of one row."""
+    deep = [_RowError(c, f"value is nested too deeply (over {MAX_DEPTH} levels of lists / objects)")
+            for c, v in rec.items() if not isinstance(v, str) and nesting_depth(v) > MAX_DEPTH]
+    if deep:
+        return None, {}, deep
+    row_errors: list[_RowError] = []
+
+    def field_(fn, col, *args):
+        try:
+            return fn(rec[col], col, *args)
+        except _RowError as exc:
+            row_errors.append(exc)
+            return None
+
+    question = field_(_text, mapping.question, True)
+    response = field_(_text, mapping.response, True)
+    docs = field_(_documents, mapping.documents) if mapping.documents else ()
+    gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
+    ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
+    labels: dict[str, Any] = {}
+    for col in mapping.label_columns:
+        v = rec[col]
+        if _is_missing(v) or (isinstance(v, str) and not v.strip()):
+            continue
+        v = _label_value(v)
+        if col.lower() == "labels":
+            if not isinstance(v, dict):
+                row_errors.append(_RowError(col, f"expected an object of labels, got {_short(v)}"))
+                continue
+            labels.update(v)
+        else:
+            labels[col] = v
+    metadata = {c: _py(rec[c]) for c in meta_cols
+                if not _is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
+    fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
+                  labels=labels, metadata=metadata)
+    return ident, fields, row_errors
+
+
+def _with_unique_ids(good: list[tuple[int, str | None, dict[str, Any]]], id_col: str | None,
+                     name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[DatasetError]]:
+    """Give every row a unique id, deterministically: the first row with an id keeps it, a later
+    duplicate becomes ``id#2``, ``id#3`` …, a row without one becomes ``row-N``; each renaming is
+    a warning naming both rows."""
+    taken = {ident for _, ident, _ in good if ident is not None}
+    first: dict[str, int] = {}
+    out: list[tuple[int, dict[str, Any]]] = []
+    warnings: list[DatasetError] = []
+    column = id_col or "id"
+    for row_no, ident, fields in good:
+        if ident is None:
+            new = _free(f"row-{row_no}", taken)
+            warnings.append(DatasetError(name, f"missing id; this row is kept as id {new!r}",
+                                         row=row_no, column=column))
+        elif ident in first:
+            k = 2
+            while f"{ident}#{k}" in taken:
+                k += 1
+            new = f"{ident}#{k}"
+            taken.add(new)
+            warnings.append(DatasetError(name, f"duplicate id {ident!r} (first in row {first[ident]}); "
+                                               f"this row is kept as id {new!r}", row=row_no, column=column))
+        else:
+            new = ident
+            first[ident] = row_no
+        out.append((row_no, {"id": new, **fields}))
+    return out, warnings
+
+
+def _free(base: str, taken: set[str]) -> str:
+    new, k = base, 2
+    while new in taken:
+        new, k = f"{base}#{k}", k + 1
+    taken.add(new)
+    return new

@@ -1,0 +1,335 @@
+"""Background evaluation runs: one server-wide queue, one worker thread, jobs of every visitor
+interleaved fairly.
+
+A :class:`JobQueue` owns a run store and (while there is work) ONE worker thread. It takes the
+owners with work in turn (round robin) and evaluates one chunk of the chosen owner's oldest job at a
+time with :func:`evaluators.pipeline.evaluate_batch`, on the process's one loaded model — never a
+model or a thread per visitor. Each finished chunk goes to the store at once
+(:meth:`RunStore.add_chunk`), so a closed tab, a page refresh or a crash loses nothing. A job ends
+``finished``, ``cancelled`` (Cancel, or the owner's LLM call limit), or ``interrupted`` (an error;
+also every run a dead worker left ``running`` when a new queue opens the store) — an interrupted run
+is resumed with :meth:`JobQueue.resume`, which evaluates only the missing cases.
+
+The job's options (with an API key typed by the visitor) live in this process's memory only; the
+store gets the public settings and whether resuming needs a typed key again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal, Sequence
+
+from .limits import CallLedger
+from .llm.settings import LLMSettings
+from .options import EvalOptions
+from .store import RunStore
+from .types import TestCase, Usage
+
+JobStatus = Literal["queued", "running", "finished", "cancelled", "interrupted"]
+ACTIVE: frozenset[str] = frozenset({"queued", "running"})
+#: Most unfinished jobs one owner may have queued at once.
+MAX_ACTIVE_PER_OWNER = 3
+#: Ended jobs remembered (so sessions can pick up their outcome), oldest dropped first.
+KEEP_ENDED = 500
+
+
+class QueueFull(RuntimeError):
+    """An owner already has :data:`MAX_ACTIVE_PER_OWNER` unfinished runs."""
+
+
+@dataclass
+class _Job:
+    id: str  # = the run's id in the store
+    owner: str
+    name: str
+    method: str
+    options: EvalOptions  # in memory only (may hold a key typed by the visitor)
+    todo: list[tuple[int, TestCase]]
+    total: int
+    done: int
+    chunk_size: int
+    #: The owner's LLM call limit applies (None = not limited).
+    max_calls: int | None = None
+    status: JobStatus = "queued"
+    error: str | None = None
+    created: float = field(default_factory=time.time)
+    started: float | None = None
+    ended: float | None = None
+    done_here: int = 0
+    cancel: bool = False
+    usage: Usage = field(default_factory=Usage)
+    #: Set (under the lock) by the one thread that ends the job.
+    closing: bool = False
+
+
+@dataclass(frozen=True)
+class JobView:
+    """A snapshot of a job for display."""
+
+    id: str
+    name: str
+    method: str
+    status: JobStatus
+    total: int
+    done: int
+    error: str | None
+    elapsed_s: float
+    #: Seconds left at the current pace (None until a chunk of this job finished here).
+    eta_s: float | None
+    #: Earlier unfinished jobs of the same owner (this one starts after them).
+    waiting_for: int
+    #: Owners whose jobs share the worker right now.
+    sharing: int
+    usage: Usage
+    cancel_requested: bool
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+
+def _release_memory() -> None:
+    """Hand freed heap pages back to the OS between chunks (glibc only; a no-op elsewhere)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def options_from_settings(settings: dict[str, Any], api_key: str | None = None) -> EvalOptions:
+    """EvalOptions back from a stored run's public settings (to resume it); ``api_key`` (typed by
+    the visitor again) is given to its LLM settings — stored settings never hold one."""
+    d = {k: v for k, v in settings.items() if k in EvalOptions.model_fields}
+
+    def llm(x: dict[str, Any] | None) -> LLMSettings | None:
+        return None if not x else LLMSettings(**{**x, "api_key": api_key or None})
+
+    d["llm"] = llm(d.get("llm"))
+    d["jury"] = tuple(llm(j) for j in d.get("jury") or ())
+    return EvalOptions(**d)
+
+
+class JobQueue:
+    """See the module docstring. Thread-safe; one per store per process."""
+
+    def __init__(self, store: RunStore, ledger: CallLedger | None = None) -> None:
+        self.store = store
+        self.ledger = ledger or CallLedger()
+        # A new queue means no worker is writing this store's running runs any more.
+        store.mark_interrupted("the server restarted while this run was going on")
+        self._cv = threading.Condition()
+        self._jobs: dict[str, _Job] = {}
+        self._served: dict[str, int] = {}  # owner -> turn it was last served (round robin)
+        self._turn = 0
+        self._ended: deque[str] = deque()
+        self._thread: threading.Thread | None = None
+        self.chunks_run = 0
+
+    # ------------------------------------------------------------------ public API
+    def submit(self, owner: str, cases: Sequence[TestCase], method: str, options: EvalOptions, *,
+               name: str = "", chunk_size: int = 25, max_calls: int | None = None,
+               needs_key: bool = False) -> JobView:
+        """Queue a run (registered at once in the store as ``running``)."""
+        self._check_room(owner)
+        settings = {"method": method, **options.public_dict()}
+        run_id = self.store.start(method, list(cases), name=name or None, settings=settings,
+                                  owner=owner, needs_key=needs_key)
+        job = _Job(run_id, owner, name or method, method, options, list(enumerate(cases)), len(cases),
+                   0, max(1, int(chunk_size)), max_calls)
+        return self._enqueue(job)
+
+    def resume(self, run_id: str, owner: str, options: EvalOptions, *, chunk_size: int = 25,
+               max_calls: int | None = None) -> JobView:
+        """Queue the missing cases of an interrupted run (KeyError: no such run of this owner)."""
+        summary = self.store.get(run_id, owner=owner)
+        if summary.status != "interrupted":
+            raise ValueError(f"run {summary.name!r} is {summary.status}, not interrupted")
+        self._check_room(owner)
+        todo = self.store.pending(run_id, owner=owner)
+        self.store.finish(run_id, "running")
+        job = _Job(run_id, owner, summary.name, summary.method, options, todo, summary.num_cases,
+                   summary.num_cases - len(todo), max(1, int(chunk_size)), max_calls)
+        return self._enqueue(job)
+
+    def cancel(self, job_id: str, owner: str) -> bool:
+        """Ask a job of ``owner`` to stop (it ends after its current chunk; finished cases stay)."""
+        with self._cv:
+            job = self._jobs.get(job_id)
+            if job is None or job.owner != owner or job.status not in ACTIVE or job.closing:
+                return False
+            job.cancel = True
+            now = job.status == "queued" and job.started is None
+            if now:
+                job.closing = True
+            self._cv.notify_all()
+        if now:
+            self._close(job, "cancelled", None)
+        return True
+
+    def jobs(self, owner: str) -> list[JobView]:
+        """This owner's jobs known to this process (unfinished and recently ended), oldest first."""
+        with self._cv:
+            return [self._view(j) for j in self._jobs.values() if j.owner == owner]
+
+    def get(self, job_id: str, owner: str) -> JobView | None:
+        with self._cv:
+            j = self._jobs.get(job_id)
+            return self._view(j) if j is not None and j.owner == owner else None
+
+    def active(self) -> int:
+        with self._cv:
+            return sum(1 for j in self._jobs.values() if j.status in ACTIVE)
+
+    def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
+        """Block until the job ended (or ``timeout``); its status."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            while (j := self._jobs.get(job_id)) is not None and j.status in ACTIVE:
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                self._cv.wait(left)
+            return j.status if j is not None else "finished"
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            while any(j.status in ACTIVE for j in self._jobs.values()):
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cv.wait(left)
+        return True
+
+    # ------------------------------------------------------------------ internals
+    def _check_room(self, owner: str) -> None:
+        with self._cv:
+            n = sum(1 for j in self._jobs.values() if j.owner == owner and j.status in ACTIVE)
+        if n >= MAX_ACTIVE_PER_OWNER:
+            raise QueueFull(f"you already have {n} runs going; wait for one to finish or cancel one")
+
+    def _enqueue(self, job: _Job) -> JobView:
+        with self._cv:
+            self._jobs[job.id] = job
+            job.closing = not job.todo  # nothing to evaluate (e.g. resuming a complete run)
+            if job.todo and self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="rag-eval-jobs", daemon=True)
+                self._thread.start()
+            self._cv.notify_all()
+        if job.closing:
+            self._close(job, "finished", None)
+        with self._cv:
+            return self._view(job)
+
+    def _view(self, j: _Job) -> JobView:
+        now = time.time()
+        elapsed = (j.ended or now) - (j.started or now)
+        eta = None
+        if j.status in ACTIVE and j.done_here and elapsed > 0:
+            eta = (j.total - j.done) * elapsed / j.done_here
+        earlier = sum(1 for o in self._jobs.values() if o.owner == j.owner and o.status in ACTIVE
+                      and o.created < j.created)
+        sharing = len({o.owner for o in self._jobs.values() if o.status in ACTIVE})
+        return JobView(j.id, j.name, j.method, j.status, j.total, j.done, j.error, elapsed, eta,
+                       earlier if j.status in ACTIVE else 0, sharing, j.usage, j.cancel)
+
+    def _next(self) -> _Job | None:
+        """The oldest unfinished job of the owner with work served least recently (a newcomer
+        first): round robin by owner (caller holds the lock)."""
+        active = [j for j in self._jobs.values() if j.status in ACTIVE and not j.closing]
+        if not active:
+            return None
+        owner = min({j.owner for j in active}, key=lambda o: self._served.get(o, -1))
+        self._turn += 1
+        self._served[owner] = self._turn
+        return min((j for j in active if j.owner == owner), key=lambda j: j.created)
+
+    def _close(self, job: _Job, status: JobStatus, error: str | None) -> None:
+        """End a job: close its run in the store, then in memory. Called without the lock, by the
+        one thread that set ``job.closing``."""
+        ended = time.time()
+        try:
+            if status == "interrupted":
+                self.store.finish(job.id, "interrupted", error=error)
+            elif status == "cancelled" and job.done == 0:
+                self.store.delete(job.id, owner=None)  # nothing finished: nothing to keep
+            else:
+                self.store.finish(job.id, status, error=error,
+                                  timings={"wall_s": ended - (job.started or ended)})
+        except Exception as exc:  # noqa: BLE001 - the chunks are stored; say why it did not close
+            error = f"{error + '; ' if error else ''}could not close the run: {exc}"
+        with self._cv:
+            job.status, job.error, job.ended = status, error, ended
+            job.options = EvalOptions()  # the key goes with the job's settings
+            job.todo = []
+            self._ended.append(job.id)
+            while len(self._ended) > KEEP_ENDED:
+                self._jobs.pop(self._ended.popleft(), None)
+            self._cv.notify_all()
+
+    def _take(self) -> tuple[_Job, list[tuple[int, TestCase]], str | None] | None:
+        """The next (job, chunk, None) to evaluate, or (job, [], reason) for a job that must stop
+        now (reason "" = cancelled by its owner); None when there is no work (caller holds the lock)."""
+        job = self._next()
+        if job is None:
+            return None
+        if job.cancel:
+            job.closing = True
+            return job, [], ""
+        if job.max_calls is not None and self.ledger.used(job.owner) >= job.max_calls:
+            job.closing = True
+            return job, [], f"LLM call limit reached ({job.max_calls:,} billed calls)"
+        chunk = [job.todo[0]]
+        for item in job.todo[1:job.chunk_size]:  # contiguous input indices only
+            if item[0] != chunk[-1][0] + 1:
+                break
+            chunk.append(item)
+        job.status = "running"
+        job.started = job.started or time.time()
+        return job, chunk, None
+
+    def _work(self) -> None:
+        from .pipeline import evaluate_batch  # lazy: loads labelers only when there is work
+
+        while True:
+            with self._cv:
+                picked = self._take()
+                if picked is None:
+                    self._thread = None
+                    self._cv.notify_all()
+                    return
+                job, chunk, stop = picked
+                options = job.options
+            if stop is not None:
+                self._close(job, "cancelled", stop or None)
+                continue
+            try:
+                part = evaluate_batch([c for _, c in chunk], job.method, options=options,
+                                      chunk_size=len(chunk))
+                self.store.add_chunk(job.id, chunk[0][0], part)
+            except Exception as exc:  # noqa: BLE001 - keep what finished; the run can resume
+                with self._cv:
+                    job.closing = True
+                self._close(job, "interrupted", f"{type(exc).__name__}: {exc}")
+                continue
+            finally:
+                _release_memory()
+            with self._cv:
+                self.chunks_run += 1
+                job.todo = job.todo[len(chunk):]
+                job.done += len(chunk)
+                job.done_here += len(chunk)
+                job.usage = job.usage + part.usage
+                if job.max_calls is not None:
+                    self.ledger.add(job.owner, part.usage.calls)
+                job.closing = finished = not job.todo
+                self._cv.notify_all()
+            if finished:
+                self._close(job, "finished", None)
+
+
+__all__ = ["ACTIVE", "JobQueue", "JobView", "MAX_ACTIVE_PER_OWNER", "QueueFull", "options_from_settings"]

@@ -1,0 +1,193 @@
+"""The server-wide job queue (evaluators/jobs.py): one worker, owners interleaved fairly by chunks,
+every chunk stored as it finishes, cancel keeps what finished, an error or a dead worker leaves a
+resumable run, the owner's LLM call limit stops a run, and a typed key stays in memory only."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Sequence
+
+import pytest
+
+from evaluators.jobs import JobQueue, QueueFull, options_from_settings
+from evaluators.limits import CallLedger
+from evaluators.llm.settings import LLMSettings
+from evaluators.options import EvalOptions
+from evaluators.store import RunStore
+from evaluators.types import LabelOutcome, SentencizedCase, TestCase, Usage
+from tests.ui_fixtures import FakeMethod
+
+OPTS = EvalOptions()
+
+
+class Recorder:
+    """ui_fake's labels, plus: records which cases each chunk had, can block (gate), and reports
+    one billed LLM call per case."""
+
+    def __init__(self) -> None:
+        self.chunks: list[list[str]] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.started = threading.Event()
+        #: Chunks let through before ``gate`` is waited for (None: always wait for it).
+        self.free_chunks: int | None = None
+
+    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
+        self.started.set()
+        if self.free_chunks is None or len(self.chunks) >= self.free_chunks:
+            assert self.gate.wait(30)
+        ids = [it.case.id for it in items]
+        self.chunks.append(ids)
+        outs = FakeMethod().label(items, options, tick)
+        return [o.model_copy(update={"usage": Usage(calls=1)}) for o in outs]
+
+
+def cases(prefix: str, n: int) -> list[TestCase]:
+    return [TestCase(id=f"{prefix}{i}", question=f"What is item {i}?", response=f"Item {i} is blue.",
+                     documents=(f"Item {i} is blue and small.",)) for i in range(n)]
+
+
+@pytest.fixture
+def rec(register_method):
+    r = Recorder()
+    register_method("rec", r)
+    return r
+
+
+@pytest.fixture
+def queue(tmp_path):
+    q = JobQueue(RunStore(tmp_path / "runs.sqlite3"))
+    yield q
+    q.wait_idle(30)
+
+
+def test_owners_are_interleaved_by_chunks_and_every_chunk_is_stored(queue, rec):
+    rec.gate.clear()  # hold the worker until every run is queued
+    a = queue.submit("alice", cases("a", 6), "rec", OPTS, name="A", chunk_size=2)
+    a2 = queue.submit("alice", cases("x", 2), "rec", OPTS, name="A2", chunk_size=2)
+    b = queue.submit("bob", cases("b", 4), "rec", OPTS, name="B", chunk_size=2)
+    assert rec.started.wait(10)
+    assert queue.store.get(a.id, owner="alice").status == "running"
+    rec.gate.set()
+    assert queue.wait_idle(30)
+    firsts = [c[0][0] for c in rec.chunks]
+    # round robin by owner: alice's first run, then bob, alice, bob …; alice's 2nd run after her 1st
+    assert firsts == ["a", "b", "a", "b", "a", "x"], rec.chunks
+    for job, owner, n in ((a, "alice", 6), (a2, "alice", 2), (b, "bob", 4)):
+        s = queue.store.get(job.id, owner=owner)
+        assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)
+        view = queue.get(job.id, owner)
+        assert view.status == "finished" and view.done == n and view.eta_s is None
+    assert [v.id for v in queue.jobs("bob")] == [b.id]
+    assert queue.get(b.id, "alice") is None  # another owner's job is not visible
+
+
+def test_results_are_readable_while_the_run_goes_on(queue, rec):
+    rec.gate.clear()
+    rec.free_chunks = 1  # the 2nd chunk waits for the gate
+    job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
+    deadline = time.time() + 10
+    while queue.store.get(job.id, owner="o").num_done < 2 and time.time() < deadline:
+        time.sleep(0.02)
+    partial = queue.store.load(job.id, owner="o")
+    assert [r.case.id for r in partial.results] == ["c0", "c1"]
+    view = queue.get(job.id, "o")
+    assert view.active and view.done == 2 and view.eta_s is not None
+    rec.gate.set()
+    assert queue.wait(job.id, 30) == "finished"
+    assert len(queue.store.load(job.id, owner="o").results) == 6
+
+
+def test_cancel_keeps_finished_chunks(queue, rec):
+    rec.gate.clear()
+    job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
+    queued = queue.submit("o", cases("q", 2), "rec", OPTS, chunk_size=2)
+    assert rec.started.wait(10)
+    assert queue.cancel(queued.id, "o") and queue.get(queued.id, "o").status == "cancelled"
+    assert not queue.cancel(job.id, "someone else")
+    assert queue.cancel(job.id, "o")
+    rec.gate.set()
+    assert queue.wait(job.id, 30) == "cancelled"
+    run = queue.store.load(job.id, owner="o")
+    assert run.cancelled and [r.case.id for r in run.results] == ["c0", "c1"]
+    with pytest.raises(KeyError):  # cancelled before any case finished: nothing kept
+        queue.store.get(queued.id, owner="o")
+    assert ["q0", "q1"] not in rec.chunks
+
+
+def test_a_failing_chunk_interrupts_and_resume_evaluates_only_the_missing_cases(queue, rec, monkeypatch):
+    # a labeler error only flags its cases (the pipeline keeps going); a chunk fails as a whole when
+    # something around the labeler breaks (out of memory, a full disk, …)
+    from evaluators import pipeline
+
+    real = pipeline.evaluate_batch
+    fail_on = {"c3"}
+
+    def flaky(cs, *a, **kw):
+        if fail_on & {c.id for c in cs}:
+            raise MemoryError("boom")
+        return real(cs, *a, **kw)
+
+    monkeypatch.setattr(pipeline, "evaluate_batch", flaky)
+    job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
+    assert queue.wait(job.id, 30) == "interrupted"
+    s = queue.store.get(job.id, owner="o")
+    assert s.status == "interrupted" and s.num_done == 2 and s.resumable and "boom" in s.error
+    assert "boom" in queue.get(job.id, "o").error
+    fail_on.clear()
+    rec.chunks.clear()
+    with pytest.raises(KeyError):
+        queue.resume(job.id, "intruder", OPTS)
+    queue.resume(job.id, "o", OPTS, chunk_size=2)
+    assert queue.wait(job.id, 30) == "finished"
+    assert rec.chunks == [["c2", "c3"], ["c4", "c5"]]
+    run = queue.store.load(job.id, owner="o")
+    assert [r.case.id for r in run.results] == [f"c{i}" for i in range(6)] and not run.cancelled
+
+
+def test_a_new_queue_marks_runs_of_a_dead_worker_interrupted(tmp_path, rec):
+    store = RunStore(tmp_path / "runs.sqlite3")
+    rid = store.start("rec", cases("c", 4), owner="o")  # a worker that died after starting
+    q = JobQueue(store)
+    s = store.get(rid, owner="o")
+    assert s.status == "interrupted" and "restarted" in s.error
+    q.resume(rid, "o", OPTS, chunk_size=3)
+    assert q.wait(rid, 30) == "finished" and store.get(rid, owner="o").num_done == 4
+
+
+def test_llm_call_limit_stops_a_run_between_chunks(tmp_path, rec):
+    ledger = CallLedger()
+    q = JobQueue(RunStore(tmp_path / "runs.sqlite3"), ledger)
+    job = q.submit("o", cases("c", 10), "rec", OPTS, chunk_size=3, max_calls=5)
+    assert q.wait(job.id, 30) == "cancelled"
+    view = q.get(job.id, "o")
+    assert "limit" in view.error and view.done == 6  # stopped after the chunk that crossed it
+    assert ledger.used("o") == 6 and view.usage.calls == 6
+    unlimited = q.submit("p", cases("d", 4), "rec", OPTS, chunk_size=3)
+    assert q.wait(unlimited.id, 30) == "finished" and ledger.used("p") == 0
+
+
+def test_too_many_runs_per_owner_are_refused(queue, rec):
+    rec.gate.clear()
+    for _ in range(3):
+        queue.submit("o", cases("c", 2), "rec", OPTS)
+    with pytest.raises(QueueFull, match="3 runs"):
+        queue.submit("o", cases("c", 2), "rec", OPTS)
+    queue.submit("other", cases("c", 2), "rec", OPTS)
+    rec.gate.set()
+
+
+def test_a_typed_key_stays_in_memory_and_resume_gets_it_again(queue, rec, tmp_path):
+    secret = "sk-typed-SECRET-777"
+    llm = LLMSettings(provider="openai_compatible", model="m", base_url="http://127.0.0.1:9/v1",
+                      api_key=secret)
+    job = queue.submit("o", cases("c", 2), "rec", EvalOptions(llm=llm), needs_key=True)
+    assert queue.wait(job.id, 30) == "finished"
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite3*"))
+    assert secret.encode() not in raw
+    summary = queue.store.get(job.id, owner="o")
+    assert summary.needs_key
+    back = options_from_settings(summary.settings, api_key="sk-new")
+    assert back.llm.base_url == llm.base_url and back.llm.api_key.get_secret_value() == "sk-new"
+    assert options_from_settings(summary.settings).llm.api_key is None

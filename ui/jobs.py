@@ -1,0 +1,224 @@
+"""Background runs in the dashboard: start a run on the server's one job queue, show its progress
+(count, ETA) with Cancel on every page (an ``st.fragment`` that refreshes itself while a run goes
+on), announce and file a run when it ends, and offer to resume an interrupted one.
+
+The queue (``evaluators.jobs``) evaluates the run whatever page is shown — or with no page at all:
+a closed tab or a reload loses nothing, and a later session of the same visitor picks it up.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from evaluators.jobs import JobView, QueueFull, options_from_settings
+from evaluators.limits import owner_pays
+from evaluators.llm.settings import settings_credentials
+from evaluators.methods import get_method
+from evaluators.options import EvalOptions
+from evaluators.store import RunSummary
+from evaluators.types import TestCase
+
+from . import history, resources, state
+
+#: Seconds between progress refreshes of the fragment.
+REFRESH_S = 1.0
+
+
+def fmt_seconds(s: float) -> str:
+    s = max(0, int(round(s)))
+    return f"{s // 60}m {s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+def progress_text(done: int, total: int, elapsed: float, eta: float | None = None) -> str:
+    """'12 / 50 cases · 3s elapsed · ETA 10s' (ETA once something finished)."""
+    text = f"{done} / {total} cases · {fmt_seconds(elapsed)} elapsed"
+    if done >= total and total:
+        return text + " · done"
+    if eta is None and 0 < done < total and elapsed > 0:
+        eta = elapsed / done * (total - done)
+    return text + (f" · ETA {fmt_seconds(eta)}" if eta is not None and done else " · ETA: measuring…")
+
+
+# ---- limits ------------------------------------------------------------------------------------
+def uses_llm(method: str, estimate: dict[str, Any] | None) -> bool:
+    fam = (estimate or {}).get("family_metrics") or {}
+    return get_method(method).needs_llm or bool(fam.get("calls"))
+
+
+def estimated_calls(estimate: dict[str, Any] | None) -> int:
+    e = estimate or {}
+    return int(e.get("calls") or 0) + int((e.get("family_metrics") or {}).get("calls") or 0)
+
+
+def calls_used() -> int:
+    return resources.queue().ledger.used(state.owner_token())
+
+
+def limits_text() -> str | None:
+    """What the owner's limits leave this visitor (None when there are none)."""
+    lim = resources.limits()
+    parts = []
+    if lim.max_llm_cases is not None:
+        parts.append(f"at most {lim.max_llm_cases:,} cases per LLM run")
+    if lim.max_llm_calls is not None:
+        parts.append(f"{lim.calls_left(calls_used()):,} of {lim.max_llm_calls:,} LLM calls left for you")
+    return ("Limits of this deployment (on the server's key): " + " · ".join(parts)) if parts else None
+
+
+def refusal(n_cases: int, method: str, options: EvalOptions, estimate: dict[str, Any] | None,
+            pays: bool) -> str | None:
+    """Why this run may not start under the owner's limits (None: it may)."""
+    if not pays or not uses_llm(method, estimate) or options.llm is None:
+        return None
+    return resources.limits().check_llm_run(cases=n_cases, calls=estimated_calls(estimate),
+                                            used=calls_used())
+
+
+# ---- start / resume ----------------------------------------------------------------------------
+def start(cases: tuple[TestCase, ...], method: str, options: EvalOptions, *, name: str = "",
+          chunk_size: int = 25, estimate: dict[str, Any] | None = None) -> str | None:
+    """Queue a run for this visitor; returns why it was refused, or reruns the app."""
+    creds = state.credentials() if options.llm is not None else None
+    pays = owner_pays(creds)
+    if (why := refusal(len(cases), method, options, estimate, pays)) is not None:
+        return why
+    lim = resources.limits()
+    label = name.strip() or f"{method} · {datetime.now().strftime('%H:%M:%S')}"
+    try:
+        view = resources.queue().submit(
+            state.owner_token(), cases, method, options, name=label, chunk_size=chunk_size,
+            max_calls=lim.max_llm_calls if pays and uses_llm(method, estimate) else None,
+            needs_key=creds is not None and creds.key_source == "password field")
+    except QueueFull as exc:
+        return f"Not started: {exc}."
+    state.watch_job(view.id, started_here=True)
+    st.rerun()
+    return None
+
+
+def resume(summary: RunSummary) -> str | None:
+    """Queue the missing cases of an interrupted run; returns why it cannot, or reruns the app."""
+    key = state.typed_key() if summary.needs_key else None
+    if summary.needs_key and not key:
+        return ("This run used an API key typed in the sidebar, which is never stored: enter it "
+                "again in the sidebar to resume.")
+    options = options_from_settings(summary.settings, api_key=key)
+    pays = options.llm is not None and owner_pays(settings_credentials(options.llm))
+    lim = resources.limits()
+    llm_run = get_method(summary.method).needs_llm or bool(options.metrics and options.llm)
+    left = summary.num_cases - summary.num_done
+    if pays and llm_run and (why := lim.check_llm_run(cases=summary.num_cases, calls=left,
+                                                      used=calls_used())):
+        return why
+    try:
+        view = resources.queue().resume(summary.id, state.owner_token(), options,
+                                        max_calls=lim.max_llm_calls if pays and llm_run else None)
+    except (QueueFull, KeyError, ValueError) as exc:
+        return f"Not resumed: {exc}"
+    state.watch_job(view.id, started_here=True)
+    st.rerun()
+    return None
+
+
+# ---- announcing ended runs ------------------------------------------------------------------------
+def _file(v: JobView) -> str:
+    """Add an ended run to the session; the notice to show."""
+    if v.status == "interrupted":
+        return (f"“{v.name}” stopped after {v.done} of {v.total} cases ({v.error}). The finished "
+                "cases are kept: resume it on the Evaluate page.")
+    if v.done == 0:
+        return f"Cancelled “{v.name}” before any case finished."
+    try:
+        run = history.load(v.id)
+    except KeyError:
+        return f"“{v.name}” ended, but it is no longer in the run history."
+    label = state.add_run(v.name, run, v.id)
+    if not state.get_case_id():
+        state.set_case_id(next((r.case.id for r in run.results), None))
+    if v.status == "cancelled":
+        why = f" ({v.error})" if v.error else ""
+        return f"Cancelled{why}: kept {len(run.results)} of {v.total} cases as “{label}”."
+    return (f"Finished “{label}”: {len(run.scored)} of {len(run.results)} cases scored in "
+            f"{fmt_seconds(run.timings.get('wall_s', 0.0))}.")
+
+
+def file_finished(on_evaluate: bool) -> None:
+    """Follow this visitor's runs that are going on, and file those that ended since the last run
+    of the script (once per session). A run started from the Evaluate page opens Results."""
+    switch = False
+    for v in resources.queue().jobs(state.owner_token()):
+        if v.active:
+            state.watch_job(v.id)
+        elif v.id in state.watched_jobs() and state.mark_filed(v.id):
+            state.push_notice(_file(v))
+            switch |= state.started_here(v.id) and v.status != "interrupted"
+    if switch and on_evaluate:
+        st.switch_page("pages/3_results.py")
+
+
+# ---- progress on every page ---------------------------------------------------------------------
+def _active() -> list[JobView]:
+    watched = state.watched_jobs()
+    return [v for v in resources.queue().jobs(state.owner_token()) if v.id in watched]
+
+
+def _caption(v: JobView) -> str:
+    bits = [f"{v.method}"]
+    if v.waiting_for:
+        bits.append(f"starts after your {v.waiting_for} earlier run{'s' if v.waiting_for > 1 else ''}")
+    if v.sharing > 1:
+        bits.append(f"sharing the server with {v.sharing - 1} other visitor"
+                    f"{'s' if v.sharing > 2 else ''}' runs")
+    if v.usage.calls or v.usage.retries:
+        bits.append(f"{v.usage.calls} LLM calls billed, {v.usage.retries} retries")
+    bits.append("runs in the background: switch pages or close the tab, nothing is lost")
+    return " · ".join(bits)
+
+
+@st.fragment(run_every=REFRESH_S)
+def _progress() -> None:
+    views = _active()
+    if any(not v.active and not state.is_filed(v.id) for v in views):
+        st.rerun()  # a run ended: the whole app files it (and may open Results)
+    for v in views:
+        if not v.active:
+            continue
+        st.progress(v.done / max(1, v.total),
+                    text=f"**{v.name}** · " + progress_text(v.done, v.total, v.elapsed_s, v.eta_s))
+        c1, c2 = st.columns([5, 1])
+        c1.caption(_caption(v))
+        if v.cancel_requested:
+            c2.caption("Cancelling after the current chunk…")
+        elif c2.button("Cancel", key=f"jobs.cancel.{v.id}", help="Stop after the current chunk; "
+                       "every finished case is kept."):
+            resources.queue().cancel(v.id, state.owner_token())
+            st.rerun(scope="fragment")
+
+
+def progress_area() -> None:
+    """Progress bars (with Cancel) of this visitor's runs, refreshed every second while any runs."""
+    if any(v.active for v in _active()):
+        _progress()
+
+
+def interrupted_area() -> None:
+    """Interrupted runs of this visitor, each with Resume and Keep-as-is."""
+    runs = resources.store().list(owner=state.owner_token(), status=("interrupted",))
+    for s in runs[:3]:
+        with st.container(border=True):
+            st.warning(f"**{s.name}** stopped at {s.num_done} of {s.num_cases} cases"
+                       + (f": {s.error}" if s.error else "") + ". The finished cases are kept.")
+            c1, c2, _ = st.columns([1, 1, 3])
+            if c1.button("Resume", key=f"jobs.resume.{s.id}", type="primary",
+                         help="Evaluate only the missing cases"):
+                if why := resume(s):
+                    st.error(why)
+            if c2.button("Keep as is", key=f"jobs.keep.{s.id}",
+                         help="Close the run with the cases finished so far"):
+                resources.store().finish(s.id, "cancelled", error=s.error)
+                st.rerun()
+            if s.needs_key and not state.typed_key():
+                st.caption("Resuming needs the API key this run used: type it in the sidebar.")
