@@ -52,6 +52,8 @@ OUT = ROOT / "bench" / "out"
 def prepare(domains=DOMAINS, split: str = "ragbench", limit: int | None = None, log=print
             ) -> dict[str, tuple[list[LabeledCase], list[dict[str, Any]]]]:
     """Per domain: (labelled cases, prepared features from ``HeuristicMethod.featurize``)."""
+    import pickle
+
     n = lodo_cache.load()
     log(f"embedding cache: {n} vectors")
     method = HeuristicMethod()
@@ -61,6 +63,13 @@ def prepare(domains=DOMAINS, split: str = "ragbench", limit: int | None = None, 
         cases = load_domain(d, split=split, limit=limit)
         if not cases:
             continue
+        pkl = OUT / (f"prep_{d}.pkl" if split == "ragbench" else f"prep_{d}_{split}.pkl")
+        if limit is None and pkl.exists():  # prepared features of an earlier run (git-ignored)
+            cached_cases, prepared = pickle.loads(pkl.read_bytes())
+            if [c.item.case.id for c in cached_cases] == [c.item.case.id for c in cases]:
+                data[d] = (cases, prepared)
+                log(f"  {d}: {len(cases)} cases from {pkl.name}")
+                continue
         prepared: list[Any] = []
         last_save = time.perf_counter()
         for i in range(0, len(cases), 128):
@@ -76,6 +85,9 @@ def prepare(domains=DOMAINS, split: str = "ragbench", limit: int | None = None, 
             p["novel"] = novel_token_ratio(c.item.case.response, c.item.case.documents)
             p["naive"] = naive_context(np.asarray(p["dq"]), np.asarray(p["S"]))
         data[d] = (cases, prepared)
+        if limit is None:
+            OUT.mkdir(parents=True, exist_ok=True)
+            pkl.write_bytes(pickle.dumps((cases, prepared)))
         saved = lodo_cache.save()
         log(f"  {d}: {len(cases)} cases featurized in {time.perf_counter() - t0:.0f}s (cache {saved})")
     return data
