@@ -41,7 +41,7 @@ from bench import lodo_cache  # noqa: E402
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, LabeledCase, available, load_domain  # noqa: E402
 from bench.lodo_metrics import (domain_figures, naive_context, naive_f1_cut, novel_token_ratio,  # noqa: E402
                                 outcome)
-from evaluators.labelers.heuristic import HeuristicMethod, load_params  # noqa: E402
+from evaluators.labelers.heuristic import HeuristicMethod  # noqa: E402
 from evaluators.options import EvalOptions  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -97,15 +97,27 @@ def prepare(domains=DOMAINS, split: str = "ragbench", limit: int | None = None, 
 Labeler = Callable[[str, list[LabeledCase], list[dict[str, Any]]], list[Any]]
 
 
-def shipped_labeler(params: dict[str, Any] | None = None) -> Labeler:
-    """Labels with fixed params (default: the shipped heuristic_params.json) — no fitting."""
+def legacy_params() -> dict[str, Any]:
+    """The combiners ``trace`` shipped before issue 19 (heuristic_params.json; hand relevance rule,
+    margin confidence) — the "before" of every table."""
+    from evaluators.labelers.heuristic import PARAMS_PATH
+
+    return json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+
+
+def shipped_labeler(params: dict[str, Any] | None = None, legacy: bool = True) -> Labeler:
+    """Labels with fixed params — no fitting. ``legacy``: the pre-issue-19 labeler (default);
+    otherwise what ships now (adherence / context / confidence params when present)."""
     method = HeuristicMethod()
     settings = method._settings(EvalOptions())
+    if legacy and params is None:
+        params = legacy_params()
     if params is not None and params.get("threshold") is not None:
         settings["threshold"] = float(params["threshold"])
+    extra = {"context": "hand", "confidence": "hand"} if legacy else {}
 
     def run(domain, cases, prepared):
-        outs = method.label_prepared([c.item for c in cases], prepared, settings, params)
+        outs = method.label_prepared([c.item for c in cases], prepared, settings, params, **extra)
         return outs
 
     return run
@@ -235,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N cases per domain (smoke test)")
     ap.add_argument("--n-boot", type=int, default=500)
     ap.add_argument("--name", default=None, help="results file name (default: before / after)")
+    ap.add_argument("--write", action="store_true",
+                    help="also fit on ALL labelled domains and write the shipped params (evaluators/labelers)")
     args = ap.parse_args(argv)
     if not available():
         print("skipped: ../shared/data is absent")
@@ -243,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     data = prepare(domains, args.split, args.limit)
     print(f"features ready in {time.perf_counter() - t0:.0f}s")
-    meta = {"split": args.split, "threshold": load_params().get("threshold"), "limit": args.limit}
+    meta = {"split": args.split, "threshold": legacy_params().get("threshold"), "limit": args.limit}
     if args.before:
         print("shipped labeler (no fitting):")
         tab = evaluate(data, lambda d: shipped_labeler(), args.n_boot)

@@ -31,10 +31,15 @@ from typing import Any
 import numpy as np
 
 from bench.lodo_data import RAGBENCH_DOMAINS
+from evaluators.labelers import adherence_model as am
 from evaluators.labelers import confidence as conf_mod
 from evaluators.labelers import context_model as cm
-from evaluators.labelers.heuristic import HAND_PROSE, PARAMS_PATH, load_params
-from evaluators.labelers.heuristic_features import FEATURES
+from evaluators.labelers.heuristic import HAND_PROSE
+
+#: prior for features without variance in a fold (e.g. JSON attributes when no structured domain is
+#: in it): the hand-set prose weights, 0 for the case-relative extras
+PRIOR = {"coef": list(HAND_PROSE["coef"]) + [0.0] * len(am.EXTRA_FEATURES),
+         "scale": [1.0] * len(am.ALL_FEATURES)}
 
 GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 C_ADH = 1.0
@@ -44,18 +49,22 @@ ROUTE_SHARE = 0.3
 
 # ---------------------------------------------------------------- tables
 def sentence_rows(cases, prepared) -> dict[str, Any]:
-    """Sentence-level design of one domain: X, y (1 supported / 0 not / -1 unknown), owner."""
-    X, y, owner = [], [], []
+    """Sentence-level design of one domain (``adherence_model.design``): X, y (1 supported / 0 not /
+    -1 unknown), owner (case index, sentence index)."""
+    Xs, y, owner = [], [], []
     for ci, (c, p) in enumerate(zip(cases, prepared)):
-        for si, sp in enumerate(p["sent"]):
-            if sp["special"] is not None or sp["feats"] is None:
-                continue
+        X, rows = am.design(p, c.item.case.response, c.item.case.documents)
+        keep = [r for r, si in enumerate(rows) if p["sent"][si]["special"] is None]
+        if not keep:
+            continue
+        Xs.append(X[keep])
+        for r in keep:
+            si = rows[r]
             lab = c.supported[si] if si < len(c.supported) else None
-            X.append(sp["feats"])
             y.append(-1 if lab is None else int(lab))
             owner.append((ci, si))
-    return {"X": np.asarray(X, dtype=np.float64).reshape(-1, len(FEATURES)), "y": np.asarray(y, dtype=int),
-            "owner": owner}
+    X = np.vstack(Xs) if Xs else np.zeros((0, len(am.ALL_FEATURES)))
+    return {"X": X, "y": np.asarray(y, dtype=int), "owner": owner}
 
 
 def context_rows(cases, prepared) -> dict[str, Any]:
@@ -170,7 +179,7 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
     def fit_adh(domains):
         Xs = [tables[d]["X"][tables[d]["y"] >= 0] for d in domains]
         ys = [tables[d]["y"][tables[d]["y"] >= 0] for d in domains]
-        return fit_lr(Xs, ys, C_ADH, prior=HAND_PROSE)
+        return fit_lr(Xs, ys, C_ADH, prior=PRIOR)
 
     # inner LODO predictions of each training domain (for the threshold and the confidence model)
     inner: dict[str, tuple[list[Any], list[np.ndarray]]] = {}
@@ -181,9 +190,8 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
         inner[t] = (cases, case_probs(cases, prepared, tables[t], predict(m, tables[t]["X"])))
     thr, obj = choose_threshold(inner)
     adh = fit_adh(sent_train)
-    params = {"features": list(FEATURES), "threshold": thr,
-              "models": {"prose": {**adh, "source": f"LODO fold on {','.join(train)}"},
-                         "structured": {**adh, "source": f"LODO fold on {','.join(train)}"}}}
+    params = {"features": list(am.ALL_FEATURES), "threshold": thr,
+              "model": {**adh, "source": f"fitted on {','.join(train)}"}}
     # context models
     ctx_train = [d for d in train if d in RAGBENCH_DOMAINS and len(ctx_tables[d]["yr"])]
     context = None
@@ -242,10 +250,30 @@ def run_after(data, args, meta) -> int:
     write(args.name or "after", {"before": before, "after": after}, "trace before → after (LODO)", meta)
     if getattr(args, "write", False):
         full = fit_fold(data, labelled, tables, ctx_tables)
-        write_params(full)
+        write_params(full, labelled)
     return 0
 
 
-def write_params(full: dict[str, Any]) -> None:
-    print(json.dumps(full["params"]["threshold"]))
-    del PARAMS_PATH, load_params  # placeholder until the shipped format is settled
+def _rounded(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return float(f"{obj:.6g}")
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_rounded(v) for v in obj]
+    return obj
+
+
+def write_params(full: dict[str, Any], domains: list[str]) -> None:
+    """The artefact ``trace`` ships: the three models fitted on ALL sentence-labelled domains."""
+    from evaluators.labelers import adherence_model, confidence, context_model
+
+    note = {"fitted_on": domains, "by": "bench/lodo.py --write (bench/lodo_fit.py)",
+            "figures": "leave-one-domain-out, bench/results/lodo_after.md"}
+    adh = {**full["params"], "threshold_rule": "best mean over the training domains of (AUROC(1 - adherence) "
+           "+ F1)/2 on inner leave-one-domain-out predictions, grid 0.05..0.95 step 0.025 smoothed", **note}
+    outs = [(adherence_model.PARAMS_PATH, adh), (context_model.PARAMS_PATH, {**full["context"], **note}),
+            (confidence.PARAMS_PATH, {**full["confidence"], **note})]
+    for path, obj in outs:
+        path.write_text(json.dumps(_rounded(obj), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path.relative_to(path.parents[2])}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evaluators import EvalOptions, TestCase, embeddings, evaluate, evaluate_batch
@@ -211,10 +213,10 @@ def test_structured_json_attributes(model):
 
 
 def test_params_file_is_consistent():
-    from evaluators.labelers.heuristic import load_params
+    from evaluators.labelers.heuristic import PARAMS_PATH
     from evaluators.labelers.heuristic_features import FEATURES
 
-    p = load_params()
+    p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))  # the fallback combiners
     assert p["features"] == list(FEATURES)
     assert 0.0 < p["threshold"] < 1.0
     for name in ("prose", "structured"):

@@ -45,8 +45,8 @@ import numpy as np
 
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
+from . import adherence_model, context_model
 from . import confidence as confidence_mod
-from . import context_model
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features, strip_markup)
 
@@ -106,7 +106,12 @@ def sentence_probs(p: dict[str, Any], model: tuple[np.ndarray, np.ndarray, np.nd
 
 @lru_cache(maxsize=1)
 def load_params() -> dict[str, Any]:
-    """{"threshold", "models": {"prose": {...}, "structured": {...}}} (see bench/train_detector.py)."""
+    """The adherence combiner and the ONE threshold: the learned combiner of ``adherence_model``
+    (``adherence_params.json``: {"features", "threshold", "model"}) when it ships, else the earlier
+    {"threshold", "models": {"prose": {...}, "structured": {...}}} (see bench/train_detector.py)."""
+    learned = adherence_model.load_params()
+    if learned is not None:
+        return learned
     if PARAMS_PATH.exists():
         p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
         if list(p.get("features", [])) != list(FEATURES):
@@ -266,7 +271,8 @@ class HeuristicMethod:
             confidence = confidence_mod.load_params() or "hand"
         ctx = context if isinstance(context, dict) else None
         conf_model = confidence if isinstance(confidence, dict) else None
-        models = {name: model_arrays(m) for name, m in params["models"].items()}
+        learned = params.get("model")  # adherence_model combiner (FEATURES + case-relative signals)
+        models = {} if learned else {name: model_arrays(m) for name, m in params["models"].items()}
         # optional NLI pass over all sentences of the chunk at once
         nli: dict[int, np.ndarray] = {}
         ce_name = settings.get("cross_encoder")
@@ -288,7 +294,11 @@ class HeuristicMethod:
         for ci, p in enumerate(prepared):
             if not isinstance(p, Exception):
                 try:
-                    base[ci] = sentence_probs(p, models[p["doc_kind"]])
+                    if learned:
+                        case = items[ci].case
+                        base[ci] = adherence_model.sentence_probs(p, learned, case.response, case.documents)
+                    else:
+                        base[ci] = sentence_probs(p, models[p["doc_kind"]])
                 except Exception as exc:  # noqa: BLE001
                     prepared = list(prepared)
                     prepared[ci] = exc
