@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true",
                     help="also fit on ALL labelled domains and write the shipped params (evaluators/labelers)")
     args = ap.parse_args(argv)
+    import os
+
+    os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")  # bench/out/lodo_emb is this harness's cache
     if not available():
         print("skipped: ../shared/data is absent")
         return 0

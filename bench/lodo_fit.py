@@ -247,7 +247,14 @@ def run_after(data, args, meta) -> int:
     route_after = route_table(after["raw"], ROUTE_SHARE)
     meta = {**meta, "thresholds": {d: f["params"]["threshold"] for d, f in folds.items()},
             "routing": {"before": route_before, "after": route_after}}
-    write(args.name or "after", {"before": before, "after": after}, "trace before → after (LODO)", meta)
+    name = args.name or "after"
+    write(name, {"before": before, "after": after}, "trace before → after (LODO)", meta)
+    from bench.lodo import RESULTS
+    from bench.lodo_route import route_markdown
+
+    md = RESULTS / f"lodo_{name}.md"
+    md.write_text(md.read_text(encoding="utf-8") + "\n" + route_markdown({"before": route_before, "after": route_after}),
+                  encoding="utf-8")
     if getattr(args, "write", False):
         full = fit_fold(data, labelled, tables, ctx_tables)
         write_params(full, labelled)

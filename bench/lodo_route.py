@@ -97,3 +97,22 @@ def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: f
 
 def _f(v) -> str:
     return "  -  " if v is None else f"{v:.3f}"
+
+
+def route_markdown(tables: dict[str, dict[str, Any]]) -> str:
+    """Per domain: adherence AUROC of trace alone and with ``share`` sent (picked / random / oracle)."""
+    names = list(tables)
+    share = tables[names[0]]["share"]
+    lines = [f"### Selective hybrid, {int(round(share * 100))} % of cases sent to a perfect judge", "",
+             "| domain | " + " | ".join(f"{nm}: trace → picked (random, oracle) | {nm}: conf AUROC(wrong)"
+                                       for nm in names) + " |",
+             "|---|" + "---|---|" * len(names)]
+    doms = list(tables[names[0]]["domains"]) + ["macro"]
+    for d in doms:
+        row = [f"**{d}**" if d == "macro" else d]
+        for nm in names:
+            r = tables[nm]["macro"] if d == "macro" else tables[nm]["domains"][d]
+            row.append(f"{_f(r['trace'])} → {_f(r['picked'])} ({_f(r['random'])}, {_f(r['oracle'])})")
+            row.append(_f(r["conf_auroc_wrong"]))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"

@@ -272,6 +272,8 @@ class HeuristicMethod:
         ctx = context if isinstance(context, dict) else None
         conf_model = confidence if isinstance(confidence, dict) else None
         learned = params.get("model")  # adherence_model combiner (FEATURES + case-relative signals)
+        if not isinstance(learned, dict):
+            learned = None  # heuristic_params.json: "model" is a description, "models" the combiners
         models = {} if learned else {name: model_arrays(m) for name, m in params["models"].items()}
         # optional NLI pass over all sentences of the chunk at once
         nli: dict[int, np.ndarray] = {}
