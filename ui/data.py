@@ -82,10 +82,7 @@ def preview(df: Any, rows: int = 100) -> Any:
     error) is shown as a short text: Arrow, under st.dataframe, fails past 64 levels."""
     head = df.head(rows).copy()
     head.attrs = {}  # parse errors are shown in their own table, not serialised with the frame
-    mod = datasets()
-    depth, limit = getattr(mod, "nesting_depth", None), getattr(mod, "MAX_DEPTH", None)
-    if depth is None or limit is None:
-        return head
+    depth, limit = ds_lib.nesting_depth, ds_lib.MAX_DEPTH
     for c in head.columns:
         if head[c].dtype == object:
             head[c] = head[c].map(lambda v: reprlib.repr(v) if depth(v, limit) > limit else v)
