@@ -198,7 +198,8 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
     if ctx_train:
         rel = fit_lr([ctx_tables[d]["XR"] for d in ctx_train], [ctx_tables[d]["yr"] for d in ctx_train], C_CTX)
         util = fit_lr([ctx_tables[d]["XU"] for d in ctx_train], [ctx_tables[d]["yu"] for d in ctx_train], C_CTX)
-        context = {"relevance": {**rel, "features": list(cm.REL_FEATURES), "select": "top_expected"},
+        context = {"relevance": {**rel, "features": list(cm.REL_FEATURES), "select": "top_expected",
+                                 "include_utilized": True},
                    "utilization": {**util, "features": list(cm.UTIL_FEATURES), "select": "top_expected"}}
     # confidence model from the inner case outcomes
     confidence = fit_confidence(data, inner, thr)

@@ -68,6 +68,7 @@ def outcome(labels: SentenceLabels, lc: Any) -> dict[str, Any]:
         "conf": labels.confidence,
         "probs": probs,
         "full": [bool(s.fully_supported) for s in labels.sentences],
+        "p_h": (labels.extra or {}).get("p_hallucinated"),
     }
     return out
 

@@ -65,12 +65,21 @@ def route_domain(cases, outs, share: float = 0.3, n_random: int = 200, seed: int
     gap = np.abs(trace - judge)
     oracle = sorted(range(n), key=lambda i: (not wrong[i], -gap[i], i))[:k]
     conf = np.asarray([o["conf"] if o["conf"] is not None else 0.5 for o in outs])
+    # alternative route (bench only): P(the case VERDICT is wrong) — P(h) when trace does not flag
+    # the case, 1 - P(h) when it does (the product routes by the expected disagreement instead)
+    ph = [o.get("p_h") for o in outs]
+    hard = None
+    if all(v is not None for v in ph):
+        ph_arr = np.asarray(ph, dtype=np.float64)
+        value = np.where(flag, 1.0 - ph_arr, ph_arr)
+        hard = _auroc(y, _mixed(trace, judge, np.argsort(-value, kind="stable")[:k]))
     res = {
         "n": n, "sent": k,
         "trace": _auroc(y, trace),
         "picked": _auroc(y, _mixed(trace, judge, picked)),
         "random": float(np.mean(rand)) if rand else None,
         "oracle": _auroc(y, _mixed(trace, judge, oracle)),
+        "verdict_route": hard,
         # how well the confidence points at wrong verdicts (AUROC of 1 - confidence vs wrong)
         "conf_auroc_wrong": _auroc(wrong.astype(int).tolist(), (1.0 - conf).tolist()),
         "wrong_share": float(wrong.mean()),
@@ -84,13 +93,13 @@ def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: f
     per = {d: route_domain(cases, outs, share) for d, (cases, outs) in raw.items()}
     for d, r in per.items():
         log(f"  {d:18s} n={r['n']:4d} sent {r['sent']:3d}: trace {_f(r['trace'])} -> picked "
-            f"{_f(r['picked'])} | random {_f(r['random'])} | oracle {_f(r['oracle'])} | "
+            f"{_f(r['picked'])} (verdict rule {_f(r.get('verdict_route'))}) | random {_f(r['random'])} | oracle {_f(r['oracle'])} | "
             f"conf AUROC(wrong) {_f(r['conf_auroc_wrong'])} wrong {r['wrong_share']:.2f} caught {r['wrong_caught']:.2f}")
     mac = {}
-    for key in ("trace", "picked", "random", "oracle", "conf_auroc_wrong", "wrong_caught"):
-        vals = [r[key] for r in per.values() if r[key] is not None]
+    for key in ("trace", "picked", "verdict_route", "random", "oracle", "conf_auroc_wrong", "wrong_caught"):
+        vals = [r[key] for r in per.values() if r.get(key) is not None]
         mac[key] = float(np.mean(vals)) if vals else None
-    log(f"  {'macro':18s} trace {_f(mac['trace'])} -> picked {_f(mac['picked'])} | random "
+    log(f"  {'macro':18s} trace {_f(mac['trace'])} -> picked {_f(mac['picked'])} (verdict rule {_f(mac['verdict_route'])}) | random "
         f"{_f(mac['random'])} | oracle {_f(mac['oracle'])} | conf AUROC(wrong) {_f(mac['conf_auroc_wrong'])}")
     return {"domains": per, "macro": mac, "share": share}
 

@@ -114,8 +114,10 @@ def test_confidence_points_at_the_side_the_verdict_is_on():
     assert len(f) == len(conf.CASE_FEATURES) and f[4] == 1.0
     n = len(conf.CASE_FEATURES)
     model = {"mean": [0.0] * n, "scale": [1.0] * n, "coef": [0.0] * n, "intercept": 2.0}  # P(halluc.) 0.88
-    assert conf.p_wrong(model, [0.9, 0.2], 0.5, 0.0) == pytest.approx(1 - 1 / (1 + np.exp(-2)))
-    assert conf.p_wrong(model, [0.9, 0.8], 0.5, 0.0) == pytest.approx(1 / (1 + np.exp(-2)))
+    ph = 1 / (1 + np.exp(-2))
+    assert conf.p_wrong(model, [0.2, 0.1], 0.5, 0.0) == pytest.approx(1 - ph)       # all flagged
+    assert conf.p_wrong(model, [0.9, 0.8], 0.5, 0.0) == pytest.approx(ph)           # none flagged
+    assert conf.p_wrong(model, [0.9, 0.2], 0.5, 0.0) == pytest.approx(0.5)          # half: expected disagreement
     # margin rule without a model: far from the threshold = sure
     assert conf.p_wrong(None, [0.99], 0.5, 0.0) < conf.p_wrong(None, [0.52], 0.5, 0.0)
 

@@ -11,7 +11,7 @@ signals that do not all agree with each other:
   signal; a case trace calls supported while many of its words appear nowhere is suspect;
 * the number of response sentences.
 
-P(trace is wrong) = 1 − P(hallucinated) when trace flags the case, P(hallucinated) when it does not.
+P(trace is wrong) = P(h)·(1 − s) + (1 − P(h))·s with s = trace's 1 − adherence (see :func:`p_wrong`).
 ``SentenceLabels.confidence`` = 1 − P(trace is wrong); selective hybrid sends the lowest first.
 Without the params file the older margin rule is used: confidence = mean of the lowest and the mean
 distance of the sentence probabilities from the threshold.
@@ -82,7 +82,12 @@ def p_hallucinated(model: dict[str, Any], feats: Sequence[float]) -> float:
 
 
 def p_wrong(model: dict[str, Any] | None, probs: Sequence[float], threshold: float, novel: float) -> float:
-    """P(the case verdict at ``threshold`` is wrong); the margin rule when ``model`` is None."""
+    """How wrong trace's adherence of the case is expected to be; the margin rule when ``model`` is None.
+
+    With the model: P(h) = P(hallucinated) and s = share of sentences below the threshold
+    (1 − adherence): P(h)·(1 − s) + (1 − P(h))·s — the expected disagreement between trace's score
+    and the truth (a case with one doubtful sentence of five is less wrong when clean than one with
+    every sentence doubtful). With s ∈ {0, 1} this is P(the case verdict is wrong)."""
     p = np.asarray(probs, dtype=np.float64)
     if model is None:
         if p.size == 0:
@@ -92,4 +97,5 @@ def p_wrong(model: dict[str, Any] | None, probs: Sequence[float], threshold: flo
         return float(1.0 - (0.5 * cert.min() + 0.5 * cert.mean()))
     f = case_features(probs, threshold, novel)
     ph = p_hallucinated(model, f)
-    return 1.0 - ph if f[4] > 0 else ph
+    s = f[3]
+    return float(ph * (1.0 - s) + (1.0 - ph) * s)

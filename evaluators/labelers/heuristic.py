@@ -498,7 +498,8 @@ class HeuristicMethod:
             if fr is None:
                 fr, _ = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
                                                        p, [s.doc or 0 for s in it.doc_sentences])
-            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr)
+            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr,
+                                                    utilized if ctx["relevance"].get("include_utilized") else None)
         else:
             rel, rel_expl = self._relevance(it, p, st)
         n_full = sum(1 for s in out if s.fully_supported)
@@ -512,6 +513,8 @@ class HeuristicMethod:
                        + "; ".join(f"{s.key} ({s.explanation.split(';')[0]})" for s in unsupported[:4]))
         novel = confidence_mod.novel_token_ratio(it.case.response, it.case.documents)
         wrong = confidence_mod.p_wrong(conf_model, probs, thr, novel) if out else 0.0
+        p_h = (confidence_mod.p_hallucinated(conf_model, confidence_mod.case_features(probs, thr, novel))
+               if out and conf_model is not None else None)
         conf = 1.0 - wrong
         scores = [s.score for s in out if s.score is not None]
         return SentenceLabels(
@@ -526,6 +529,7 @@ class HeuristicMethod:
             confidence=round(float(conf), 4),
             extra={"threshold": thr, "min_score": min(scores) if scores else None, "model": p["doc_kind"],
                    "cross_encoder": bool(st.get("cross_encoder")), "p_wrong": round(float(wrong), 4),
+                   "p_hallucinated": None if p_h is None else round(float(p_h), 4),
                    "novel_token_ratio": round(float(novel), 4)},
         )
 
@@ -574,11 +578,21 @@ class HeuristicMethod:
         return "; ".join(parts)
 
     @staticmethod
-    def _relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray
-                           ) -> tuple[set[int], str]:
+    def _relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
+                           utilized: set[int] | None = None) -> tuple[set[int], str]:
+        """The learned relevant set; with ``utilized`` (model flag ``include_utilized``) the used
+        sentences count as relevant and the most probable others fill the expected count — the
+        annotations mark 84–99 % of the utilized sentences relevant, so completeness follows."""
         keys = it.doc_keys
         pr = context_model.predict(model, feats)
         rel = {int(i) for i in context_model.select(pr, model)}
+        if utilized is not None:
+            k = len(rel)
+            rel = set(utilized)
+            for i in np.argsort(-pr, kind="stable"):
+                if len(rel) >= k:
+                    break
+                rel.add(int(i))
         dq = p["dq"]
         top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
         closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)
