@@ -153,3 +153,23 @@ def test_shipped_params_are_consistent():
     c = conf.load_params()
     if c is not None:
         assert len(c["coef"]) == len(conf.CASE_FEATURES)
+
+
+def test_learned_relevance_keeps_the_expected_count_and_includes_utilized():
+    from types import SimpleNamespace
+
+    from evaluators.labelers.heuristic import HeuristicMethod
+
+    it = SimpleNamespace(doc_keys=("0a", "0b", "0c", "0d"))
+    p = {"dq": np.array([0.9, 0.5, 0.2, 0.1])}
+    n = len(cm.REL_FEATURES)
+    model = {"mean": [0.0] * n, "scale": [1.0] * n, "coef": [4.0] + [0.0] * (n - 1), "intercept": 0.0,
+             "select": "top_expected"}
+    feats = np.zeros((4, n))
+    feats[:, 0] = [2.0, 1.0, -1.0, -3.0]            # P ~ 0.998, 0.982, 0.018, 0.000 -> 2 expected
+    rel, expl = HeuristicMethod._relevance_learned(it, p, model, feats)
+    assert rel == {0, 1} and "0a" in expl and "expected count 2.0" in expl
+    rel_u, _ = HeuristicMethod._relevance_learned(it, p, model, feats, utilized={3})
+    assert rel_u == {3, 0}                            # the used sentence counts, the best other fills up
+    rel_all, _ = HeuristicMethod._relevance_learned(it, p, model, feats, utilized={2, 3})
+    assert rel_all == {2, 3}
