@@ -249,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file name (default: before / after)")
     ap.add_argument("--write", action="store_true",
                     help="also fit on ALL labelled domains and write the shipped params (evaluators/labelers)")
+    ap.add_argument("--write-all", action="store_true",
+                    help="with --write: also the adherence combiner and the confidence model (not shipped)")
     args = ap.parse_args(argv)
     import os
 

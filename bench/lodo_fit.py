@@ -258,7 +258,7 @@ def run_after(data, args, meta) -> int:
                   encoding="utf-8")
     if getattr(args, "write", False):
         full = fit_fold(data, labelled, tables, ctx_tables)
-        write_params(full, labelled)
+        write_params(full, labelled, getattr(args, "write_all", False))
     return 0
 
 
@@ -272,16 +272,18 @@ def _rounded(obj: Any) -> Any:
     return obj
 
 
-def write_params(full: dict[str, Any], domains: list[str]) -> None:
-    """The artefact ``trace`` ships: the three models fitted on ALL sentence-labelled domains."""
+def write_params(full: dict[str, Any], domains: list[str], all_parts: bool = False) -> None:
+    """The artefact ``trace`` ships, fitted on ALL sentence-labelled domains: the relevance /
+    utilization models; with ``all_parts`` also the adherence combiner and the confidence model."""
     from evaluators.labelers import adherence_model, confidence, context_model
 
     note = {"fitted_on": domains, "by": "bench/lodo.py --write (bench/lodo_fit.py)",
             "figures": "leave-one-domain-out, bench/results/lodo_after.md"}
     adh = {**full["params"], "threshold_rule": "best mean over the training domains of (AUROC(1 - adherence) "
            "+ F1)/2 on inner leave-one-domain-out predictions, grid 0.05..0.95 step 0.025 smoothed", **note}
-    outs = [(adherence_model.PARAMS_PATH, adh), (context_model.PARAMS_PATH, {**full["context"], **note}),
-            (confidence.PARAMS_PATH, {**full["confidence"], **note})]
+    outs = [(context_model.PARAMS_PATH, {**full["context"], **note})]
+    if all_parts:  # the learned adherence combiner and confidence did not beat the legacy ones (README)
+        outs += [(adherence_model.PARAMS_PATH, adh), (confidence.PARAMS_PATH, {**full["confidence"], **note})]
     for path, obj in outs:
         path.write_text(json.dumps(_rounded(obj), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(path.parents[2])}")

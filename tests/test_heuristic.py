@@ -81,8 +81,13 @@ def test_keys_valid_and_utilized_from_support(model):
         assert s.score is not None and 0.0 <= s.score <= 1.0
     assert set(labels.relevant_keys) <= doc_keys and set(labels.utilized_keys) <= doc_keys
     used = {k for s in labels.sentences if s.level != "none" for k in s.supporting_keys} & doc_keys
-    assert set(labels.utilized_keys) == used
-    assert "1a" in labels.utilized_keys  # the banana sentence supports the last claim
+    from evaluators.labelers import context_model
+
+    if context_model.load_params() is None:  # hand rule: utilized = the supporting keys
+        assert set(labels.utilized_keys) == used
+        assert "1a" in labels.utilized_keys  # the banana sentence supports the last claim
+    else:  # learned utilization: the expected number of most probable sentences, here among the used
+        assert labels.utilized_keys and set(labels.utilized_keys) <= used
     assert all(s.fully_supported for s in labels.sentences)
 
 

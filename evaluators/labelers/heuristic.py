@@ -5,11 +5,12 @@ lexical evidence (see ``heuristic_features``): similarity to the best document s
 windows of two adjacent sentences, coverage of content words, numbers, names and negations, and
 contradiction cues (a number / name of the response missing while the best matching sentence holds
 a different one), and for structured (JSON) documents attribute values (``"WiFi": "no"`` vs "offers
-WiFi"). Two combiners, chosen by the kind of the case's documents: ``prose`` (weights set by hand
-a priori, ``HAND_PROSE``) and ``structured`` (logistic regression fitted by
-``bench/train_detector.py`` on the shared dev data, grouped by source document). Both live in
-``heuristic_params.json`` with the ONE decision threshold (fixed there for every dataset; override
-per run with ``options.heuristic["threshold"]``).
+WiFi"). The combiner that ships is ``adherence_model`` (those features plus case-relative signals
+such as the sentence's novel-token share, ``adherence_params.json``), fitted leave-one-domain-out
+on the labelled dev domains by ``bench/lodo.py --write``, with the ONE decision threshold (fixed
+for every dataset; override per run with ``options.heuristic["threshold"]``). Without that file the
+earlier combiners of ``heuristic_params.json`` are used (``prose`` set by hand, ``structured`` fitted
+by ``bench/train_detector.py``).
 
 Labels:
 * fully supported  = P(supported) >= threshold (supporting keys = the best sentences);
@@ -18,12 +19,14 @@ Labels:
 * sentences that need no support (refusals such as "the documents do not say", transitions such
   as "Here is a summary:", pleasantries) are fully supported with the special key
   ``supported_without_sentence`` / ``general`` and say so in their explanation.
-* relevant keys    = document sentences close to the question (cosine or shared keywords);
-* utilized keys    = the supporting keys of every (fully or partly) supported sentence.
+* relevant / utilized keys = the learned models of ``context_model`` (``context_params.json``):
+  the expected number of most probable sentences, utilized ones counted relevant; without the
+  params file, relevant = cosine to the question (or shared keywords) and utilized = the supporting
+  keys of every (fully or partly) supported sentence.
 
-``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is how far the
-probabilities sit from the threshold (the least certain sentence weighs most) — selective hybrid
-sends the least confident cases to an LLM.
+``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is 1 − the expected
+disagreement of trace's adherence with the truth (``confidence.py``, ``confidence_params.json``) —
+selective hybrid sends the least confident cases to an LLM.
 
 Options (``options.heuristic``): ``threshold``, ``relevance_threshold``, ``relevance_floor``,
 ``support_floor``, ``support_margin``, ``partial_floor``, ``max_support``, ``cross_encoder``
