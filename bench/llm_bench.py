@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from evaluators import LLMSettings, TestCase, evaluate_batch  # noqa: E402
 from evaluators.llm import close_clients  # noqa: E402
-from tests.llm_server import LLMServer, keyed_labels_responder  # noqa: E402
+from evaluators.testing.llm_server import LLMServer, keyed_labels_responder  # noqa: E402
 
 
 def make_cases(n: int, tag: str) -> list[TestCase]:

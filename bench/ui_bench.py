@@ -28,7 +28,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
+from evaluators.testing.app_server import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    app_env,
+    free_port,
+    start_app,
+    stop,
+    wait_healthy,
+)
 
 
 def make_cases(n: int, out: Path, seed: int = 0) -> Path:

@@ -144,28 +144,3 @@ def clear(path: str | Path | None = None) -> int:
     """Empty the disk cache (the configured one, or ``path``); returns the number of vectors removed."""
     cache = EmbeddingCache(path) if path else from_env()
     return cache.clear() if cache is not None else 0
-
-
-def add_cache_parser(sub) -> None:
-    """``python -m evaluators cache {info,clear}`` (the disk embedding cache)."""
-    p = sub.add_parser("cache", help="the on-disk embedding cache: info / clear",
-                       description="Show or clear the embedding cache (vectors only, keyed by text hash).")
-    p.add_argument("action", choices=("info", "clear"))
-    p.add_argument("--path", default=None, help="cache file (default: next to the run store, or "
-                                                "$RAG_EVAL_EMBED_CACHE)")
-    p.set_defaults(func=_cmd_cache)
-
-
-def _cmd_cache(args) -> int:
-    import json
-
-    cache = EmbeddingCache(args.path) if args.path else from_env()
-    if cache is None:
-        print(f"the embedding cache is disabled (${ENV_PATH})")
-        return 0
-    if args.action == "clear":
-        n = cache.clear()
-        print(f"removed {n} vectors from {cache.path}")
-    else:
-        print(json.dumps(cache.stats(), indent=2))
-    return 0

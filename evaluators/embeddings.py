@@ -41,6 +41,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .engines.check_texts import CHECK_SENTENCES as _CHECK_SENTENCES  # the quality-check set
+
 log = logging.getLogger(__name__)
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -67,30 +69,6 @@ _disk: Any = None  # EmbeddingCache or False (disabled)
 
 #: Counters (read by tests and benchmarks): model calls and texts sent to the model.
 stats = {"model_calls": 0, "texts_encoded": 0, "cache_hits": 0, "disk_hits": 0}
-
-#: The fixed quality-check set: varied registers and lengths, very short utterances included
-#: (they are where quantization error shows most).
-_CHECK_SENTENCES = (
-    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris.",
-    "Revenue grew 12% year over year, driven by strong cloud demand.",
-    "To reset your password, open Settings and choose Security.",
-    "The patient was given 5 mg of the drug twice a day.",
-    "She did not attend the meeting on Tuesday.",
-    "Hours: Monday 8:00-14:00, closed on Sunday.",
-    "Photosynthesis converts light energy into chemical energy stored in glucose.",
-    "No.",
-    "Thank you.",
-    "Hi!",
-    "Who founded the company and when?",
-    "I'm sorry, the documents do not say how many employees the firm has.",
-    '{"business": "Golden Wok", "stars": 3.5, "GoodForKids": true, "WiFi": "free"}',
-    "Die Brücke wurde 1932 eröffnet und 1998 renoviert.",
-    "for i in range(10): print(i * 2)",
-    "Based on the provided context, the answer is 42 kilometres.",
-    " ".join(["Tax revenue, public spending and the deficit are reported for each quarter of the year,"
-              " together with the debt ratio and the outlook of the finance ministry."] * 3),
-)
-
 
 # ---------------------------------------------------------------- CPU / environment decisions
 def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> set[str]:
@@ -502,73 +480,3 @@ def clear_cache() -> None:
     """Empty the in-memory vector cache (the disk cache: :func:`evaluators.embed_cache.clear`)."""
     with _lock:
         _cache.clear()
-
-
-# ---------------------------------------------------------------- the optional cross-encoder
-#: Fixed (premise, hypothesis) pairs of the cross-encoder guard.
-_CHECK_PAIRS = (
-    ("The Eiffel Tower was completed in 1889.", "The tower was finished in 1889."),
-    ("The Eiffel Tower was completed in 1889.", "The tower was finished in 1925."),
-    ("Revenue grew 12% year over year.", "Revenue fell last year."),
-    ("She did not attend the meeting on Tuesday.", "She attended the meeting."),
-    ("Entry is free on the first Sunday of each month.", "The museum has a café."),
-    ("The patient was given 5 mg of the drug twice a day.", "The dose was 10 mg per day."),
-    ("Hours: Monday 8:00-14:00, closed on Sunday.", "It is open on Monday morning."),
-    ("Photosynthesis converts light energy into chemical energy.", "Plants turn light into energy."),
-)
-#: int8 cross-encoder kept only when no check-pair probability moves more than this.
-CROSS_ENCODER_MAX_PROB_DIFF = 0.02
-cross_encoder_decisions: dict[str, dict[str, Any]] = {}
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim == 1:
-        return 1.0 / (1.0 + np.exp(-x))
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def prepare_cross_encoder(model: Any, name: str = "") -> Any:
-    """The same policy as the bi-encoder for a sentence-transformers ``CrossEncoder``: on a CPU
-    without native bf16, an int8 copy (torch dynamic quantization of its Linear layers) when it keeps
-    every check-pair probability within :data:`CROSS_ENCODER_MAX_PROB_DIFF` and is faster; otherwise
-    the model unchanged. The choice and its reason go to ``cross_encoder_decisions[name]``."""
-    decision: dict[str, Any] = {"precision": "fp32"}
-    cross_encoder_decisions[name] = decision
-    req = _requested()
-    if req in ("torch-fp32", "onnx-fp32") or (req == "auto" and _want_bf16()) or req == "torch-bf16":
-        decision["reason"] = "fp32 requested" if "fp32" in req else "CPU has native bf16: kept as is"
-        return model
-    try:
-        import copy
-
-        import torch
-
-        if not isinstance(model, torch.nn.Module) or not hasattr(model, "predict"):
-            decision["reason"] = "not a sentence-transformers CrossEncoder"
-            return model
-        pairs = list(_CHECK_PAIRS)
-        kw = dict(apply_softmax=False, show_progress_bar=False)
-        with torch.inference_mode():
-            p32 = _softmax(model.predict(pairs, **kw))
-            q = torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear},
-                                                       dtype=torch.qint8, inplace=True)
-            p8 = _softmax(q.predict(pairs, **kw))
-            t32 = _cpu_seconds(lambda: model.predict(pairs * 4, **kw))
-            t8 = _cpu_seconds(lambda: q.predict(pairs * 4, **kw))
-    except Exception as exc:  # noqa: BLE001 - quantization unavailable: keep fp32, say why
-        decision["reason"] = f"int8 failed: {type(exc).__name__}: {exc}"
-        return model
-    diff = float(np.max(np.abs(p8 - p32)))
-    decision.update({"max_prob_diff": round(diff, 4), "cpu_s_fp32": round(t32, 4), "cpu_s_int8": round(t8, 4)})
-    if diff > CROSS_ENCODER_MAX_PROB_DIFF:
-        decision["reason"] = f"int8 moved a check probability by {diff:.3f} > {CROSS_ENCODER_MAX_PROB_DIFF}"
-        return model
-    if req != "onnx-int8" and t8 > INT8_MAX_TIME_RATIO * t32:
-        decision["reason"] = f"int8 not faster ({t8:.3f}s vs {t32:.3f}s CPU time)"
-        return model
-    decision.update({"precision": "int8", "reason": f"int8 kept the check probabilities (max diff {diff:.3f})"
-                                                     f" and took {t8 / max(t32, 1e-9):.2f}x the CPU time"})
-    log.info("cross-encoder %s: %s", name, decision["reason"])
-    return q

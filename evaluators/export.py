@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .types import TRACE_METRICS, CaseResult, RunResult
+from .metric_names import CASE_METRICS
+from .types import CaseResult, RunResult
 
 
 def case_dict(r: CaseResult) -> dict[str, Any]:
-    metrics: dict[str, Any] = r.scores.metrics_dict() if r.scores else {
-        m: None for m in (*TRACE_METRICS, "overall_supported", "fully_supported_sentences",
-                          "partially_supported_sentences", "unsupported_sentences")
-    }
+    metrics: dict[str, Any] = r.scores.metrics_dict() if r.scores else dict.fromkeys(CASE_METRICS)
     for name, mv in r.metrics.items():
         metrics[name] = mv.value
     return {
@@ -37,25 +35,14 @@ def case_dict(r: CaseResult) -> dict[str, Any]:
         "usage": r.usage.model_dump(),
         "seconds": r.seconds,
         "error": r.error,
+        "spans": r.spans.model_dump(mode="json") if r.spans is not None else None,
     }
 
 
-def family_means(run: RunResult) -> dict[str, float | None]:
-    names: list[str] = []
-    for r in run.results:
-        names.extend(n for n in r.metrics if n not in names)
-    out: dict[str, float | None] = {}
-    for n in names:
-        vals = [r.metrics[n].value for r in run.results if n in r.metrics and r.metrics[n].value is not None]
-        out[n] = sum(vals) / len(vals) if vals else None  # type: ignore[arg-type]
-    return out
-
-
 def to_json_dict(run: RunResult) -> dict[str, Any]:
-    means = run.means()
     return {
-        **means,
-        **family_means(run),
+        "schema_version": run.schema_version,
+        **run.means(),
         "num_samples": len(run.results),
         "num_scored": len(run.scored),
         "num_errors": len(run.errors),
@@ -66,6 +53,7 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "usage": run.usage.model_dump(),
         "started_at": run.started_at,
         "errors": [{"id": i, "error": e} for i, e in run.errors],
+        "warnings": list(run.warnings),
         "intervals": intervals(run),
         "detailed_results": [case_dict(r) for r in run.results],
     }
@@ -73,8 +61,8 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
 
 def intervals(run: RunResult) -> dict[str, Any]:
     """95 % interval of every mean above: {metric: {mean, low, high, n, method[, note]}}
-    (bootstrap for ratios, Wilson for proportions; see ``compare.run_intervals``)."""
-    from .compare import run_intervals  # lazy: scipy loads only when a run is exported
+    (bootstrap for ratios, Wilson for proportions; see ``agreement.run_intervals``)."""
+    from .agreement import run_intervals  # lazy: scipy loads only when a run is exported
 
     return run_intervals(run)
 

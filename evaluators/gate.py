@@ -8,6 +8,7 @@ luck; a metric without an interval (fewer than 2 scored cases) then fails with t
 
 from __future__ import annotations
 
+import math
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -67,11 +68,12 @@ class GateResult:
 
 def parse_thresholds(specs: Iterable[str] | Mapping[str, Any] | str | None) -> dict[str, float]:
     """``["adherence=0.8", "context_relevance=0.5"]`` (or one comma-separated string, or a
-    mapping) -> {metric: threshold}. Raises ValueError naming a malformed entry."""
+    mapping) -> {metric: threshold}. Raises ValueError naming a malformed entry (no ``=``, an empty
+    name or value, a value that is not a number)."""
     if specs is None:
         return {}
     if isinstance(specs, Mapping):
-        items = list(specs.items())
+        items = [(str(k), v) for k, v in specs.items()]
     else:
         parts = [specs] if isinstance(specs, str) else list(specs)
         items = []
@@ -81,15 +83,18 @@ def parse_thresholds(specs: Iterable[str] | Mapping[str, Any] | str | None) -> d
                 if not spec:
                     continue
                 name, sep, val = spec.partition("=")
-                if not sep or not name.strip():
+                if not sep or not name.strip() or not val.strip():
                     raise ValueError(f"threshold {spec!r}: expected METRIC=VALUE, e.g. adherence=0.8")
                 items.append((name.strip(), val.strip()))
     out: dict[str, float] = {}
     for name, val in items:
         try:
-            out[str(name)] = float(val)
+            v = float(val)
         except (TypeError, ValueError):
             raise ValueError(f"threshold for {name!r}: {val!r} is not a number") from None
+        if math.isnan(v):
+            raise ValueError(f"threshold for {name!r}: {val!r} is not a number")
+        out[name] = v
     return out
 
 
@@ -98,11 +103,10 @@ def _intervals_of(results: Any, group_column: str | None = None) -> tuple[dict[s
     from .types import RunResult
 
     if isinstance(results, RunResult):
-        from .compare import run_intervals
-        from .export import family_means
+        from .agreement import run_intervals
 
         iv = run_intervals(results, group_column)
-        means = {**results.means(), **family_means(results)}
+        means = results.means()
         return iv, means, results.method
     if not isinstance(results, Mapping):
         raise TypeError(f"expected a RunResult or the evaluation JSON dict, got {type(results).__name__}")
@@ -257,38 +261,3 @@ def write_markdown(text: str, path: str | os.PathLike[str] | None = None, *,
                 fh.write(text + "\n")
             written.append(p)
     return written
-
-
-# --------------------------------------------------------------------------- CLI wiring
-
-
-def add_gate_arguments(parser: Any) -> None:
-    """The gate / report flags of ``evaluate`` (argparse)."""
-    g = parser.add_argument_group("CI gate and reports")
-    g.add_argument("--gate-on", choices=GATE_ON, default="mean",
-                   help="check --fail-under on the mean (default) or on the lower bound of its 95%% "
-                        "interval (a small or noisy run cannot pass by luck)")
-    g.add_argument("--group-column", default=None, metavar="COLUMN",
-                   help="intervals resample whole groups of cases sharing this metadata/label value "
-                        "(e.g. source_id: several answers to one question)")
-    g.add_argument("--junit", default=None, metavar="PATH", help="write a JUnit XML report of the gate")
-    g.add_argument("--markdown", default=None, metavar="PATH",
-                   help="write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)")
-
-
-def apply_gate(args: Any, run: Any, out: dict[str, Any], thresholds: Mapping[str, float]) -> list[str]:
-    """Gate an evaluation from the CLI: regroup the intervals if asked, write the JUnit / Markdown
-    reports, return one message per failed metric (empty = passed)."""
-    group_column = getattr(args, "group_column", None)
-    if group_column:
-        from .compare import run_intervals
-
-        out["intervals"] = run_intervals(run, group_column)
-        out["intervals_group_column"] = group_column
-    gate = evaluate_gate(out, thresholds, getattr(args, "gate_on", "mean") or "mean")
-    if getattr(args, "junit", None):
-        write_junit(gate, args.junit)
-    md_path = getattr(args, "markdown", None)
-    if md_path or os.environ.get("GITHUB_STEP_SUMMARY"):
-        write_markdown(markdown_summary(gate, out), md_path)
-    return [f"{c.metric}: {c.reason}" for c in gate.failures]

@@ -21,12 +21,12 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Sequence, cast
 
 from .limits import CallLedger
 from .llm.settings import LLMSettings
 from .options import EvalOptions
-from .store import RunStore
+from .store import RunStatus, RunStore
 from .types import TestCase, Usage
 
 JobStatus = Literal["queued", "running", "finished", "cancelled", "interrupted"]
@@ -258,7 +258,7 @@ class JobQueue:
             elif status == "cancelled" and job.done == 0:
                 self.store.delete(job.id, owner=None)  # nothing finished: nothing to keep
             else:
-                self.store.finish(job.id, status, error=error,
+                self.store.finish(job.id, cast(RunStatus, status), error=error,
                                   timings={"wall_s": ended - (job.started or ended)})
         except Exception as exc:  # noqa: BLE001 - the chunks are stored; say why it did not close
             error = f"{error + '; ' if error else ''}could not close the run: {exc}"

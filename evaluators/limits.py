@@ -10,8 +10,8 @@ setting                        default    meaning
                                           process (0 = no limit)
 ``RAG_EVAL_SHARED_HISTORY``    off        1 = one run history for every visitor (a private
                                           deployment); off = each visitor sees only their own runs
-``RAG_EVAL_KEEP_DAYS``         30         runs untouched for longer are deleted when the app starts
-                                          (0 = keep forever)
+``RAG_EVAL_KEEP_DAYS``         30         runs untouched for longer are deleted when the app starts,
+                                          then hourly (0 = keep forever)
 =============================  =========  ==========================================================
 
 The LLM limits protect the owner's key and server: they apply to runs on the owner's credentials
@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .llm.settings import Credentials, owner_setting
 
@@ -56,7 +57,7 @@ class Limits:
              secrets: Mapping[str, object] | None = None) -> "Limits":
         problems: list[str] = []
 
-        def number(name: str, default: float, kind: type) -> float | None:
+        def number(name: str, default: float, kind: type) -> Any:  # kind(raw): int or float
             raw = owner_setting(name, environ, secrets)
             if raw is None:
                 return default

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import trace_metrics
-from .methods import get_method
+from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
+from .sentencize import sentencize_case, spans_of
 from .types import (
     CaseResult,
     LabelOutcome,
@@ -23,12 +24,11 @@ from .types import (
     TestCase,
     Usage,
 )
-from .sentencize import sentencize_case
 
 #: ``progress(done, total)`` after each chunk of cases.
 Progress = Callable[[int, int], None]
 
-CHUNK_SIZE = 64
+__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch", "merge_runs"]
 
 
 def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
@@ -67,7 +67,7 @@ def _precheck(case: TestCase) -> str | None:
 def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: float) -> CaseResult:
     if out.labels is None:
         return CaseResult(case=item.case, method=method, error=out.error or "no labels produced",
-                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds)
+                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds, spans=spans_of(item))
     return CaseResult(
         case=item.case,
         method=method,
@@ -80,6 +80,7 @@ def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: f
         agreement=out.agreement,
         usage=out.usage,
         seconds=seconds,
+        spans=spans_of(item),
     )
 
 
@@ -100,7 +101,7 @@ def evaluate_batch(
     ``option_overrides`` are ``EvalOptions`` fields (``metrics=[...]``, ``llm=LLMSettings(...)``, …).
     ``should_stop()`` is checked between chunks: when it returns True the run ends early and the
     result holds what finished (``cancelled=True``). ``chunk_size`` (cases per labeler call, progress
-    and cancel step) defaults to the method's own ``chunk_size`` attribute, else ``CHUNK_SIZE``.
+    and cancel step) defaults to the method's own ``chunk_size``.
     ``engine="ray"`` labels the chunks on Ray workers (offline methods; ``ray_address`` for an
     existing cluster; see ``engines.ray_engine``) with the same results, in input order.
     """
@@ -120,6 +121,43 @@ def evaluate_batch(
     case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
     total = len(case_list)
     results: list[CaseResult | None] = [None] * total
+    pending = _sentencize(case_list, method, results)
+    if progress:
+        progress(total - len(pending), total)
+    warnings: list[str] = []
+    t_label, cancelled = 0.0, False
+    if pending:
+        impl = spec.build()
+        try:  # a method that must see the whole run before its chunks (selective hybrid)
+            impl.prepare([it for _, it in pending], opts)
+        except Exception as exc:  # noqa: BLE001 - reported; label() copes without it
+            warnings.append(f"{method}: prepare failed ({type(exc).__name__}: {exc}); "
+                            "each chunk was labeled on its own")
+        step = max(1, chunk_size or int(impl.chunk_size or CHUNK_SIZE))
+        t_label, cancelled = _label_chunks(impl, pending, opts, method, step, results,
+                                           progress, should_stop, engine, ray_address)
+    final = [r for r in results if r is not None]
+    t_metrics = 0.0
+    if opts.metrics:
+        tm = time.perf_counter()
+        final = _add_family_metrics(final, opts)
+        t_metrics = time.perf_counter() - tm
+    return RunResult(
+        method=method,
+        results=tuple(final),
+        settings={"method": method, **opts.public_dict()},
+        timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
+        usage=Usage.total(r.usage for r in final),
+        started_at=started,
+        cancelled=cancelled,
+        warnings=tuple(warnings),
+    )
+
+
+def _sentencize(case_list: list[TestCase], method: str, results: list[CaseResult | None]
+                ) -> list[tuple[int, SentencizedCase]]:
+    """(index, sentencized case) of every case that can be labeled; the others get their reason
+    in ``results``."""
     pending: list[tuple[int, SentencizedCase]] = []
     for i, case in enumerate(case_list):
         reason = _precheck(case)
@@ -130,23 +168,18 @@ def evaluate_batch(
             except Exception as exc:  # noqa: BLE001 - one bad case must not sink the run
                 reason = f"could not split into sentences: {exc}"
         results[i] = CaseResult(case=case, method=method, error=reason)
+    return pending
+
+
+def _label_chunks(impl: Method, pending: list[tuple[int, SentencizedCase]], opts: EvalOptions, method: str,
+                  step: int, results: list[CaseResult | None], progress: Progress | None,
+                  should_stop: Callable[[], bool] | None, engine: str = "local",
+                  ray_address: str | None = None) -> tuple[float, bool]:
+    """Label ``pending`` chunk by chunk into ``results``; (labeling seconds, cancelled)."""
+    total = len(results)
     done = total - len(pending)
-    if progress:
-        progress(done, total)
-    impl = spec.build() if pending else None
-    # Optional hook: a method that must see the whole run before its chunks (selective hybrid ranks
-    # cases globally) defines prepare(items, options). If it fails, label() copes on its own.
-    prepare = getattr(impl, "prepare", None)
-    if prepare is not None:
-        try:
-            prepare([it for _, it in pending], opts)
-        except Exception:  # noqa: BLE001
-            pass
-    t_label = 0.0
-    cancelled = False
-    if chunk_size is None:
-        chunk_size = int(getattr(impl, "chunk_size", CHUNK_SIZE) or CHUNK_SIZE)
-    chunks = [pending[s:s + max(1, chunk_size)] for s in range(0, len(pending), max(1, chunk_size))]
+    chunks = [pending[s:s + step] for s in range(0, len(pending), step)]
+    labeled: Iterator[tuple[list[LabelOutcome], float]]
     if engine == "ray" and chunks:
         from .engines.ray_engine import label_chunks
 
@@ -154,10 +187,10 @@ def evaluate_batch(
                                should_stop=should_stop)
     else:
         labeled = (_label_local(impl, [it for _, it in c], method, opts) for c in chunks)
+    t_label = 0.0
     for chunk in chunks:
         if should_stop and should_stop():
-            cancelled = True
-            break
+            return t_label, True
         outs, dt = next(labeled)
         t_label += dt
         per_case = dt / max(1, len(chunk))
@@ -166,22 +199,7 @@ def evaluate_batch(
         done += len(chunk)
         if progress:
             progress(done, total)
-    final = [r for r in results if r is not None]
-    t_metrics = 0.0
-    if opts.metrics:
-        tm = time.perf_counter()
-        final = _add_family_metrics(final, opts)
-        t_metrics = time.perf_counter() - tm
-    usage = sum((r.usage for r in final), Usage())
-    return RunResult(
-        method=method,
-        results=tuple(final),
-        settings={"method": method, **opts.public_dict()},
-        timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
-        usage=usage,
-        started_at=started,
-        cancelled=cancelled,
-    )
+    return t_label, False
 
 
 def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: EvalOptions
@@ -191,7 +209,7 @@ def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: Eva
         outs = impl.label(items, opts, lambda n: None)
         if len(outs) != len(items):
             raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - the chunk is flagged, the run goes on
         outs = [LabelOutcome(error=f"{method} failed: {type(exc).__name__}: {exc}")] * len(items)
     return list(outs), time.perf_counter() - tc
 
@@ -209,7 +227,7 @@ def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str
                cancelled: bool = False) -> RunResult:
     """One RunResult from runs of consecutive chunks of the same cases (a run evaluated chunk by
     chunk, e.g. by the dashboard's background worker): results in order, timings and usage summed,
-    the first chunk's start time, cancelled if asked or if any chunk was."""
+    the first chunk's start time, warnings once each, cancelled if asked or if any chunk was."""
     timings: dict[str, float] = {}
     for p in parts:
         for k, v in p.timings.items():
@@ -219,19 +237,16 @@ def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str
         results=tuple(r for p in parts for r in p.results),
         settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
         timings=timings,
-        usage=sum((p.usage for p in parts), Usage()),
+        usage=Usage.total(p.usage for p in parts),
         started_at=parts[0].started_at if parts else "",
         cancelled=cancelled or any(p.cancelled for p in parts),
+        warnings=tuple(dict.fromkeys(w for p in parts for w in p.warnings)),
     )
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
     """Evaluate one case; same options as :func:`evaluate_batch`."""
     return evaluate_batch([case], method, **kwargs).results[0]
-
-
-def sentencize_all(cases: Sequence[TestCase]) -> list[SentencizedCase]:
-    return [sentencize_case(c) for c in cases]
 
 
 def estimate(
@@ -261,14 +276,7 @@ def estimate(
             items.append(sentencize_case(case))
         except Exception:  # noqa: BLE001 - the real run reports it
             skipped += 1
-    if not spec.needs_llm:
-        out: dict[str, Any] = {"method": method, "cases": len(items), "calls": 0, "cached_calls": 0,
-                               "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                               "price_known": True}
-    else:
-        from .labelers.hybrid import estimate_method  # lazy
-
-        out = estimate_method(items, method, opts)
+    out: dict[str, Any] = {"method": method, **spec.build().estimate(items, opts)}
     out["skipped_cases"] = skipped
     if opts.metrics:  # family metrics' own LLM calls (reported apart from the method's)
         from .families import estimate_metric_cost

@@ -30,7 +30,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
-from .types import Sentence, SentencizedCase, TestCase
+from .types import Sentence, SentenceSpans, SentencizedCase, TestCase
 
 MAX_SENTENCE_CHARS = 600
 
@@ -269,3 +269,36 @@ class DocumentSentencizer:
 
     def sentencize_response(self, response: str) -> list[tuple[str, str]]:
         return [(s.key, s.text) for s in sentencize_response(response)]
+
+
+def spans_of(sc: SentencizedCase) -> SentenceSpans:
+    """The character spans of a split case (stored with its labels)."""
+    docs: list[list[tuple[int, int]]] = [[] for _ in sc.case.documents]
+    for s in sc.doc_sentences:
+        if s.doc is not None:
+            docs[s.doc].append((s.start, s.end))
+    return SentenceSpans(documents=tuple(tuple(d) for d in docs),
+                         response=tuple((s.start, s.end) for s in sc.response_sentences))
+
+
+def from_spans(case: TestCase, spans: SentenceSpans) -> SentencizedCase:
+    """The split case of stored ``spans`` (keys and texts exactly as when it was labeled).
+    ValueError when the spans do not fit the case's texts."""
+    if len(spans.documents) != len(case.documents):
+        raise ValueError(f"case {case.id}: spans for {len(spans.documents)} documents, the case has "
+                         f"{len(case.documents)}")
+
+    def build(text: str, pairs: tuple[tuple[int, int], ...], doc: int | None) -> list[Sentence]:
+        out = []
+        for i, (s, e) in enumerate(pairs):
+            if not 0 <= s < e <= len(text):
+                where = "response" if doc is None else f"document {doc}"
+                raise ValueError(f"case {case.id}: span ({s}, {e}) lies outside the {where}")
+            key = letters(i) if doc is None else f"{doc}{letters(i)}"
+            out.append(Sentence(key=key, text=text[s:e], start=s, end=e, doc=doc))
+        return out
+
+    docs = [x for d, (text, pairs) in enumerate(zip(case.documents, spans.documents))
+            for x in build(text or "", pairs, d)]
+    return SentencizedCase(case=case, doc_sentences=tuple(docs),
+                           response_sentences=tuple(build(case.response, spans.response, None)))

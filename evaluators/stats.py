@@ -236,7 +236,7 @@ def proportion_ci(flags: Sequence[Any], *, groups: Sequence[Any] | None = None, 
 # --------------------------------------------------------------------------- any statistic
 
 
-def bootstrap_stats(fn: Callable[..., Any], *arrays: Sequence[Any], groups: Sequence[Any] | None = None,
+def bootstrap_stats(fn: Callable[..., Any], *arrays: Sequence[Any] | np.ndarray, groups: Sequence[Any] | None = None,
                     n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
                     names: Sequence[str] | None = None, min_valid: float = 0.5,
                     point_fn: Callable[..., Any] | None = None) -> list[Interval]:
@@ -244,11 +244,12 @@ def bootstrap_stats(fn: Callable[..., Any], *arrays: Sequence[Any], groups: Sequ
 
     ``fn(*arrays)`` gets numpy arrays (resampled together, paired) and returns a float or a
     sequence of floats (None/NaN, a string giving the reason, or raising :class:`Undefined` /
-    ``ValueError`` = undefined on that sample). The point estimate is ``fn`` on the full data; a figure undefined there is None with
-    the reason in ``note``. Resamples where a figure is undefined are left out; when fewer than
-    ``min_valid`` of them remain the interval is withheld. ``point_fn`` (same signature and
-    output as ``fn``) computes the point estimate when ``fn`` is a faster equivalent used for the
-    resamples (e.g. scikit-learn for the reported figure, a vectorised formula for 2,000 replicates).
+    ``ValueError`` = undefined on that sample). The point estimate is ``fn`` on the full data; a
+    figure undefined there is None with the reason in ``note``. Resamples where a figure is
+    undefined are left out; when fewer than ``min_valid`` of them remain the interval is withheld.
+    ``point_fn`` (same signature and output as ``fn``) computes the point estimate when ``fn`` is
+    a faster equivalent used for the resamples (e.g. scikit-learn for the reported figure, a
+    vectorised formula for 2,000 replicates).
     """
     arrs = [np.asarray(a) for a in arrays]
     if not arrs:

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 import uuid
 from contextlib import closing
 from datetime import datetime, timedelta, timezone
@@ -146,6 +147,7 @@ class RunStore:
                 con.execute("PRAGMA journal_mode=WAL")
         except sqlite3.OperationalError:  # e.g. a file system without shared memory
             pass
+        self._next_purge = 0.0
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -153,15 +155,8 @@ class RunStore:
     # ------------------------------------------------------------------ summaries
     @staticmethod
     def summary(run: RunResult) -> dict[str, Any]:
-        means = run.means()
-        fam: dict[str, list[float]] = {}
-        for r in run.results:
-            for name, mv in r.metrics.items():
-                if mv.value is not None:
-                    fam.setdefault(name, []).append(mv.value)
-        means.update({k: sum(v) / len(v) for k, v in fam.items()})
         return {
-            "means": means,
+            "means": run.means(),
             "settings": run.settings,
             "started_at": run.started_at,
             "usage": run.usage.model_dump(),
@@ -326,12 +321,14 @@ class RunStore:
                 "SELECT payload FROM run_chunks WHERE run_id = ? ORDER BY first", (run_id,)).fetchall()
         if row is None:
             raise KeyError(f"no run with id {run_id!r}")
+        from .schema import load_run  # older stored runs are migrated to the current format
+
         if row[0]:
-            return RunResult.model_validate_json(row[0])
+            return load_run(row[0])
         from .pipeline import merge_runs  # lazy: the store stays importable without the pipeline
 
         s = json.loads(row[2] or "{}")
-        run = merge_runs([RunResult.model_validate_json(p[0]) for p in parts], method=row[1],
+        run = merge_runs([load_run(p[0]) for p in parts], method=row[1],
                          settings=s.get("settings", {}), cancelled=row[3] == "cancelled")
         return run if parts else run.model_copy(update={"started_at": s.get("started_at", "")})
 
@@ -363,6 +360,15 @@ class RunStore:
             con.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
             con.executemany("DELETE FROM run_chunks WHERE run_id = ?", [(i,) for i in ids])
         return len(ids)
+
+    def purge_if_due(self, keep_days: float | None, every_s: float = 3600.0) -> int:
+        """:meth:`purge`, at most once every ``every_s`` seconds (cheap to call on every page), so
+        a server that runs for weeks still applies the retention setting."""
+        now = time.monotonic()
+        if now < self._next_purge:
+            return 0
+        self._next_purge = now + every_s
+        return self.purge(keep_days)
 
     def __len__(self) -> int:
         with closing(self._connect()) as con:

@@ -7,11 +7,17 @@ no metric is ever a silent NaN.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from .metric_names import AVERAGE, CASE_METRICS, OVERALL_SUPPORTED, TRACE_METRICS, TRACE_VALUES
+
 SupportLevel = Literal["full", "partial", "none"]
+
+#: Version of the run format of stored runs and JSON exports. History and the migration of older
+#: files: :mod:`evaluators.schema`.
+SCHEMA_VERSION = 2
 
 #: Special values an LLM may put in ``supporting_sentence_keys`` for a response
 #: sentence that needs no document support (transitions, common knowledge, arithmetic).
@@ -63,6 +69,15 @@ class SentencizedCase(_Frozen):
     @property
     def response_keys(self) -> tuple[str, ...]:
         return tuple(s.key for s in self.response_sentences)
+
+
+class SentenceSpans(_Frozen):
+    """Where the sentences the labels' keys name are in the case's texts, as split when the case
+    was labeled (so a later splitter can never move a key): ``documents[d][i]`` = (start, end) of
+    sentence ``f"{d}{letters(i)}"`` of document ``d``; ``response[i]`` = sentence ``letters(i)``."""
+
+    documents: tuple[tuple[tuple[int, int], ...], ...] = ()
+    response: tuple[tuple[int, int], ...] = ()
 
 
 class SentenceSupport(_Frozen):
@@ -142,24 +157,16 @@ class TraceScores(_Frozen):
         return self.fully_supported_sentences
 
     def metrics_dict(self) -> dict[str, Any]:
-        return {
-            "context_relevance": self.context_relevance,
-            "context_utilization": self.context_utilization,
-            "completeness": self.completeness,
-            "adherence": self.adherence,
-            "overall_supported": self.overall_supported,
-            "fully_supported_sentences": self.fully_supported_sentences,
-            "partially_supported_sentences": self.partially_supported_sentences,
-            "unsupported_sentences": self.unsupported_sentences,
-        }
+        """The per-case ``metrics`` of the results JSON (``metric_names.CASE_METRICS``)."""
+        return {name: getattr(self, name) for name in CASE_METRICS}
 
-
-TRACE_METRICS: tuple[str, ...] = (
-    "context_relevance",
-    "context_utilization",
-    "completeness",
-    "adherence",
-)
+    def value(self, name: str) -> float:
+        """A TRACE metric as a number (``average`` = mean of the four ratios, overall_supported 0/1)."""
+        if name == AVERAGE:
+            return float(self.average())
+        if name not in TRACE_VALUES:
+            raise KeyError(f"{name!r} is not a TRACE metric")
+        return float(getattr(self, name))
 
 
 class MetricValue(_Frozen):
@@ -186,7 +193,15 @@ class Usage(_Frozen):
     cost_usd: float = 0.0
     latency_s: float = 0.0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    @classmethod
+    def total(cls, usages: Iterable[Usage]) -> Usage:
+        """The sum of several usages (the one way usage is added up)."""
+        out = cls()
+        for u in usages:
+            out = out + u
+        return out
+
+    def __add__(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
             retries=self.retries + other.retries,
@@ -227,10 +242,28 @@ class CaseResult(_Frozen):
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
+    #: The sentence split the labels refer to (None: not split, or stored before spans were kept).
+    spans: SentenceSpans | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.scores is not None
+
+    def sentencized(self) -> SentencizedCase:
+        """The case's sentences as labeled: rebuilt from ``spans``; only a result without spans
+        (not split, or stored by an older version) is split again with today's splitter."""
+        from .sentencize import from_spans, sentencize_case
+
+        return sentencize_case(self.case) if self.spans is None else from_spans(self.case, self.spans)
+
+    def value(self, name: str) -> float | None:
+        """The value of metric ``name`` for this case, by one rule for every metric: a TRACE metric
+        comes from ``scores`` (None when the case was not scored), a family metric from
+        ``metrics`` (None when skipped or not computed)."""
+        if name in TRACE_VALUES:
+            return None if self.scores is None else self.scores.value(name)
+        mv = self.metrics.get(name)
+        return None if mv is None or mv.value is None else float(mv.value)
 
 
 class RunResult(_Frozen):
@@ -244,6 +277,10 @@ class RunResult(_Frozen):
     usage: Usage = Field(default_factory=Usage)
     started_at: str = ""
     cancelled: bool = False
+    #: Run-level problems that did not stop it (e.g. a method's ``prepare`` failed).
+    warnings: tuple[str, ...] = ()
+    #: Format version (older stored runs / files are migrated on load: ``evaluators.schema``).
+    schema_version: int = SCHEMA_VERSION
 
     @property
     def errors(self) -> list[tuple[str, str]]:
@@ -253,15 +290,25 @@ class RunResult(_Frozen):
     def scored(self) -> list[CaseResult]:
         return [r for r in self.results if r.ok]
 
+    def family_names(self) -> list[str]:
+        """Family metric names of the run, in order of first appearance."""
+        names: dict[str, None] = {}
+        for r in self.results:
+            names.update(dict.fromkeys(r.metrics))
+        return list(names)
+
     def means(self) -> dict[str, float | None]:
-        """Mean of each TRACE metric over scored cases (None when nothing scored)."""
+        """Mean of every metric of the run (None when no case has a value): the TRACE metrics over
+        scored cases (``average`` = mean of the four ratio means), then each family metric over
+        the cases that have it. The top level of the results JSON."""
         scored = self.scored
         out: dict[str, float | None] = {}
-        for m in TRACE_METRICS:
-            vals = [getattr(r.scores, m) for r in scored]
+        for m in (*TRACE_METRICS, OVERALL_SUPPORTED):
+            vals = [r.scores.value(m) for r in scored if r.scores is not None]
             out[m] = sum(vals) / len(vals) if vals else None
-        vals = [float(r.scores.overall_supported) for r in scored]  # type: ignore[union-attr]
-        out["overall_supported"] = sum(vals) / len(vals) if vals else None
-        four = [out[m] for m in TRACE_METRICS]
-        out["average"] = sum(four) / 4.0 if all(v is not None for v in four) else None  # type: ignore[misc]
+        four = [v for v in (out[m] for m in TRACE_METRICS) if v is not None]
+        out[AVERAGE] = sum(four) / 4.0 if len(four) == len(TRACE_METRICS) else None
+        for name in self.family_names():
+            fam = [v for r in self.results if (v := r.value(name)) is not None]
+            out[name] = sum(fam) / len(fam) if fam else None
         return out

@@ -59,6 +59,15 @@ c4.metric("Detected format", str(fmt))
 if data.cases:
     st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon="⚙️")
 
+if data.warnings:  # rows kept after a fix-up (a renamed duplicate or missing id)
+    shown = "\n".join(f"- {ud.md_escape(str(w))}" for w in data.warnings[:5])
+    more = f"\n- … and {len(data.warnings) - 5} more (table below)" if len(data.warnings) > 5 else ""
+    st.warning(f"**{len(data.warnings)} row(s) loaded after a fix-up** (they are evaluated):\n\n"
+               f"{shown}{more}")
+    if len(data.warnings) > 5:
+        with st.expander(f"All {len(data.warnings)} rows loaded after a fix-up"):
+            st.dataframe(pd.DataFrame(ud.error_rows(data.warnings)), hide_index=True, width="stretch")
+
 if n_err:
     with st.expander(f"⚠️ {n_err} problem(s) found — these rows are skipped", expanded=not data.cases):
         st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")

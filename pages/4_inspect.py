@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-from evaluators.sentencize import sentencize_case
 from ui import charts, highlight as hl, inspect_view, layout, state
 
 st.title("Inspect a case")
@@ -46,7 +45,7 @@ if qp != cid:
     st.session_state["inspect.url_case"] = cid
 
 r = results[cid]
-sc = sentencize_case(r.case)
+sc = r.sentencized()  # the split the labels refer to (stored with them)
 variants = {"final": r.labels, **r.variants} if r.variants else {"final": r.labels}
 which = "final"
 if len(variants) > 1:
@@ -60,6 +59,9 @@ if r.case.ground_truth:
 
 if r.case.labels:
     st.html(hl.note_html("Human labels: " + ", ".join(f"{k} = {v}" for k, v in r.case.labels.items())))
+if r.spans is None and r.labels is not None:
+    st.html(hl.note_html("This run was stored before sentence spans were kept: its texts were split again "
+                         "with today's splitter, so a key may point at a different sentence than when labeled."))
 if r.error:
     st.html(hl.note_html(f"This case was not scored: {r.error}", error=True))
 scores = r.variant_scores.get(which, r.scores) if which != "final" else r.scores

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point that does all set-up, then runs what you ask for.
 #   bash scripts/dev.sh app     -> create .venv if needed, install, start the dashboard
-#   bash scripts/dev.sh test    -> same set-up, then the whole offline test suite
+#   bash scripts/dev.sh test    -> same set-up, then ruff, mypy and the whole offline test suite
 # Re-running is cheap: installs are skipped while the requirement files are unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,11 +47,20 @@ case "$cmd" in
     setup
     browser
     set +e
+    # lint and types first (configured in pyproject.toml), then the suite; any failure fails the run
+    "$VENV/bin/ruff" check .
+    lint=$?
+    "$VENV/bin/mypy"
+    types=$?
     "$VENV/bin/python" -m pytest -q "$@"
     rc=$?
     set -e
     # pytest exit 5 = no tests collected; treat as failure-free only if asked to select nothing.
-    if [ "$rc" = 5 ]; then echo "pytest collected no tests"; exit 0; fi
+    if [ "$rc" = 5 ]; then echo "pytest collected no tests"; rc=0; fi
+    if [ "$lint" != 0 ] || [ "$types" != 0 ]; then
+      echo "ruff (exit $lint) or mypy (exit $types) failed" >&2
+      if [ "$rc" = 0 ]; then rc=1; fi
+    fi
     exit "$rc"
     ;;
   *)

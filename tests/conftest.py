@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # never the user's on-disk embedding cache (tests of the cache pass their own temp file)
 os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]  # importable through pyproject's pythonpath = ["."]
 
 # Fixture modules of each area (add yours here).
 pytest_plugins: list[str] = ["tests.llm_server", "tests.ui_fixtures"]

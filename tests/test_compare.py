@@ -11,6 +11,7 @@ from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import f1_score, precision_recall_curve, precision_score, recall_score, roc_auc_score
 
 from evaluators import compare
+from evaluators.agreement import stats as agreement_stats
 from evaluators.export import to_json_dict
 from evaluators.types import SentenceLabels, SentenceSupport
 from tests.test_stats_fixtures import failed_case, make_case, make_run
@@ -86,12 +87,12 @@ def test_fast_replicate_formulas_equal_sklearn():
         if len(set(y)) < 2:
             continue
         s = np.round(rng.random(n), 1)  # ties
-        assert compare._auroc_fast(y, s) == pytest.approx(roc_auc_score(y, s))
+        assert agreement_stats.auroc_fast(y, s) == pytest.approx(roc_auc_score(y, s))
         p, r, _ = precision_recall_curve(y, s)
         best = np.max(np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0))
-        assert compare._best_f1_fast(y, s)[0] == pytest.approx(best)
+        assert agreement_stats.best_f1_fast(y, s)[0] == pytest.approx(best)
         yy = rng.random(n)
-        fast = compare._graded_stats_fast(yy, s)
+        fast = agreement_stats.graded_stats_fast(yy, s)
         assert fast[1] == pytest.approx(spearmanr(yy, s).statistic)
         assert fast[2] == pytest.approx(kendalltau(yy, s).statistic)
 

@@ -22,7 +22,8 @@ N_BIG = 1000
 CASES = [
     {"id": "xss-case", "question": "What is the capital of France?",
      "response": "The capital of France is Paris. The city has exactly forty purple dragons living in the Louvre.",
-     "documents": [f"Paris is the capital and largest city of France. {XSS} <script>window.__xss = 1; alert(2)</script> "
+     "documents": [f"Paris is the capital and largest city of France. {XSS} "
+                   "<script>window.__xss = 1; alert(2)</script> "
                    "It is located on the Seine river."]},
     {"id": "berlin", "question": "When did the Berlin Wall fall?",
      "response": "The Berlin Wall fell on 9 November 1989.",
@@ -104,7 +105,8 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             with page.expect_file_chooser() as fc:
                 page.get_by_test_id("stFileUploaderDropzone").click()
             fc.value.set_files(str(big))
-            expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(str(N_BIG), timeout=30_000)
+            ready = page.get_by_test_id("stMetric").filter(has_text="Cases ready")
+            expect(ready).to_contain_text(str(N_BIG), timeout=30_000)
             page.get_by_role("link", name="Evaluate").first.click()
             page.get_by_role("button", name="Run TRACE").click()
             progress = page.get_by_test_id("stProgress")

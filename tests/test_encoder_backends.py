@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 
-from evaluators import embeddings as E  # noqa: E402
-from evaluators.engines import onnx_encoder as O  # noqa: E402
+from evaluators import embeddings as E
+from evaluators.engines import onnx_encoder as O
 
 TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 12% in 2023.",
          "Paris is the capital of France.", "Bananas are rich in potassium.",
@@ -100,11 +100,13 @@ def test_onnx_start_does_not_import_torch(built):
 def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
     """The cross-encoder gets the same policy: int8 only when it keeps the check probabilities."""
     torch = pytest.importorskip("torch")
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
     from sentence_transformers import CrossEncoder
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    from evaluators import cross_encoder as CE
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(
-        " ".join(p + " " + h for p, h in E._CHECK_PAIRS).lower().replace(".", " .").split()))
+        " ".join(p + " " + h for p, h in CE.CHECK_PAIRS).lower().replace(".", " .").split()))
     (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=64, num_labels=3,
@@ -117,16 +119,16 @@ def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
     monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
     monkeypatch.setattr(E, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
     monkeypatch.setattr(E, "_cpu_seconds", lambda fn, rounds=2: (fn(), 1.0)[1])
-    monkeypatch.setattr(E, "CROSS_ENCODER_MAX_PROB_DIFF", 1.0)  # any drift allowed: ties on time
-    assert E.prepare_cross_encoder(ce, "tiny") is ce  # equal CPU time: not faster, kept
-    assert "not faster" in E.cross_encoder_decisions["tiny"]["reason"]
+    monkeypatch.setattr(CE, "MAX_PROB_DIFF", 1.0)  # any drift allowed: ties on time
+    assert CE.prepare(ce, "tiny") is ce  # equal CPU time: not faster, kept
+    assert "not faster" in CE.decisions["tiny"]["reason"]
     monkeypatch.setenv("RAG_EVAL_PRECISION", "int8")  # forced: only the quality guard applies
-    q = E.prepare_cross_encoder(ce, "tiny")
-    assert q is not ce and E.cross_encoder_decisions["tiny"]["precision"] == "int8"
+    q = CE.prepare(ce, "tiny")
+    assert q is not ce and CE.decisions["tiny"]["precision"] == "int8"
     assert any("quantized" in type(m).__module__ for m in q.modules())
     assert not any("quantized" in type(m).__module__ for m in ce.modules())  # original untouched
-    monkeypatch.setattr(E, "CROSS_ENCODER_MAX_PROB_DIFF", -1.0)  # no drift allowed: fp32 kept
-    assert E.prepare_cross_encoder(ce, "tiny") is ce
-    assert "moved a check probability" in E.cross_encoder_decisions["tiny"]["reason"]
+    monkeypatch.setattr(CE, "MAX_PROB_DIFF", -1.0)  # no drift allowed: fp32 kept
+    assert CE.prepare(ce, "tiny") is ce
+    assert "moved a check probability" in CE.decisions["tiny"]["reason"]
     monkeypatch.setenv("RAG_EVAL_PRECISION", "fp32")
-    assert E.prepare_cross_encoder(ce, "tiny") is ce
+    assert CE.prepare(ce, "tiny") is ce

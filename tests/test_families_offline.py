@@ -7,12 +7,18 @@ import pytest
 
 from evaluators import CaseResult, EvalOptions, TestCase
 from evaluators.families import (
-    METRICS, Metric, MetricParamError, UnknownMetricError, compute_metrics, list_metrics,
+    METRICS,
+    Metric,
+    MetricParamError,
+    UnknownMetricError,
+    compute_metrics,
+    embed,
+    list_metrics,
+    pii,
     validate_metric_names,
 )
-from evaluators.families import embed, pii
 from evaluators.families.entities import extract_entities
-from evaluators.families.ragas import average_precision
+from evaluators.families.verdicts import average_precision
 from evaluators.registry import Registry, RegistryError
 
 

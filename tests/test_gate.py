@@ -29,8 +29,12 @@ def test_parse_thresholds():
     assert gate.parse_thresholds(None) == {}
     with pytest.raises(ValueError, match="expected METRIC=VALUE"):
         gate.parse_thresholds(["adherence"])
-    with pytest.raises(ValueError, match="is not a number"):
-        gate.parse_thresholds(["adherence=high"])
+    for bad in (["=0.8"], ["adherence="]):
+        with pytest.raises(ValueError, match="expected METRIC=VALUE"):
+            gate.parse_thresholds(bad)
+    for bad in (["adherence=high"], ["adherence=nan"], {"adherence": None}):
+        with pytest.raises(ValueError, match="is not a number"):
+            gate.parse_thresholds(bad)
 
 
 def test_gate_on_mean_vs_lower_bound():

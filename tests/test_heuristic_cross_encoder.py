@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluators import EvalOptions, TestCase, embeddings
+from evaluators import EvalOptions, TestCase, cross_encoder, embeddings
 from evaluators.labelers import heuristic as H
 from evaluators.sentencize import sentencize_case
 
@@ -40,7 +40,7 @@ def tiny_nli(tmp_path_factory):
 
 def test_cross_encoder_plumbing(tiny_nli):
     embeddings.get_model()
-    H._ce_cache.clear()
+    cross_encoder.clear()
     case = TestCase(id="ce", question="When was the Eiffel Tower completed?",
                     documents=("The Eiffel Tower was completed in 1889. It is located in Paris, France.",),
                     response="The Eiffel Tower was completed in 1889. It is located in Paris.")
@@ -51,7 +51,7 @@ def test_cross_encoder_plumbing(tiny_nli):
     out = method.label([item], opts, lambda n: None)[0]
     assert out.error is None, out.error
     lab = out.labels
-    assert tiny_nli in H._ce_cache  # loaded lazily, by local path, and cached
+    assert tiny_nli in cross_encoder._cache  # loaded lazily, by local path, and cached
     # with weight 1.0 the score IS the model's entailment probability for (support, sentence)
     pairs = []
     for s in base.sentences:
@@ -63,15 +63,15 @@ def test_cross_encoder_plumbing(tiny_nli):
     assert all("NLI entailment" in s.explanation for s in lab.sentences)
     assert lab.extra["cross_encoder"] is True
     # the entailment column is found by its label name (index 1 here), probabilities in [0, 1]
-    logits = np.asarray(H._cross_encoder(tiny_nli).predict(pairs, apply_softmax=False), dtype=float)
+    logits = np.asarray(cross_encoder.load(tiny_nli).predict(pairs, apply_softmax=False), dtype=float)
     soft = np.exp(logits - logits.max(1, keepdims=True))
     soft /= soft.sum(1, keepdims=True)
     assert np.allclose(expected, soft[:, 1], atol=1e-5)
     assert ((expected >= 0) & (expected <= 1)).all()
     # a second run reuses the cached model (no reload)
-    cached = H._ce_cache[tiny_nli]
+    cached = cross_encoder.load(tiny_nli)
     method.label([item], opts, lambda n: None)
-    assert H._ce_cache[tiny_nli] is cached
+    assert cross_encoder.load(tiny_nli) is cached
 
 
 def test_missing_cross_encoder_fails_clearly(tmp_path):
@@ -80,3 +80,54 @@ def test_missing_cross_encoder_fails_clearly(tmp_path):
     case = TestCase(id="x", question="q?", documents=("Paris is in France.",), response="Paris is in France.")
     r = evaluate(case, "trace", heuristic={"cross_encoder": str(tmp_path / "no_such_model")})
     assert r.error and "no_such_model" in r.error
+
+
+def test_one_loader_one_reading_for_trace_and_the_families(tiny_nli):
+    """The families' cross_encoder parameter and the trace NLI plug-in load the same object and read
+    the same probabilities (the entailment column, by label name)."""
+    from evaluators.families import embed
+
+    pairs = [("The Eiffel Tower is in Paris.", "The tower is in Paris."), ("Bananas are good.", "It is tall.")]
+    assert np.allclose(embed.cross_encoder_scores(tiny_nli, pairs), H.entailment_probs(tiny_nli, pairs))
+    assert cross_encoder.load(tiny_nli) is cross_encoder.load(tiny_nli)
+
+
+def test_single_logit_head_is_one_sigmoid(tmp_path):
+    """A one-output cross-encoder (STS / relevance) is read as sigmoid(logit), whatever activation it
+    was saved with (never a sigmoid applied twice)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(WORDS))
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), do_lower_case=True).save_pretrained(str(tmp_path))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=256, num_labels=1)
+    torch.manual_seed(1)
+    BertForSequenceClassification(cfg).save_pretrained(str(tmp_path))
+    pairs = [("paris is in france .", "the tower is tall ."), ("bananas are good .", "potassium .")]
+    model = cross_encoder.load(str(tmp_path))
+    raw = cross_encoder.logits(model, pairs)
+    assert raw.shape == (2,)
+    got = cross_encoder.probabilities(str(tmp_path), pairs)
+    assert np.allclose(got, 1.0 / (1.0 + np.exp(-raw)))
+    # the model's own predict() applies its default sigmoid once: the same numbers
+    assert np.allclose(got, np.asarray(model.predict(pairs, show_progress_bar=False), dtype=float), atol=1e-6)
+
+
+def test_a_hub_name_not_in_the_local_cache_is_not_downloaded(monkeypatch):
+    import sentence_transformers
+
+    seen = {}
+    real = sentence_transformers.CrossEncoder
+
+    def spy(name, **kw):
+        seen.update(kw)
+        return real(name, **kw)
+
+    monkeypatch.setattr(sentence_transformers, "CrossEncoder", spy)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)  # even when the environment would allow it
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    with pytest.raises(cross_encoder.CrossEncoderUnavailable, match="nothing is downloaded"):
+        cross_encoder.load("no-such-org/no-such-cross-encoder-h16")
+    assert seen.get("local_files_only") is True

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from evaluators import TestCase, evaluate_batch
+from evaluators.agreement import variant_agreement
 from evaluators.labelers import hybrid
 from evaluators.pipeline import estimate
 from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport
-from tests.llm_server import PARIS_CASE as CASE, PARIS_LABELS as GOOD, Reply, labels_reply
+from tests.llm_server import PARIS_CASE as CASE
+from tests.llm_server import PARIS_LABELS as GOOD
+from tests.llm_server import Reply, labels_reply
 
 pytestmark = pytest.mark.usefixtures("close_llm_clients")
 
@@ -59,7 +62,7 @@ def test_hybrid_labels_every_case_with_both_and_agreement(llm_server, llm, monke
     assert a["completeness_abs_diff"] == pytest.approx(0.5)      # trace 1.0 vs llm 0.5
     assert a["overall_supported_agreement"] == 1.0
     assert r.usage.calls == 1
-    summary = hybrid.agreement_summary(run)
+    summary = variant_agreement(run)
     assert summary["cases_with_both"] == 3 and summary["labeled_by"] == {"gpt_labeling": 3}
     assert summary["mean"]["support_agreement"] == pytest.approx(2 / 3)
     assert summary["sentences_compared"] == 9
@@ -117,10 +120,6 @@ def test_hybrid_without_llm_is_a_clear_error():
 
 
 def test_hybrid_with_the_real_heuristic(llm_server, llm):
-    try:
-        from evaluators.labelers.heuristic import HeuristicMethod  # noqa: F401
-    except Exception as exc:  # the detector helper's module may not be importable yet
-        pytest.skip(f"heuristic labeler unavailable: {exc}")
     llm_server.respond(lambda req: GOOD)
     run = evaluate_batch([CASE], "hybrid", llm=llm)
     r = run.results[0]

@@ -19,7 +19,11 @@ from streamlit.testing.v1 import AppTest
 
 from evaluators import evaluate_batch
 from evaluators.llm.settings import (
-    KEY_ENV, OWNER_BASE_URL_ENV, LLMSettings, normalize_url, resolve_credentials,
+    KEY_ENV,
+    OWNER_BASE_URL_ENV,
+    LLMSettings,
+    normalize_url,
+    resolve_credentials,
 )
 from evaluators.options import EvalOptions
 from tests import ui_fixtures as fx

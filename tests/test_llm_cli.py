@@ -25,8 +25,7 @@ def run_cli(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.C
 
 @pytest.fixture
 def cli_args(llm_server, tmp_path):
-    if not (ROOT / "evaluators" / "cli.py").exists() or not DATA.exists():
-        pytest.skip("CLI or sample data not present")
+    assert DATA.exists(), DATA
     llm_server.respond(keyed_labels_responder)
     return ["evaluate", str(DATA), "--method", "gpt_labeling", "--provider", "openai_compatible",
             "--base-url", llm_server.base_url, "--model", "loopback-judge", "--concurrency", "4",

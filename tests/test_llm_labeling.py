@@ -7,9 +7,11 @@ import json
 import pytest
 
 from evaluators import LLMSettings, evaluate_batch
-from evaluators.labelers.llm import PROMPT_VERSION, build_messages, to_labels, LabelingReply
+from evaluators.labelers.llm import PROMPT_VERSION, LabelingReply, build_messages, to_labels
 from evaluators.sentencize import sentencize_case
-from tests.llm_server import PARIS_CASE as CASE, PARIS_LABELS as GOOD, Reply, labels_reply, last_user_message
+from tests.llm_server import PARIS_CASE as CASE
+from tests.llm_server import PARIS_LABELS as GOOD
+from tests.llm_server import Reply, labels_reply, last_user_message
 
 pytestmark = pytest.mark.usefixtures("close_llm_clients")
 

@@ -1,7 +1,7 @@
 """The loopback server itself, through the real openai and groq SDKs."""
 
-import openai
 import groq
+import openai
 
 from tests.llm_server import Reply
 

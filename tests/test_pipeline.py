@@ -8,7 +8,7 @@ import pytest
 
 from evaluators.export import to_json_dict, to_rows
 from evaluators.facades import TRACEEvaluator, UnifiedEvaluationPipeline, _SingleMethodEvaluator
-from evaluators.methods import get_evaluation_methods
+from evaluators.methods import BaseMethod, get_evaluation_methods
 from evaluators.options import EvalOptions
 from evaluators.pipeline import as_test_case, evaluate, evaluate_batch
 from evaluators.registry import RegistryError
@@ -21,7 +21,7 @@ def _words(s: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(s)}
 
 
-class FakeMethod:
+class FakeMethod(BaseMethod):
     """Deterministic labeler: a response sentence is fully supported when all its words occur in one
     document sentence, partially when at least half do. Relevant = doc sentences sharing a 4+-letter
     word with the question. 'BOOM' in a question makes the whole chunk raise; 'BADCASE' returns an
@@ -166,7 +166,7 @@ def test_error_outcome_flags_only_that_case(fake):
 
 
 def test_wrong_number_of_outcomes_is_flagged(register_method):
-    class Short:
+    class Short(BaseMethod):
         def label(self, items, options, tick):
             return []
 
@@ -291,7 +291,8 @@ def test_single_method_evaluator_score_object(fake):
     s = ev.evaluate("What is the capital of France?", "Paris is the capital of France. Dogs sing.", list(DOCS))
     assert s.adherence == pytest.approx(0.5)
     assert s.overall_supported is False
-    assert s.average() == pytest.approx((s.context_relevance + s.context_utilization + s.completeness + s.adherence) / 4)
+    four = (s.context_relevance, s.context_utilization, s.completeness, s.adherence)
+    assert s.average() == pytest.approx(sum(four) / 4)
     with pytest.raises(ValueError, match="response is empty"):
         ev.evaluate("q", "", list(DOCS))
 
@@ -367,3 +368,50 @@ def test_chunk_size_defaults_to_the_methods_own(fake):
     evaluate_batch(cases, "fake", chunk_size=25)
     assert sizes == [25, 25, 20]
     assert HeuristicMethod.chunk_size > CHUNK_SIZE
+
+
+# --- the method contract ----------------------------------------------------------------------------
+
+def test_method_contract_prepare_failure_is_reported(fake, register_method):
+    """A failing prepare() no longer vanishes: the run carries a warning (also in the JSON) and
+    the cases are still labeled chunk by chunk."""
+    class BadPrepare(FakeMethod):
+        def prepare(self, items, options):
+            raise RuntimeError("ranking broke")
+
+    register_method("badprep", BadPrepare())
+    run = evaluate_batch([case(1), case(2)], method="badprep")
+    assert all(r.ok for r in run.results)
+    assert run.warnings and "prepare failed (RuntimeError: ranking broke)" in run.warnings[0]
+    assert to_json_dict(run)["warnings"] == list(run.warnings)
+
+
+def test_method_contract_estimate_and_warm_up_dispatch(register_method):
+    """estimate() and warm_up() reach the method through the registry (no switch on names)."""
+    from evaluators.methods import CONTRACT, METHODS
+    from evaluators.pipeline import estimate
+
+    class Priced(FakeMethod):
+        warmed = 0
+
+        def estimate(self, items, options):
+            return {"cases": len(items), "calls": 7 * len(items), "price_known": False}
+
+        def warm_up(self):
+            Priced.warmed += 1
+
+    impl = Priced()
+    spec = register_method("priced", impl, needs_llm=True)
+    est = estimate([case(1), case(2)], "priced")
+    assert est["method"] == "priced" and est["calls"] == 14 and est["skipped_cases"] == 0
+    spec.build().warm_up()
+    assert Priced.warmed == 1
+    for name in METHODS:  # every registered method fulfils the whole contract
+        assert all(hasattr(METHODS.get(name).build(), m) for m in CONTRACT), name
+
+
+def test_method_without_the_contract_is_a_clear_error():
+    from evaluators.methods import MethodSpec
+
+    with pytest.raises(TypeError, match="lacks label, prepare, chunk_size, estimate, warm_up; subclass"):
+        MethodSpec("x", "X", "", False, "builtins:object").build()

@@ -20,7 +20,6 @@ from evaluators.sentencize import (
 )
 from evaluators.types import TestCase
 
-
 # --- keys ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("i,key", [(0, "a"), (1, "b"), (25, "z"), (26, "aa"), (27, "ab"), (51, "az"),
@@ -243,7 +242,7 @@ def test_span_invariants_on_shared_data():
                 continue
             for text in [*rec["documents"], rec["response"]]:
                 spans = split_spans(text)
-                for (s1, e1), (s2, _) in zip(spans, spans[1:]):
+                for (_s1, e1), (s2, _) in zip(spans, spans[1:]):
                     assert e1 <= s2
                 for s, e in spans:
                     piece = text[s:e]

@@ -5,6 +5,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from pydantic import ValidationError
 
 from evaluators.llm.settings import LLMSettings
 from evaluators.options import EvalOptions
@@ -38,7 +39,7 @@ def test_list_newest_first_with_typed_summary_and_delete(tmp_path):
     assert first.num_cases == 4 and first.num_done == 4 and first.num_scored == 3
     assert first.status == "finished" and not first.resumable and first.num_errors == 1
     assert first.means["adherence"] == pytest.approx(fake_run().means()["adherence"])
-    with pytest.raises(Exception):  # frozen
+    with pytest.raises(ValidationError, match="frozen"):
         first.name = "x"  # type: ignore[misc]
     assert store.delete(a, owner=None) is True
     assert store.delete(a, owner=None) is False
@@ -140,6 +141,25 @@ def test_purge_deletes_old_runs_but_never_running_ones(tmp_path):
     assert store.purge(None) == 0 and store.purge(0) == 0
     assert store.purge(30) == 1
     assert {s.id for s in store.list(owner="o")} == {old_running, new}
+
+
+def test_purge_if_due_applies_retention_at_most_once_an_interval(tmp_path, monkeypatch):
+    store = RunStore(tmp_path / "h.sqlite3")
+    long_ago = (datetime.now(timezone.utc) - timedelta(days=40)).isoformat(timespec="seconds")
+
+    def age(run_id):
+        with sqlite3.connect(tmp_path / "h.sqlite3") as con:
+            con.execute("UPDATE runs SET updated_at = ?, created_at = ? WHERE id = ?", (long_ago, long_ago, run_id))
+
+    clock = [1000.0]
+    monkeypatch.setattr("evaluators.store.time.monotonic", lambda: clock[0])
+    age(store.save(fake_run(), "a", owner="o"))
+    assert store.purge_if_due(30, every_s=3600) == 1  # the first call purges
+    age(store.save(fake_run(), "b", owner="o"))
+    clock[0] += 3599
+    assert store.purge_if_due(30, every_s=3600) == 0 and len(store.list(owner="o")) == 1  # not yet
+    clock[0] += 2
+    assert store.purge_if_due(30, every_s=3600) == 1 and store.list(owner="o") == []  # an hour on
 
 
 def test_path_from_env(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from evaluators.trace_metrics import compute
 from evaluators.types import SentenceLabels, SentenceSupport, TraceScores
@@ -125,7 +126,7 @@ def test_metrics_dict_and_aliases():
 def test_scores_are_immutable():
     s = compute(labels(["0a"]))
     assert isinstance(s, TraceScores)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         s.adherence = 0.0  # type: ignore[misc]
 
 
@@ -152,3 +153,28 @@ def test_run_result_json_round_trip_with_computed_level():
                                                         method="trace", labels=labels),))
     back = RunResult.model_validate_json(run.model_dump_json())
     assert back == run and back.results[0].labels.sentences[0].level == "partial"
+
+
+def test_trace_metrics_are_registered_like_any_family():
+    """One vocabulary: the TRACE metrics are declared in the metric registry (family 'trace'),
+    read through CaseResult.value, never requested as family metrics."""
+    from evaluators.families import METRICS, Ctx, list_metrics, validate_metric_names
+    from evaluators.metric_names import SUMMARY_METRICS
+    from evaluators.types import TestCase
+
+    assert [n for n, m in METRICS.items() if m.family == "trace"] == list(SUMMARY_METRICS)
+    assert METRICS.get("overall_supported").binary and not METRICS.get("adherence").binary
+    assert not {d["name"] for d in list_metrics()} & set(SUMMARY_METRICS)
+    assert {d["name"] for d in list_metrics(include_trace=True)} >= set(SUMMARY_METRICS)
+    with pytest.raises(ValueError, match="adherence: TRACE metric"):
+        validate_metric_names(["adherence"])
+    labels = SentenceLabels(method="x", document_keys=("0a", "0b"), relevant_keys=("0a",),
+                            utilized_keys=("0a",),
+                            sentences=(SentenceSupport(key="a", supporting_keys=("0a",), fully_supported=True),
+                                       SentenceSupport(key="b", fully_supported=False)))
+    scores = compute(labels)
+    case = TestCase(id="1", question="q", response="r")
+    for name in SUMMARY_METRICS:
+        got = METRICS.get(name).compute(Ctx(case=case, params={}, scores=scores))
+        assert got == scores.value(name)
+    assert scores.value("average") == pytest.approx((0.5 + 0.5 + 1.0 + 0.5) / 4)

@@ -8,12 +8,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from evaluators.pipeline import merge_runs
 from evaluators.sentencize import sentencize_case
+from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
-from evaluators.pipeline import merge_runs
-from evaluators.store import RunSummary
-from ui import charts, compare_view, highlight as hl, jobs, state, tables
+from ui import charts, compare_view, jobs, tables
+from ui import highlight as hl
 
 pytestmark = pytest.mark.usefixtures("fake_method")
 

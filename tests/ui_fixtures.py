@@ -12,10 +12,10 @@ from typing import Sequence
 
 import pytest
 
-from evaluators.methods import METHODS, MethodSpec
+from evaluators.methods import METHODS, BaseMethod, MethodSpec
 from evaluators.options import EvalOptions
 from evaluators.pipeline import evaluate_batch
-from evaluators.types import LabelOutcome, SentencizedCase, SentenceLabels, SentenceSupport, TestCase
+from evaluators.types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase, TestCase
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -33,7 +33,7 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-class FakeMethod:
+class FakeMethod(BaseMethod):
     """Relevant = doc sentences sharing a word with the question; a response sentence is fully
     supported when >= 60% of its words occur in one doc sentence, partially when >= 30%."""
 

@@ -7,15 +7,16 @@ from typing import Any, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from evaluators.types import TRACE_METRICS, RunResult
-
-LABELS = {"context_relevance": "Context relevance", "context_utilization": "Context utilization",
-          "completeness": "Completeness", "adherence": "Adherence",
-          "overall_supported": "Overall supported"}
+from evaluators.metric_names import OVERALL_SUPPORTED, TRACE_METRICS
+from evaluators.types import RunResult
 
 
 def nice(name: str) -> str:
-    return LABELS.get(name, name.replace("_", " ").capitalize())
+    return name.replace("_", " ").capitalize()
+
+
+#: Display names of the TRACE metrics, in report order.
+LABELS = {m: nice(m) for m in (*TRACE_METRICS, OVERALL_SUPPORTED)}
 
 
 def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:

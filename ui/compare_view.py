@@ -1,4 +1,4 @@
-"""Helpers of the Compare page: which runs can be compared, and calls into ``evaluators.compare``
+"""Helpers of the Compare page: which runs can be compared, and calls into ``evaluators.agreement``
 (the statistics module) that turn a statistic that cannot be computed into a message."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from evaluators import compare
+from evaluators import agreement as compare
+from evaluators.metric_names import OVERALL_SUPPORTED, TRACE_METRICS
 from evaluators.store import RunSummary
 from evaluators.types import RunResult
 
@@ -66,13 +67,10 @@ def corr_text(rows: list[dict[str, Any]]) -> str:
     return ", ".join(parts[:2])
 
 
-MEAN_COLUMNS = ("context_relevance", "context_utilization", "completeness", "adherence")
-
-
 def history_frame(saved: list[RunSummary]) -> pd.DataFrame:
     rows = [{"id": h.id, "name": h.name, "method": h.method, "created": h.created_at,
              "cases": h.num_cases, "scored": h.num_scored, "status": h.status,
-             **{k: h.means.get(k) for k in MEAN_COLUMNS}} for h in saved]
+             **{k: h.means.get(k) for k in TRACE_METRICS}} for h in saved]
     return pd.DataFrame(rows)
 
 
@@ -84,7 +82,7 @@ def history_label(saved: list[RunSummary], run_id: str) -> str:
 def means_table(saved: list[RunSummary], ids: list[str]) -> pd.DataFrame:
     rows = [{"run": h.label, "metric": k, "mean": h.means[k]}
             for h in saved if h.id in ids
-            for k in (*MEAN_COLUMNS, "overall_supported") if h.means.get(k) is not None]
+            for k in (*TRACE_METRICS, OVERALL_SUPPORTED) if h.means.get(k) is not None]
     return pd.DataFrame(rows, columns=["run", "metric", "mean"])
 
 

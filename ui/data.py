@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import reprlib
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,6 @@ def field(obj: Any, name: str, default: Any = None) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
-def _ds():
-    return ds_lib
-
-
 def replace_mapping(mapping: Any, **changes: Any) -> Any:
     if hasattr(mapping, "model_copy"):
         return mapping.model_copy(update=changes)
@@ -52,26 +49,26 @@ def mapping_dict(mapping: Any) -> dict[str, Any]:
 
 def build(df: Any, filename: str, mapping: Any, source_id: str = "") -> LoadedData:
     """Cases (and row/column errors) from a table and a column mapping."""
-    res = _ds().to_cases(df, mapping, filename)
+    res = ds_lib.to_cases(df, mapping, filename)
     return LoadedData(filename=filename, df=df, mapping=field(res, "mapping", mapping) or mapping,
                       cases=tuple(res.cases), errors=tuple(res.errors),
+                      warnings=tuple(field(res, "warnings") or ()),
                       label_columns=tuple(field(mapping, "label_columns") or ()), source_id=source_id)
 
 
 def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
     if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
         raise DataError(f"{filename}: {len(raw) / 1e6:.1f} MB is over the {MAX_UPLOAD_MB} MB upload limit")
-    ds = _ds()
     try:
-        df = ds.read_table(raw, filename, MAX_UPLOAD_MB * 1024 * 1024)
+        df = ds_lib.read_table(raw, filename, MAX_UPLOAD_MB * 1024 * 1024)
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - show the reader's message (it names file/row)
         raise DataError(str(exc) or f"{filename}: {type(exc).__name__}") from exc
     try:
-        mapping = ds.guess_mapping(list(df.columns))
+        mapping = ds_lib.guess_mapping(list(df.columns))
     except Exception as exc:  # noqa: BLE001 - no recognisable layout: let the user map columns
-        empty = ds.ColumnMapping(question=None, response=None, documents=None)
+        empty = ds_lib.ColumnMapping(question=None, response=None, documents=None)
         return LoadedData(filename=filename, df=df, mapping=empty, errors=(exc,),
                           source_id=source_id or filename)
     return build(df, filename, mapping, source_id or filename)
@@ -100,3 +97,8 @@ def error_rows(errors: tuple[Any, ...]) -> list[dict[str, Any]]:
         out.append({"row": field(err, "row"), "column": field(err, "column"),
                     "problem": field(err, "message") or str(err), "file": field(err, "file")})
     return out
+
+
+def md_escape(text: str) -> str:
+    """``text`` shown literally in Markdown (ids and file names may hold ``*``, ``_`` or ``$``)."""
+    return re.sub(r"([\\`*_\[\]<>|$~])", r"\\\1", text)

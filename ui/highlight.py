@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable, Literal, Sequence
 
-from evaluators.types import Sentence, SentencizedCase, SentenceLabels, SentenceSupport
+from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase
 
 DocRole = Literal["both", "relevant", "utilized", "neither"]
 

@@ -1,5 +1,5 @@
 """Process-wide resources, created lazily and once (``st.cache_resource``): the run history store
-(old runs purged by the owner's retention setting when it opens) and the one background job queue
+(old runs purged by the owner's retention setting when it opens, then hourly) and the one background job queue
 of the server. Nothing here loads a model: the queue's worker loads it with the first chunk, once
 per process, and every visitor's jobs share it."""
 
@@ -28,14 +28,15 @@ def limits() -> Limits:
 
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> RunStore:
-    store = RunStore(path)
-    store.purge(limits().keep_days)
-    return store
+    return RunStore(path)
 
 
 def store() -> RunStore:
-    """The run history (path from $RAG_EVAL_STORE or the user data dir)."""
-    return _store(str(default_path()))
+    """The run history (path from $RAG_EVAL_STORE or the user data dir), purged of runs older
+    than the owner's retention setting when it opens and then hourly."""
+    s = _store(str(default_path()))
+    s.purge_if_due(limits().keep_days)
+    return s
 
 
 @st.cache_resource(show_spinner=False)

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from pydantic import SecretStr
 
 from evaluators.llm.settings import (
     DEFAULT_MODELS, PROVIDERS, Credentials, LLMSettings, key_help, resolve_credentials,
 )
 from evaluators.types import RunResult, TestCase
 
-from . import resources
+from . import layout, resources
 
 # Raw keys: private to this module.
 _DATA = "state.data"
@@ -53,12 +54,14 @@ class LoadedData:
     mapping: Any  # evaluators.datasets.ColumnMapping
     cases: tuple[TestCase, ...] = ()
     errors: tuple[Any, ...] = ()  # DatasetError (str() names file/row/column)
+    warnings: tuple[Any, ...] = ()  # DatasetError: rows kept after a fix-up (a renamed id)
     label_columns: tuple[str, ...] = ()
     #: Identity of the source (uploaded file id or sample name): re-read only when it changes.
     source_id: str = ""
 
 
 def _ss() -> Any:
+    layout.leave_legacy_pages_mode()  # a page run alone after a restart: rerun it through app.py
     return st.session_state
 
 
@@ -235,7 +238,7 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
     if not creds.key and creds.url_source != "typed" and choice["provider"] != "openai_compatible":
         return None, f"No API key for {choice['provider']}: {key_help(choice['provider'])} (environment or Streamlit secrets)."
     settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
-                           api_key=creds.key)
+                           api_key=SecretStr(creds.key) if creds.key else None)
     return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
 
 

@@ -16,7 +16,14 @@ from typing import Any
 from .errors import DatasetError
 from .mapping import guess_mapping
 from .values import (
-    _CHUNK, MAX_DEPTH, PARSE_DEPTH, _depths, _skeleton, _type_name, loads, too_deep_to_parse,
+    _CHUNK,
+    MAX_DEPTH,
+    PARSE_DEPTH,
+    _depths,
+    _skeleton,
+    _type_name,
+    loads,
+    too_deep_to_parse,
 )
 
 #: Keys under which a JSON object may hold its list of records (tried in this order).
@@ -127,7 +134,7 @@ def _is_one_record(obj: dict[str, Any]) -> bool:
         m = guess_mapping(list(obj))
     except DatasetError:
         return False
-    return not isinstance(obj.get(m.question), list)
+    return m.question is not None and not isinstance(obj.get(m.question), list)
 
 
 def _records_in_object(obj: dict[str, Any], name: str) -> list[Any]:

@@ -97,7 +97,7 @@ def read_table(source: str | Path | bytes | BinaryIO, filename: str | None = Non
         raise DatasetError(name, "data is nested too deeply to read") from None
     except MemoryError:
         raise DatasetError(name, "file is too large to read into memory") from None
-    except Exception as exc:  # noqa: BLE001 - last resort: a named error, never a traceback
+    except Exception as exc:
         raise DatasetError(name, f"cannot read file: {type(exc).__name__}: {exc}") from exc
 
 

@@ -22,7 +22,14 @@ from ..types import TestCase
 from .errors import DatasetError
 from .mapping import ColumnMapping
 from .values import (
-    MAX_DEPTH, _is_missing, _py, _short, _type_name, loads, nesting_depth, too_deep_to_parse,
+    MAX_DEPTH,
+    _is_missing,
+    _py,
+    _short,
+    _type_name,
+    loads,
+    nesting_depth,
+    too_deep_to_parse,
 )
 
 #: Longest text accepted in one cell (question, response, one document, ground truth).

@@ -127,6 +127,7 @@ def build_graph(precision: str, path: str | Path, *, calibration: dict[str, np.n
             extra_outputs.append(out)
         if precision == "fp32" or group.rsplit(".", 1)[-1] in fp32_groups:
             return op("Add", [op("MatMul", [x, const(wt, "w")]), const(bias, "b")])
+        assert calibration is not None  # checked above for int8
         amax_x = np.maximum(np.asarray(calibration[group], np.float64), 1e-5)
         amax_w = np.maximum(np.abs(wt).max(axis=1).astype(np.float64), 1e-5)
         smooth = np.clip(amax_x ** alpha / amax_w ** (1 - alpha), 1e-2, 1e2)
@@ -166,7 +167,7 @@ def build_graph(precision: str, path: str | Path, *, calibration: dict[str, np.n
     for i in range(n_layers):
         p = f"encoder.layer.{i}"
 
-        def lin(group: str, subs: Sequence[str], inp: str) -> str:
+        def lin(group: str, subs: Sequence[str], inp: str, p: str = p) -> str:
             return linear(inp, f"{p}.{group}", [w[f"{p}.{s}.weight"] for s in subs],
                           [w[f"{p}.{s}.bias"] for s in subs])
 

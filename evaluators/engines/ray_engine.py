@@ -32,7 +32,7 @@ def _import_ray() -> Any:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError:
         raise RuntimeError("engine='ray' needs Ray: pip install -r requirements-ray.txt "
                            "(ray[data])") from None

@@ -14,14 +14,20 @@ Importing this package is light (no torch, no SDK): embeddings and LLM clients l
 from __future__ import annotations
 
 from .base import METRICS, Ctx, Metric, MetricParamError, Skip, get_metric, register
+
+# Registration order is the order of list_metrics() and of the README table: keep it.
+# isort: off
 from . import ragas as _ragas  # noqa: F401 - registers the ragas family
 from . import tonic as _tonic  # noqa: F401 - registers the Tonic family
 from . import aggregate as _aggregate  # noqa: F401 - registers ragas_score / overall_score
+from . import trace as _trace  # noqa: F401 - registers the TRACE metrics (always computed)
+# isort: on
 from .runner import (
     UnknownMetricError,
     compute_metrics,
     compute_metrics_with_usage,
     estimate_metric_cost,
+    family_metric_names,
     list_metrics,
     resolve,
     validate_metric_names,
@@ -29,6 +35,6 @@ from .runner import (
 
 __all__ = [
     "METRICS", "Ctx", "Metric", "MetricParamError", "Skip", "UnknownMetricError", "compute_metrics",
-    "compute_metrics_with_usage", "estimate_metric_cost", "get_metric", "list_metrics", "register", "resolve",
-    "validate_metric_names",
+    "compute_metrics_with_usage", "estimate_metric_cost", "family_metric_names", "get_metric", "list_metrics",
+    "register", "resolve", "validate_metric_names",
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .base import Ctx, Metric, MetricParamError, Skip, get_metric, register
+from .base import Ctx, Family, Metric, MetricParamError, Skip, get_metric, register
 from .params import as_str_list
-from .ragas import oriented
+from .verdicts import oriented
 
 
 def _norm(metric: str, family: str):
@@ -52,7 +52,7 @@ def _mean(vals: list[float]) -> float:
     return sum(vals) / len(vals)
 
 
-def _aggregate(name: str, family: str, combine: Callable[[list[float]], float], description: str) -> Metric:
+def _aggregate(name: str, family: Family, combine: Callable[[list[float]], float], description: str) -> Metric:
     """A per-case aggregate of the other ``family`` metrics (oriented values) by ``combine``."""
     def compute(ctx: Ctx):
         used, missing = _components(ctx, family)

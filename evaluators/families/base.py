@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from ..registry import Registry, RegistryError
-from ..types import MetricValue, TestCase, Usage
+from ..types import MetricValue, TestCase, TraceScores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .llm_groups import GroupOutcome
 
-Family = Literal["ragas", "tonic"]
+Family = Literal["ragas", "tonic", "trace"]
 Input = Literal["question", "response", "documents", "ground_truth", "latency"]
 Direction = Literal["higher", "lower"]
 
@@ -56,6 +56,8 @@ class Ctx:
     tasks: frozenset[str] = frozenset()
     #: Group names read by compute (filled by :meth:`group`).
     used_groups: list[str] = field(default_factory=list)
+    #: The case's TRACE scores (None when it could not be labeled).
+    scores: TraceScores | None = None
 
     def group(self, name: str):
         """The parsed reply of one LLM group, or :class:`Skip` with the reason it is missing."""
@@ -192,14 +194,7 @@ def latency_of(case: TestCase, column: str = "latency") -> float | None:
     return val if math.isfinite(val) and val >= 0 else None
 
 
-def sum_usage(usages) -> Usage:
-    total = Usage()
-    for u in usages:
-        total = total + u
-    return total
-
-
 __all__ = [
     "Ctx", "INPUTS", "METRICS", "Metric", "MetricParamError", "RegistryError", "Skip", "get_metric",
-    "has_input", "latency_of", "register", "sum_usage",
+    "has_input", "latency_of", "register",
 ]

@@ -86,8 +86,9 @@ PARAM_DOCS: dict[str, str] = {
     "answer_semantic_similarity": "`cross_encoder`: local path or cached hub name",
     "answer_correctness": "`weights` [factual, semantic] ([0.75, 0.25]), `threshold` (none), "
                           "`cross_encoder`",
-    "aspect_critique": "`aspects` (all five predefined, none when only `custom` is given), `custom`: [{`name`, `definition`, "
-                       "`direction`: higher/lower}], `strictness` odd (1), `temperature` (0.7)",
+    "aspect_critique": "`aspects` (all five predefined, none when only `custom` is given), "
+                       "`custom`: [{`name`, `definition`, `direction`: higher/lower}], `strictness` odd (1), "
+                       "`temperature` (0.7)",
     "harmfulness": "`strictness`, `temperature`", "maliciousness": "`strictness`, `temperature`",
     "coherence": "`strictness`, `temperature`", "correctness": "`strictness`, `temperature`",
     "conciseness": "`strictness`, `temperature`", "duplication": "`strictness`, `temperature`",

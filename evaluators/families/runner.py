@@ -13,8 +13,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..registry import RegistryError
 from ..types import CaseResult, MetricValue, Usage
-from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input, sum_usage
+from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input
 from .llm_groups import Needs, run_groups
+from .trace import FAMILY as TRACE_FAMILY
 
 
 class UnknownMetricError(RegistryError, ValueError):
@@ -30,6 +31,12 @@ def _dedupe(names: Iterable[str]) -> list[str]:
     return out
 
 
+def family_metric_names() -> list[str]:
+    """Names of the metrics a run may request (every registered metric but the TRACE ones, which
+    are always computed from the labels), registry order."""
+    return [n for n, m in METRICS.items() if m.family != TRACE_FAMILY]
+
+
 def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]] | None = None
             ) -> list[tuple[Metric, dict[str, Any]]]:
     """(metric, normalised params) per requested name, in order. Raises ``UnknownMetricError`` /
@@ -37,14 +44,16 @@ def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]]
     params = metric_params or {}
     out: list[tuple[Metric, dict[str, Any]]] = []
     names = _dedupe(names)
-    unknown = [n for n in names if n not in METRICS]
+    known = family_metric_names()
+    valid = ", ".join(sorted(known))
+    unknown = [n for n in names if n not in known]
     if unknown:
-        valid = ", ".join(sorted(METRICS.names()))
-        raise UnknownMetricError(f"unknown metric(s) {', '.join(map(repr, unknown))}; valid: {valid}")
-    stray = [k for k in params if k not in METRICS]
+        raise UnknownMetricError(f"unknown metric(s) {', '.join(map(repr, unknown))}; valid: {valid}"
+                                 + _trace_hint(unknown))
+    stray = [k for k in params if k not in known]
     if stray:
         raise UnknownMetricError(f"metric_params names unknown metric(s) {', '.join(map(repr, stray))}; "
-                                 f"valid: {', '.join(sorted(METRICS.names()))}")
+                                 f"valid: {valid}")
     for n in names:
         m = get_metric(n)
         out.append((m, m.normalized_params(params.get(n))))
@@ -57,6 +66,12 @@ def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]]
                     f"metric {m.name!r}: aggregates {', '.join(absent)} which are not selected; add "
                     "them to the metrics")
     return out
+
+
+def _trace_hint(names: list[str]) -> str:
+    trace = [n for n in names if n in METRICS and get_metric(n).family == TRACE_FAMILY]
+    return (f" ({', '.join(trace)}: TRACE metric(s), computed for every case without being requested)"
+            if trace else "")
 
 
 def validate_metric_names(names: Iterable[str],
@@ -124,7 +139,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
                 values[m.name] = pre[i][m.name]
                 continue
             ctx = Ctx(case=case, params=p, groups=groups[i], embeddings=vectors, values=values,
-                      selected=selected, tasks=frozenset(needs[i].tasks))
+                      selected=selected, tasks=frozenset(needs[i].tasks), scores=results[i].scores)
             details: dict[str, Any] = {}
             try:
                 if m.needs_embeddings and embed_error and m.embed_texts and m.embed_texts(case, p, groups[i]):
@@ -140,7 +155,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
             if ctx.used_groups:
                 used = [groups[i][g] for g in ctx.used_groups if g in groups[i]]
                 details["llm_calls"] = list(ctx.used_groups)
-                u = sum_usage(o.usage for o in used)
+                u = Usage.total(o.usage for o in used)
                 if u.calls or u.cached_calls:
                     details["usage"] = u.model_dump()
                 notes = [n for o in used for n in o.notes]
@@ -160,7 +175,7 @@ def compute_metrics_with_usage(results: Sequence[CaseResult], opts: Any
         ordered = {n: values[n] for n in selected}
         ordered.update({k: v for k, v in values.items() if k not in ordered})
         out.append(ordered)
-        usages.append(sum_usage(o.usage for o in groups[i].values()))
+        usages.append(Usage.total(o.usage for o in groups[i].values()))
     return out, usages
 
 
@@ -218,7 +233,8 @@ def compute_metrics(results: Sequence[CaseResult], opts: Any) -> list[dict[str, 
     return compute_metrics_with_usage(results, opts)[0]
 
 
-def list_metrics() -> list[dict[str, Any]]:
-    """Declarations of every registered metric (name, family, inputs, range, direction, needs_llm,
-    needs_embeddings, llm_calls_per_case, description, ...), registry order."""
-    return [m.declaration() for _, m in METRICS.items()]
+def list_metrics(include_trace: bool = False) -> list[dict[str, Any]]:
+    """Declarations of the requestable metrics (name, family, inputs, range, direction, needs_llm,
+    needs_embeddings, llm_calls_per_case, description, ...), registry order; with
+    ``include_trace`` the always-computed TRACE metrics too."""
+    return [m.declaration() for _, m in METRICS.items() if include_trace or m.family != TRACE_FAMILY]

@@ -10,7 +10,7 @@ from . import pii
 from .base import Ctx, Metric, MetricParamError, Skip, latency_of, register
 from .llm_groups import Needs
 from .params import as_bool, as_float, as_int, as_str, as_str_list
-from .ragas import chunk_verdicts, claim_support, claim_verdicts, plan_claims_vs_docs, single_aspect_parts
+from .verdicts import chunk_verdicts, claim_support, claim_verdicts, plan_claims_vs_docs, single_aspect_parts
 
 # -- LLM metrics ---------------------------------------------------------------------------------
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from .. import cross_encoder
+from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
@@ -177,41 +178,8 @@ def needs_no_support(text: str) -> tuple[str, str] | None:
 
 
 # ---------------------------------------------------------------- optional NLI cross-encoder
-_ce_lock = threading.Lock()
-_ce_cache: dict[str, Any] = {}
-
-
-def _cross_encoder(name: str) -> Any:
-    with _ce_lock:
-        if name not in _ce_cache:
-            from sentence_transformers import CrossEncoder
-
-            from .. import embeddings  # int8 where guarded and faster, as the bi-encoder
-
-            _ce_cache[name] = embeddings.prepare_cross_encoder(CrossEncoder(name, device="cpu"), name)
-        return _ce_cache[name]
-
-
-def entailment_probs(name: str, pairs: list[tuple[str, str]]) -> np.ndarray:
-    """P(entailment) of (premise, hypothesis) pairs from a cross-encoder.
-
-    Label order comes from the model config (``id2label`` containing "entail"); a single-logit
-    model is read as a sigmoid score."""
-    if not pairs:
-        return np.zeros(0)
-    model = _cross_encoder(name)
-    logits = np.asarray(model.predict(pairs, apply_softmax=False, show_progress_bar=False),
-                        dtype=np.float64)
-    if logits.ndim == 1 or logits.shape[1] == 1:
-        return 1.0 / (1.0 + np.exp(-logits.reshape(-1)))
-    ex = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs = ex / ex.sum(axis=1, keepdims=True)
-    id2label = getattr(getattr(model, "model", None), "config", None)
-    id2label = getattr(id2label, "id2label", None) or {}
-    idx = next((int(i) for i, lab in id2label.items() if "entail" in str(lab).lower()), None)
-    if idx is None or idx >= probs.shape[1]:
-        idx = probs.shape[1] - 1 if probs.shape[1] == 2 else 1
-    return probs[:, idx]
+# One loader for every cross-encoder (never downloads; one reading of the output).
+entailment_probs = cross_encoder.probabilities
 
 
 # ---------------------------------------------------------------- the labeler
@@ -224,7 +192,7 @@ def _quote(items: Sequence[str], limit: int = 3) -> str:
     return ", ".join(f"'{x}'" for x in list(items)[:limit])
 
 
-class HeuristicMethod:
+class HeuristicMethod(BaseMethod):
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
     #: Cases per ``label`` call in ``evaluate_batch``: all texts of a chunk are embedded in one
@@ -234,6 +202,13 @@ class HeuristicMethod:
 
     def __init__(self) -> None:  # cheap: the model and params load lazily, cached process-wide
         pass
+
+    def warm_up(self) -> None:
+        """Load the embedded model and the combiner parameters now (both cached process-wide)."""
+        from .. import embeddings
+
+        embeddings.get_model()
+        load_params()
 
     # -- settings
     def _settings(self, options: EvalOptions, need_params: bool = True) -> dict[str, Any]:

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Annotated, Any, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from ..llm.errors import LLMUnavailable, StructuredCallError
+from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
 from ..types import (
     SPECIAL_SUPPORT_KEYS,
@@ -39,6 +40,10 @@ from ..types import (
     SentenceSupport,
     SentencizedCase,
 )
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+    from ..llm.settings import LLMSettings
 
 METHOD = "gpt_labeling"
 PROMPT_VERSION = "trace-label-v1"
@@ -240,16 +245,16 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
     sentences: list[SentenceSupport] = []
     missing: list[str] = []
     for k in resp_keys:
-        info = by_key.get(k)
-        if info is None:
+        got = by_key.get(k)
+        if got is None:
             missing.append(k)
             sentences.append(SentenceSupport(key=k, fully_supported=False,
                                              explanation="(not labeled by the model; counted as unsupported)"))
             continue
-        keys = _filter_doc_keys(info.supporting_sentence_keys, doc_set,
+        keys = _filter_doc_keys(got.supporting_sentence_keys, doc_set,
                                 f"supporting_sentence_keys of sentence {k}", notes, allow_special=True)
-        sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=info.fully_supported,
-                                         explanation=info.explanation))
+        sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=got.fully_supported,
+                                         explanation=got.explanation))
     if missing:
         notes.append(f"response sentences missing from the reply, counted as unsupported: {', '.join(missing)}")
     overall = all(s.fully_supported for s in sentences)
@@ -279,7 +284,7 @@ async def label_one(client: Any, item: SentencizedCase, method: str = METHOD, sa
     res = await client.structured(build_messages(item), LabelingReply,
                                   cache_salt=PROMPT_VERSION + (f"/{salt}" if salt else ""),
                                   validate=functools.partial(to_labels, item=item, method=method))
-    labels: SentenceLabels = res.value  # type: ignore[assignment]
+    labels = cast(SentenceLabels, res.value)
     parse_notes = tuple(n for n in res.notes if n not in labels.notes)
     if parse_notes:
         labels = labels.model_copy(update={"notes": parse_notes + labels.notes})
@@ -305,6 +310,16 @@ def label_with_client(client: Any, items: Sequence[SentencizedCase], method: str
     return [_as_outcome(r, method) for r in client.run_all(fns)]
 
 
+def llm_client(settings: LLMSettings | None, purpose: str) -> LLMClient:
+    """The shared client of ``settings``; ``LLMUnavailable`` naming ``purpose`` when it cannot call."""
+    from ..llm.keys import check_settings
+    from ..llm.shared import get_client
+
+    check_settings(settings, purpose)  # raises unless settings can make calls
+    assert settings is not None
+    return get_client(settings)
+
+
 def unavailable(items: Sequence[SentencizedCase], reason: str) -> list[LabelOutcome]:
     return [LabelOutcome(error=reason) for _ in items]
 
@@ -312,19 +327,23 @@ def unavailable(items: Sequence[SentencizedCase], reason: str) -> list[LabelOutc
 DRY_RUN_REASON = "dry run: no LLM call made (see evaluators.pipeline.estimate for the cost)"
 
 
-class LLMMethod:
+class LLMMethod(BaseMethod):
     """The ``gpt_labeling`` method (registered in ``evaluators.methods``)."""
 
     name = METHOD
 
-    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick: Any) -> list[LabelOutcome]:
-        from ..llm.client import check_settings, get_client
+    def estimate(self, items: Sequence[SentencizedCase], options: EvalOptions) -> dict[str, Any]:
+        settings, notes = settings_for_estimate(options)
+        out: dict[str, Any] = {"cases": len(items), **estimate_items(items, settings)}
+        if notes:
+            out["notes"] = notes
+        return out
 
+    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick: Tick) -> list[LabelOutcome]:
         if options.dry_run:
             return unavailable(items, DRY_RUN_REASON)
         try:
-            check_settings(options.llm, METHOD)
-            client = get_client(options.llm)  # type: ignore[arg-type]
+            client = llm_client(options.llm, METHOD)
         except LLMUnavailable as exc:
             return unavailable(items, str(exc))
         outs = label_with_client(client, items)
@@ -332,7 +351,26 @@ class LLMMethod:
         return outs
 
 
-def estimate_items(items: Sequence[SentencizedCase], settings: Any) -> dict:
+#: The figures an estimate adds up (see :func:`add_estimates`).
+ZERO_ESTIMATE: dict[str, Any] = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                                 "cost_usd": 0.0}
+
+
+def add_estimates(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {k: a.get(k, 0) + b.get(k, 0) for k in ZERO_ESTIMATE}
+
+
+def settings_for_estimate(options: EvalOptions) -> tuple[Any, list[str]]:
+    """The LLM settings to price with (the default model when none is configured, with a note)."""
+    from ..llm.settings import LLMSettings
+
+    if options.llm is not None:
+        return options.llm, []
+    settings = LLMSettings()
+    return settings, [f"no LLM configured: priced as the default {settings.provider}/{settings.model}"]
+
+
+def estimate_items(items: Sequence[SentencizedCase], settings: Any) -> dict[str, Any]:
     """Dry-run figures for labeling ``items`` with ``settings``: no call is made. Cases already in
     the local cache are counted in ``cached_calls`` and cost nothing; ``calls``, tokens and cost
     are for the rest."""
@@ -341,7 +379,8 @@ def estimate_items(items: Sequence[SentencizedCase], settings: Any) -> dict:
     prompts = [build_messages(it) for it in items]
     cached_flags = [False] * len(items)
     try:
-        from ..llm.client import LLMClient, check_settings
+        from ..llm.client import LLMClient
+        from ..llm.keys import check_settings
 
         check_settings(settings, METHOD)
         probe = LLMClient(settings)  # no loop, no SDK: only the cache is opened
@@ -358,5 +397,5 @@ def estimate_items(items: Sequence[SentencizedCase], settings: Any) -> dict:
     return est
 
 
-__all__ = ["LLMMethod", "LabelingReply", "PROMPT_VERSION", "SupportInfo", "build_messages",
-           "estimate_items", "label_one", "label_with_client", "to_labels"]
+__all__ = ["LLMMethod", "LabelingReply", "PROMPT_VERSION", "SupportInfo", "add_estimates", "build_messages",
+           "estimate_items", "label_one", "label_with_client", "settings_for_estimate", "to_labels"]

@@ -1,5 +1,9 @@
 """The LLM layer: providers, retries, rate limits, cache, cost. Nothing else calls an SDK.
 
+Modules: ``client`` (LLMClient: SDK, event loop, limits, cache, accounting), ``shared`` (the
+process-wide clients), ``keys`` (which key a client may send), ``retry`` (what is retried, and how
+long to wait), ``settings``, ``cache``, ``parsing``, ``prices``, ``tokens``, ``estimate``, ``errors``.
+
 Importing this package is cheap: SDKs (openai, groq), aiolimiter and tenacity load on first use.
 
     from evaluators.llm import LLMClient, StructuredCallError, LLMUnavailable
@@ -23,13 +27,14 @@ __all__ = [
     "resolve_api_key",
 ]
 
-_LAZY = {"LLMClient", "StructuredResult", "check_settings", "close_clients", "get_client",
-         "resolve_api_key"}
+#: name -> module of this package (lazy: client.py pulls pydantic-only code, SDKs load later).
+_LAZY = {"LLMClient": "client", "StructuredResult": "client", "check_settings": "keys",
+         "resolve_api_key": "keys", "close_clients": "shared", "get_client": "shared"}
 
 
-def __getattr__(name: str) -> Any:  # lazy: client.py pulls pydantic-only code, SDKs load later
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from . import client
+        from importlib import import_module
 
-        return getattr(client, name)
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 APP_NAME = "rag-evaluators"
 
 
@@ -91,3 +93,12 @@ def open_cache(path: str | Path | None) -> ReplyCache | None:
         if k not in _open:
             _open[k] = ReplyCache(p)
         return _open[k]
+
+
+def schema_fingerprint(schema: type[BaseModel]) -> str:
+    """A short hash of a reply schema (part of a structured call's cache key)."""
+    try:
+        blob = json.dumps(schema.model_json_schema(), sort_keys=True)
+    except Exception:  # noqa: BLE001 - schemas with exotic types
+        blob = f"{schema.__module__}.{schema.__qualname__}"
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]

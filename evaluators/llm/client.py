@@ -26,12 +26,7 @@ message (it is redacted) or ``public_dict``.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import hashlib
-import json
 import logging
-import os
-import random
 import sqlite3
 import threading
 import time
@@ -42,10 +37,12 @@ from pydantic import BaseModel, ValidationError
 
 from ..types import Usage
 from . import prices
-from .cache import ReplyCache, make_key, open_cache
-from .errors import LLMUnavailable, StructuredCallError
+from .cache import ReplyCache, make_key, open_cache, schema_fingerprint
+from .errors import StructuredCallError
+from .keys import check_settings, resolve_api_key
 from .parsing import ReplyError, format_validation_error, parse_reply
-from .settings import DUMMY_KEY, KEY_ENV, LLMSettings, key_help, settings_credentials
+from .retry import MAX_RETRY_AFTER_S, class_names, is_retryable, retry_after_s, should_retry, status_code, wait_s
+from .settings import DUMMY_KEY, LLMSettings, settings_credentials
 from .tokens import approx_message_tokens, approx_tokens
 
 log = logging.getLogger(__name__)
@@ -57,45 +54,10 @@ T = TypeVar("T")
 RPM_SAFETY = 0.98
 #: Output tokens reserved per request by the tokens/min limiter.
 TPM_OUTPUT_RESERVE = 1024
-_RETRY_STATUS = frozenset({408, 409, 425, 429})
-#: A Retry-After longer than this (a daily quota, say) fails the call at once with the reason,
-#: instead of stalling the run for hours.
-MAX_RETRY_AFTER_S = 120.0
-
 REASK = (
     "Your previous reply could not be used: {error}\n"
     "Reply again with only the corrected JSON object, following the format asked for above."
 )
-
-
-def resolve_api_key(settings: LLMSettings) -> str:
-    """The key these settings may send, by the one rule of :mod:`.settings`: ``api_key`` goes where
-    ``base_url`` says; an environment key only to the official endpoint or ``RAG_EVAL_BASE_URL``.
-    A custom base URL without a key of its own is called keyless (a dummy header)."""
-    creds = settings_credentials(settings)
-    if creds.key:
-        return creds.key
-    if settings.provider == "openai_compatible" or creds.url_source == "typed":
-        if creds.withheld:
-            log.info("%s", creds.withheld)
-        return DUMMY_KEY
-    raise LLMUnavailable(f"the {settings.provider} provider needs an API key: {key_help(settings.provider)}")
-
-
-def check_settings(settings: LLMSettings | None, purpose: str = "this method") -> str:
-    """Raise LLMUnavailable with a clear message unless ``settings`` can make calls; returns the key."""
-    if settings is None:
-        raise LLMUnavailable(
-            f"{purpose} needs an LLM: set provider/model and {KEY_ENV['groq']} (provider groq), "
-            f"{KEY_ENV['openai']} (provider openai), or a base URL (provider openai_compatible)"
-        )
-    if not (settings.model or "").strip():
-        raise LLMUnavailable(f"{purpose} needs an LLM model name")
-    if settings.provider == "openai_compatible" and settings_credentials(settings).base_url is None:
-        raise LLMUnavailable(
-            f"{purpose}: provider openai_compatible needs a base URL (e.g. http://localhost:11434/v1)"
-        )
-    return resolve_api_key(settings)
 
 
 @dataclass(frozen=True)
@@ -114,49 +76,6 @@ class _Reply:
 
 class _NeedsFallback(Exception):
     """The server rejected an optional parameter; retry without it."""
-
-
-def _mro_names(exc: BaseException) -> set[str]:
-    return {c.__name__ for c in type(exc).__mro__}
-
-
-def _status(exc: BaseException) -> int | None:
-    s = getattr(exc, "status_code", None)
-    return s if isinstance(s, int) else None
-
-
-def is_retryable(exc: BaseException) -> bool:
-    s = _status(exc)
-    if s is not None:
-        return s in _RETRY_STATUS or s >= 500
-    return bool(_mro_names(exc) & {"APIConnectionError", "APITimeoutError"}) or isinstance(
-        exc, (asyncio.TimeoutError, ConnectionError)
-    )
-
-
-def retry_after_s(exc: BaseException) -> float | None:
-    """Seconds the server asked us to wait (Retry-After / retry-after-ms), if it said."""
-    resp = getattr(exc, "response", None)
-    headers = getattr(resp, "headers", None)
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    ra = headers.get("retry-after")
-    if not ra:
-        return None
-    try:
-        return max(0.0, float(ra))
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(ra)
-            return max(0.0, when.timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
 
 
 class LLMClient:
@@ -276,7 +195,7 @@ class LLMClient:
 
     def structured_key(self, messages: list[dict[str, Any]], schema: type[BaseModel],
                        temperature: float | None = None, cache_salt: str = "") -> str:
-        return self._key("structured", messages, schema=_schema_fingerprint(schema),
+        return self._key("structured", messages, schema=schema_fingerprint(schema),
                          temperature=self._temp(temperature), salt=cache_salt)
 
     def is_cached(self, key: str) -> bool:
@@ -370,7 +289,7 @@ class LLMClient:
 
     def _fallback_for(self, exc: BaseException, kw: dict[str, Any]) -> bool:
         """True (after adjusting state) when a 400/422 names an optional parameter we can drop."""
-        if _status(exc) not in (400, 422):
+        if status_code(exc) not in (400, 422):
             return False
         msg = str(getattr(exc, "message", "") or exc).lower()
         if "response_format" in kw and ("response_format" in msg or "json" in msg) \
@@ -386,25 +305,11 @@ class LLMClient:
             return True
         return False
 
-    @staticmethod
-    def _should_retry(exc: BaseException) -> bool:
-        if not is_retryable(exc):
-            return False
-        ra = retry_after_s(exc)
-        return ra is None or ra <= MAX_RETRY_AFTER_S
-
-    def _wait_s(self, attempt: int, exc: BaseException | None) -> float:
-        ra = retry_after_s(exc) if exc is not None else None
-        if ra is not None:
-            return min(ra, MAX_RETRY_AFTER_S) + random.uniform(0.0, 0.05)
-        b = min(self.settings.retry_max_s, self.settings.retry_base_s * (2 ** max(0, attempt - 1)))
-        return b / 2 + random.uniform(0.0, b / 2)
-
     def _describe_error(self, exc: BaseException, attempts: int) -> str:
-        s = _status(exc)
+        s = status_code(exc)
         msg = str(getattr(exc, "message", None) or exc).strip().splitlines()[0:1]
         detail = (msg[0] if msg else "")[:300]
-        names = _mro_names(exc)
+        names = class_names(exc)
         if "APITimeoutError" in names or isinstance(exc, asyncio.TimeoutError):
             what = f"timed out after {self.settings.timeout_s:g} s"
         elif s is not None:
@@ -458,7 +363,7 @@ class LLMClient:
 
         def wait(state: Any) -> float:
             exc = state.outcome.exception() if state.outcome else None
-            return self._wait_s(state.attempt_number, exc)
+            return wait_s(state.attempt_number, exc, self.settings.retry_base_s, self.settings.retry_max_s)
 
         fallbacks = 0
         while True:
@@ -466,7 +371,7 @@ class LLMClient:
                 async for attempt in AsyncRetrying(
                     stop=stop_after_attempt(max(1, self.settings.max_retries + 1)),
                     wait=wait,
-                    retry=retry_if_exception(self._should_retry),
+                    retry=retry_if_exception(should_retry),
                     reraise=True,
                 ):
                     with attempt:
@@ -477,7 +382,7 @@ class LLMClient:
                 fallbacks += 1
                 if fallbacks > 3:
                     raise StructuredCallError(f"{self.describe()}: the server rejected the request "
-                                              "parameters", self._failed_usage(attempts, t_start))
+                                              "parameters", self._failed_usage(attempts, t_start)) from None
                 continue
             except RetryError as exc:  # pragma: no cover - reraise=True makes this rare
                 raise StructuredCallError(self._describe_error(exc, attempts),
@@ -577,42 +482,4 @@ class LLMClient:
         return StructuredResult(value, usage, tuple(pre_notes) + tuple(notes))
 
 
-def _schema_fingerprint(schema: type[BaseModel]) -> str:
-    try:
-        blob = json.dumps(schema.model_json_schema(), sort_keys=True)
-    except Exception:  # noqa: BLE001 - schemas with exotic types
-        blob = f"{schema.__module__}.{schema.__qualname__}"
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------- shared clients
-_clients: dict[tuple[str, str], LLMClient] = {}
-_clients_lock = threading.Lock()
-_MAX_CLIENTS = 8
-
-
-def get_client(settings: LLMSettings) -> LLMClient:
-    """The process-wide client of these settings (so rate limits hold across runs and Streamlit
-    reruns). Raises LLMUnavailable when the settings cannot make calls."""
-    key_hash = hashlib.sha256(check_settings(settings, "an LLM client").encode()).hexdigest()
-    k = (settings.model_dump_json(), key_hash)
-    with _clients_lock:
-        c = _clients.get(k)
-        if c is None or c._closed:
-            if len(_clients) >= _MAX_CLIENTS:
-                old_k = next(iter(_clients))
-                _clients.pop(old_k).close()
-            c = _clients[k] = LLMClient(settings)
-        return c
-
-
-def close_clients() -> None:
-    with _clients_lock:
-        items = list(_clients.values())
-        _clients.clear()
-    for c in items:
-        c.close()
-
-
-__all__ = ["LLMClient", "StructuredResult", "check_settings", "close_clients", "get_client",
-           "is_retryable", "resolve_api_key", "retry_after_s"]
+__all__ = ["LLMClient", "StructuredResult", "check_settings", "is_retryable", "resolve_api_key", "retry_after_s"]

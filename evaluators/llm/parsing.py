@@ -67,8 +67,8 @@ def load_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
         except Exception:  # noqa: BLE001 - json_repair gives up in odd ways
             obj = None
         if not isinstance(obj, dict) or not obj:
-            raise ReplyError(f"the reply is not valid JSON ({exc.msg} at position {exc.pos})") from None
-        notes.append(f"repaired malformed JSON ({exc.msg} at position {exc.pos})")
+            raise ReplyError(f"the reply is not valid JSON ({_where(exc)})") from None
+        notes.append(f"repaired malformed JSON ({_where(exc)})")
     if not isinstance(obj, dict):
         raise ReplyError(f"expected one JSON object, got a JSON {type(obj).__name__}")
     return obj, notes
@@ -83,6 +83,13 @@ def format_validation_error(exc: ValidationError, limit: int = 8) -> str:
     if more > 0:
         parts.append(f"... and {more} more")
     return "; ".join(parts)
+
+
+def _where(exc: ValueError) -> str:
+    """"<message> at position <n>" of a JSONDecodeError (its text for any other ValueError)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at position {exc.pos}"
+    return str(exc)
 
 
 def parse_reply(text: str, schema: type[M]) -> tuple[M, list[str]]:

@@ -8,25 +8,19 @@
 ``cases`` are TestCases, dicts in the batch format, or an already evaluated ``RunResult``. On
 failure an ``AssertionError`` lists each failed metric (mean, 95 % interval, threshold) and the
 worst cases of that metric, so the test report says what to look at.
+
+The package also holds the loopback OpenAI-compatible server the LLM tests and benchmarks use
+(``evaluators.testing.llm_server``: the real SDKs over 127.0.0.1, nothing mocked).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from .gate import GATE_ON, evaluate_gate
-from .types import TRACE_METRICS, RunResult, TestCase
+from ..gate import GATE_ON, evaluate_gate
+from ..types import RunResult, TestCase
 
 __all__ = ["assert_trace"]
-
-
-def _case_value(r: Any, metric: str) -> float | None:
-    if r.scores is not None and (metric in TRACE_METRICS or metric == "overall_supported"):
-        return float(getattr(r.scores, metric))
-    if r.scores is not None and metric == "average":
-        return float(r.scores.average())
-    mv = r.metrics.get(metric)
-    return None if mv is None or mv.value is None else float(mv.value)
 
 
 def assert_trace(cases_or_run: RunResult | Iterable[TestCase | Mapping[str, Any]], method: str = "trace", *,
@@ -49,7 +43,7 @@ def assert_trace(cases_or_run: RunResult | Iterable[TestCase | Mapping[str, Any]
     if isinstance(cases_or_run, RunResult):
         run = cases_or_run
     else:
-        from .pipeline import evaluate_batch
+        from ..pipeline import evaluate_batch
 
         cases = list(cases_or_run)
         if not cases:
@@ -60,7 +54,7 @@ def assert_trace(cases_or_run: RunResult | Iterable[TestCase | Mapping[str, Any]
     problems: list[str] = []
     for c in gate.failures:
         problems.append(f"- {c.metric}: {c.reason}")
-        vals = [(v, r) for r in run.results if (v := _case_value(r, c.metric)) is not None]
+        vals = [(x, r) for r in run.results if (x := r.value(c.metric)) is not None]
         vals.sort(key=lambda t: t[0])
         for v, r in vals[: max(0, worst)]:
             q = r.case.question.replace("\n", " ")

@@ -1,0 +1,288 @@
+"""Several visitors at once, in real headless Chromium (not part of the test suite).
+
+    .venv/bin/python bench/concurrency.py [--sessions 5] [--per-session 100] [--chunk 25]
+
+Two fresh `streamlit run app.py` servers evaluate the SAME cases with the TRACE heuristic
+(two processes, so neither profits from the other's embedding cache; each first loads the model
+with a 3-case warm-up run):
+
+1. baseline — one browser session runs all ``sessions x per_session`` cases as one run;
+2. concurrent — ``sessions`` browser contexts (separate visitors) each upload their share and
+   start it; while the runs go on, the sessions keep switching pages (timed: click -> the next
+   page's heading is visible).
+
+Reported: both wall times (first click -> last run ``finished`` in the store) and their ratio,
+whether every run finished with every case (none lost), the p50/p95/max page-switch times during
+the concurrent phase, the order in which runs finished (fairness) and the peak RSS (VmHWM) of each
+server, and each session's own completion time (its click -> its run ended). Cases come from
+../shared/data (``$RAG_EVAL_SHARED_DATA``; real RAGTruth / MTRAG / RAGBench rows) when present,
+else from data/sample_rag.jsonl with varied ids. Figures go to bench/results/concurrency.json
+(committed); the baseline is checkpointed to bench/out/concurrency.baseline.json (git-ignored)
+and reused by ``--resume``.
+
+The machine may be shared: compare the ratio (both phases run back to back on the same load),
+not the absolute times; the load average is recorded with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.shared_data import SHARED_DIR as SHARED  # noqa: E402
+from bench.ui_bench import make_cases, vm_hwm_mb  # noqa: E402
+from evaluators.store import RunStore  # noqa: E402
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+RESULTS = ROOT / "bench" / "results"
+PAGES = [("Results", "Results"), ("Inspect", "Inspect a case"), ("Compare", "Compare"),
+         ("Evaluate", "Evaluate"), ("Upload", "Upload test cases")]
+
+
+SHARED_FILES = ("ragtruth_summary_dev.jsonl", "ragtruth_data2txt_dev.jsonl", "mtrag_human_dev.jsonl",
+                "ragbench_validation_dev.jsonl")
+
+
+def load_rows(n: int, tmp: Path, source: str) -> list[str]:
+    rows: list[str] = []
+    for name in SHARED_FILES if source == "shared" else ():
+        path = SHARED / name
+        if path.exists():
+            rows.extend(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        if len(rows) >= n:
+            break
+    if len(rows) < n:
+        rows = make_cases(n, tmp / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    random.Random(0).shuffle(rows)  # every share gets the same mix of sources
+    return rows[:n]
+
+
+class Server:
+    def __init__(self, tmp: Path, name: str) -> None:
+        self.dir = tmp / name
+        self.dir.mkdir()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = start_app(self.port, app_env(self.dir), self.dir / "streamlit.log")
+        wait_healthy(self.url, self.proc, timeout=120)
+        self.store = RunStore(self.dir / "runs.sqlite3")
+
+    def finished(self) -> list:
+        return [s for s in self.store.list(owner=None) if s.status != "running"]
+
+    def close(self) -> float | None:
+        rss = vm_hwm_mb(self.proc.pid)
+        stop(self.proc)
+        return rss
+
+
+def open_session(browser, url: str):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    from playwright.sync_api import expect
+
+    expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=60_000)
+    return page
+
+
+def upload(page, path: Path, n: int) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_role("link", name="Upload").first.click()
+    with page.expect_file_chooser() as fc:
+        page.get_by_test_id("stFileUploaderDropzone").click()
+    fc.value.set_files(str(path))
+    expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(
+        str(n), timeout=120_000)
+    page.get_by_role("link", name="Evaluate").first.click()
+    expect(page.get_by_role("button", name="Run TRACE")).to_be_enabled(timeout=60_000)
+
+
+def click_run(page) -> float:
+    page.get_by_role("button", name="Run TRACE").click()
+    return time.perf_counter()
+
+
+def wait_runs(server: Server, n_runs: int, timeout: float, on_tick=None) -> dict[str, float]:
+    """Poll the store until ``n_runs`` runs ended; id -> time it was first seen ended."""
+    seen: dict[str, float] = {}
+    end = time.perf_counter() + timeout
+    while len(seen) < n_runs:
+        if time.perf_counter() > end:
+            raise TimeoutError(f"only {len(seen)} of {n_runs} runs ended after {timeout:.0f} s")
+        for s in server.finished():
+            seen.setdefault(s.id, time.perf_counter())
+        if on_tick is not None:
+            on_tick()
+        else:
+            time.sleep(0.25)
+    return seen
+
+
+def warm_up(browser, server: Server, tmp: Path) -> None:
+    """Load the model in the server's worker (a 3-case run) so both phases start warm."""
+    path = make_cases(3, tmp / f"warm_{server.port}.jsonl", seed=1)
+    page = open_session(browser, server.url)
+    upload(page, path, 3)
+    click_run(page)
+    wait_runs(server, 1, 600)
+    page.context.close()
+    for s in server.store.list(owner=None):
+        server.store.delete(s.id, owner=None)
+
+
+def check_runs(server: Server, expected: dict[str, list[str]]) -> dict[str, object]:
+    """Every run finished with exactly its cases, in order (none lost, none doubled)."""
+    got = {}
+    for s in server.store.list(owner=None):
+        run = server.store.load(s.id, owner=None)
+        got[tuple(r.case.id for r in run.results)] = (s.status, len(run.scored))
+    ok = all(tuple(ids) in got and got[tuple(ids)][0] == "finished" for ids in expected.values())
+    return {"runs": len(got), "all_finished_with_every_case": ok,
+            "scored": sum(v[1] for v in got.values()), "cases": sum(len(k) for k in got)}
+
+
+def baseline(browser, tmp: Path, rows: list[str], chunk: int) -> dict[str, object]:
+    data = tmp / "all.jsonl"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    server = Server(tmp, "baseline")
+    try:
+        warm_up(browser, server, tmp)
+        page = open_session(browser, server.url)
+        upload(page, data, len(rows))
+        t0 = click_run(page)
+        ended = wait_runs(server, 1, 3600)
+        wall = max(ended.values()) - t0
+        ids = [json.loads(r).get("id") for r in rows]
+        check = check_runs(server, {"all": ids})
+    finally:
+        rss = server.close()
+    return {"cases": len(rows), "chunk": chunk, "wall_s": round(wall, 1),
+            "cases_per_s": round(len(rows) / wall, 2), "peak_rss_mb": rss, **check}
+
+
+def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -> dict[str, object]:
+    per = len(rows) // sessions
+    server = Server(tmp, "concurrent")
+    switch_s: list[float] = []
+    try:
+        warm_up(browser, server, tmp)
+        pages, expected = [], {}
+        for k in range(sessions):
+            share = rows[k * per:(k + 1) * per]
+            path = tmp / f"session_{k}.jsonl"
+            path.write_text("\n".join(share) + "\n", encoding="utf-8")
+            page = open_session(browser, server.url)
+            upload(page, path, per)
+            pages.append(page)
+            expected[f"s{k}"] = [json.loads(r).get("id") for r in share]
+        starts = [click_run(p) for p in pages]
+        t0 = starts[0]
+        turn = {"i": 0}
+
+        def switch_pages() -> None:
+            """One timed page switch in the next session (round robin)."""
+            from playwright.sync_api import expect
+
+            i = turn["i"]
+            turn["i"] += 1
+            page = pages[i % sessions]
+            link, heading = PAGES[(i // sessions) % len(PAGES)]
+            ts = time.perf_counter()
+            page.get_by_role("link", name=link).first.click()
+            # a run that ends while its session is on Evaluate opens Results (the app's rule)
+            target = page.get_by_role("heading", name=heading, exact=True)
+            expect(target.or_(page.get_by_role("heading", name="Results", exact=True))).to_be_visible(
+                timeout=60_000)
+            switch_s.append(time.perf_counter() - ts)
+            time.sleep(0.2)
+
+        ended = wait_runs(server, sessions, 3600, on_tick=switch_pages)
+        wall = max(ended.values()) - t0
+        order = sorted(ended.values())
+        check = check_runs(server, expected)
+        session_of = {}
+        for s in server.store.list(owner=None):
+            first = server.store.load(s.id, owner=None).results[0].case.id
+            session_of[s.id] = next(k for k, ids in enumerate(expected.values()) if ids[0] == first)
+        per_session = sorted((session_of[rid], t - starts[session_of[rid]]) for rid, t in ended.items())
+        done_s = [round(t, 1) for _, t in per_session]
+    finally:
+        rss = server.close()
+    q = statistics.quantiles(switch_s, n=20) if len(switch_s) >= 20 else None
+    return {"sessions": sessions, "cases_per_session": per, "chunk": chunk, "wall_s": round(wall, 1),
+            "clicks_spread_s": round(starts[-1] - starts[0], 1),
+            "run_end_times_s": [round(t - t0, 1) for t in order],
+            "per_session_completion_s": done_s,
+            "fairness_min_over_max_completion": round(min(done_s) / max(done_s), 3),
+            "page_switches": len(switch_s),
+            "page_switch_p50_s": round(statistics.median(switch_s), 2) if switch_s else None,
+            "page_switch_p95_s": round(q[18], 2) if q else (round(max(switch_s), 2) if switch_s else None),
+            "page_switch_max_s": round(max(switch_s), 2) if switch_s else None,
+            "peak_rss_mb": rss, **check}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sessions", type=int, default=5)
+    ap.add_argument("--per-session", type=int, default=100)
+    ap.add_argument("--chunk", type=int, default=25, help="cases per step (the dashboard default)")
+    ap.add_argument("--resume", action="store_true", help="reuse a checkpointed baseline")
+    ap.add_argument("--source", choices=["shared", "samples"], default="shared",
+                    help="shared: real dev-set rows (long RAGTruth documents); samples: "
+                         "data/sample_rag.jsonl variants (short, fast)")
+    args = ap.parse_args()
+    if args.chunk != 25:
+        raise SystemExit("only the dashboard's default chunk (25) is driven through the UI here")
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="concurrency_"))
+    n = args.sessions * args.per_session
+    rows = load_rows(n, tmp, args.source)
+    ckpt = OUT / "concurrency.baseline.json"
+    figures: dict[str, object] = {
+        "load_avg_start": os.getloadavg(), "cpus": os.cpu_count(),
+        "cases_from": "shared dev sets (RAGTruth)" if args.source == "shared"
+        and (SHARED / "ragtruth_summary_dev.jsonl").exists() else "data/sample_rag.jsonl variants"}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            if args.resume and ckpt.exists() and json.loads(ckpt.read_text()).get("cases") == n:
+                figures["baseline"] = json.loads(ckpt.read_text())
+            else:
+                figures["baseline"] = baseline(browser, tmp, rows, args.chunk)
+                ckpt.write_text(json.dumps(figures["baseline"], indent=2))
+            print("baseline:", figures["baseline"], flush=True)
+            figures["concurrent"] = concurrent(browser, tmp, rows, args.sessions, args.chunk)
+            print("concurrent:", figures["concurrent"], flush=True)
+        finally:
+            browser.close()
+    b, c = figures["baseline"], figures["concurrent"]
+    figures["time_ratio_concurrent_to_baseline"] = round(c["wall_s"] / b["wall_s"], 3)
+    figures["load_avg_end"] = os.getloadavg()
+    figures["targets"] = {
+        "all_finish_none_lost": bool(c["all_finished_with_every_case"] and c["runs"] == args.sessions),
+        "peak_rss_le_2gb": (c["peak_rss_mb"] or 0) <= 2048,
+        "time_ratio_le_1.3": figures["time_ratio_concurrent_to_baseline"] <= 1.3,
+        "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "concurrency.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    print(f"(artifacts in {tmp})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""``cache``: show or clear the on-disk embedding cache (``evaluators.embed_cache``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("cache", help="the on-disk embedding cache: info / clear",
+                       description="Show or clear the embedding cache (vectors only, keyed by text hash).")
+    p.add_argument("action", choices=("info", "clear"))
+    p.add_argument("--path", default=None, help="cache file (default: next to the run store, or "
+                                                "$RAG_EVAL_EMBED_CACHE)")
+    p.set_defaults(func=cmd_cache)
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from ..embed_cache import ENV_PATH, EmbeddingCache, from_env
+
+    cache = EmbeddingCache(args.path) if args.path else from_env()
+    if cache is None:
+        print(f"the embedding cache is disabled (${ENV_PATH})")
+        return 0
+    if args.action == "clear":
+        n = cache.clear()
+        print(f"removed {n} vectors from {cache.path}")
+    else:
+        print(json.dumps(cache.stats(), indent=2))
+    return 0

@@ -1,0 +1,240 @@
+"""What every command shares: exit codes, the usage error, the LLM flags and how they become
+``EvalOptions``, metric parameters, the input file and the progress bar.
+
+API keys come only from the environment (the names in ``evaluators.llm.settings.KEY_ENV``) and go
+only where ``evaluators.llm.settings`` allows (the official endpoint, or RAG_EVAL_BASE_URL); they
+are never flags and never printed or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from ..datasets import LoadResult
+    from ..llm.settings import LLMSettings
+    from ..options import EvalOptions
+
+EXIT_OK = 0
+EXIT_THRESHOLD = 1
+EXIT_BAD_INPUT = 2
+
+#: Columns ``--map FIELD=COLUMN`` may name.
+MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed, exit code 2."""
+
+
+def eprint(*a: Any) -> None:
+    print(*a, file=sys.stderr)
+
+
+def split_names(s: str | None) -> list[str]:
+    return [x.strip() for x in (s or "").split(",") if x.strip()]
+
+
+def write_json(path: str, data: Any) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    eprint(f"wrote {p}")
+
+
+# ------------------------------------------------------------------------------------- LLM flags
+
+
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    from ..llm.settings import KEY_ENV, OWNER_BASE_URL_ENV, PROVIDERS
+
+    g = p.add_argument_group("LLM (for gpt_labeling / hybrid / jury and LLM metrics; key from env)")
+    g.add_argument("--provider", choices=PROVIDERS, default=None,
+                   help="LLM provider (default groq); key from " + " / ".join(KEY_ENV.values()))
+    g.add_argument("--base-url", default=None,
+                   help=f"base URL of an OpenAI-compatible server (default ${OWNER_BASE_URL_ENV}); "
+                        f"environment keys are sent only to ${OWNER_BASE_URL_ENV} or the official "
+                        "endpoint, any other URL is called without a key")
+    g.add_argument("--model", default=None, help="model name")
+    g.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls")
+    g.add_argument("--rpm", type=int, default=None, help="requests per minute limit")
+    g.add_argument("--tpm", type=int, default=None, help="tokens per minute limit")
+    g.add_argument("--cache", default=None, metavar="PATH",
+                   help="SQLite cache file of LLM replies ('' disables the cache)")
+    g.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds per LLM call")
+    g.add_argument("--dry-run", action="store_true",
+                   help="only estimate LLM calls / tokens / cost; evaluate nothing")
+    g.add_argument("--selective-budget", type=int, default=None, metavar="N",
+                   help="hybrid: at most N LLM-labeled cases (the least certain first)")
+    g.add_argument("--selective-share", type=float, default=None, metavar="F",
+                   help="hybrid: LLM-label this share (0-1) of cases, the least certain first")
+    g.add_argument("--jury-models", default=None, metavar="M1,M2,...",
+                   help="jury: comma-separated models ('provider:model' to mix providers)")
+
+
+def _check_credentials(provider: str, base_url: str | None, what: str, dry_run: bool) -> None:
+    """Fail early, naming the variable to set, when ``provider`` has no key it may use; say on
+    stderr when an environment key is withheld from a custom base URL (the library's one rule)."""
+    from ..llm.settings import key_help, resolve_credentials
+
+    creds = resolve_credentials(provider, base_url)
+    if creds.withheld:
+        print(f"note: {creds.withheld}", file=sys.stderr)
+    if provider == "openai_compatible" and creds.base_url is None:
+        raise UsageError("--provider openai_compatible needs --base-url (or RAG_EVAL_BASE_URL)")
+    if not creds.key and creds.url_source != "typed" and provider != "openai_compatible" and not dry_run:
+        raise UsageError(f"{what} needs an LLM: {key_help(provider)} "
+                         "(or use --provider openai_compatible --base-url URL)")
+
+
+def build_llm_settings(args: argparse.Namespace, needs_llm: bool) -> LLMSettings | None:
+    """LLMSettings from the flags (None when no LLM is needed nor configured). Keys are never
+    flags: the client takes them from the environment by the rule of ``evaluators.llm.settings``."""
+    from ..llm.settings import LLMSettings
+
+    flags = {
+        "provider": args.provider, "base_url": args.base_url, "model": args.model,
+        "concurrency": args.concurrency, "rpm": args.rpm, "tpm": args.tpm,
+        "cache_path": args.cache, "timeout_s": args.timeout,
+    }
+    given = {k: v for k, v in flags.items() if v is not None}
+    if not given and not needs_llm and not args.jury_models:
+        return None
+    for k in ("concurrency", "rpm", "tpm"):
+        if k in given and given[k] < 1:
+            raise UsageError(f"--{k} must be at least 1")
+    if "timeout_s" in given and given["timeout_s"] <= 0:
+        raise UsageError("--timeout must be positive")
+    settings = LLMSettings(**given)
+    if needs_llm or "provider" in given:
+        _check_credentials(settings.provider, settings.base_url, f"method {args.method!r}", args.dry_run)
+    return settings
+
+
+def build_jury(args: argparse.Namespace, base: LLMSettings | None) -> tuple[LLMSettings, ...]:
+    from ..llm.settings import PROVIDERS, LLMSettings
+
+    models = split_names(args.jury_models)
+    if not models:
+        return ()
+    base = base or LLMSettings()
+    jurors = []
+    for m in models:
+        provider, sep, model = m.partition(":")
+        if sep and provider in PROVIDERS:
+            juror = base.model_copy(update={"provider": provider, "model": model})
+            _check_credentials(provider, juror.base_url, f"juror {m!r}", args.dry_run)
+            jurors.append(juror)
+        else:
+            jurors.append(base.model_copy(update={"model": m}))
+    return tuple(jurors)
+
+
+# ------------------------------------------------------------------------------------- options
+
+
+def validate_metric_names(names: list[str]) -> None:
+    """Unknown family metric names are a usage error listing the valid ones."""
+    if not names:
+        return
+    from ..families import family_metric_names
+
+    known = family_metric_names()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}")
+
+
+def parse_metric_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """--metric-params FILE.json, then each --metric-param METRIC.KEY=VALUE on top."""
+    params: dict[str, dict[str, Any]] = {}
+    path = getattr(args, "metric_params", None)
+    if path:
+        try:
+            loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--metric-params {path}: {exc}") from None
+        if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
+            raise UsageError(f'--metric-params {path}: expected {{"metric": {{"key": value}}}}')
+        params = {k: dict(v) for k, v in loaded.items()}
+    for item in getattr(args, "metric_param", None) or []:
+        name, eq, raw = item.partition("=")
+        metric, dot, key = name.strip().partition(".")
+        if not eq or not dot or not metric or not key:
+            raise UsageError(f"--metric-param {item!r}: expected METRIC.KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        params.setdefault(metric, {})[key.strip()] = value
+    return params
+
+
+def build_options(args: argparse.Namespace, needs_llm: bool) -> EvalOptions:
+    from ..options import EvalOptions
+
+    metrics = split_names(args.metrics)
+    validate_metric_names(metrics)
+    if args.selective_share is not None and not 0 < args.selective_share <= 1:
+        raise UsageError("--selective-share must be in (0, 1]")
+    if args.selective_budget is not None and args.selective_budget < 0:
+        raise UsageError("--selective-budget must be >= 0")
+    llm = build_llm_settings(args, needs_llm)
+    return EvalOptions(
+        metrics=tuple(metrics), metric_params=parse_metric_params(args), llm=llm,
+        jury=build_jury(args, llm),
+        selective_budget=args.selective_budget, selective_share=args.selective_share,
+        dry_run=bool(args.dry_run),
+    )
+
+
+# ------------------------------------------------------------------------------------- input
+
+
+def add_map_option(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN", help=help_text)
+
+
+def load_input(path: str, overrides: Sequence[str]) -> LoadResult:
+    """LoadResult of the input file (DatasetError for file/column problems)."""
+    from ..datasets import guess_mapping, read_table, to_cases
+
+    name = Path(path).name
+    mapped: dict[str, str] = {}
+    for item in overrides:
+        fld, sep, col = item.partition("=")
+        if not sep or fld.strip() not in MAP_FIELDS or not col.strip():
+            raise UsageError(f"--map {item!r}: expected FIELD=COLUMN with FIELD one of {', '.join(MAP_FIELDS)}")
+        mapped[fld.strip()] = col.strip()
+    df = read_table(path)
+    m = guess_mapping(list(df.columns), filename=name, overrides=mapped)
+    return to_cases(df, m, name)
+
+
+def progress_bar(total_hint: int, enabled: bool) -> tuple[Callable[[int, int], None] | None, Any]:
+    if not enabled:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total_hint, desc="evaluating", unit="case", file=sys.stderr, leave=True)
+
+    def progress(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+        bar.update(max(0, done - bar.n))
+
+    return progress, bar
+
+
+def get_method_or_usage_error(name: str) -> Any:
+    from ..methods import get_method
+    from ..registry import RegistryError
+
+    try:
+        return get_method(name)
+    except RegistryError as exc:
+        raise UsageError(str(exc)) from None

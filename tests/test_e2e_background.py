@@ -1,0 +1,242 @@
+"""Background runs and private histories in real headless Chromium against `streamlit run app.py`:
+
+(a) start a run, go straight to Results: it completes there;
+(b) reload mid-run: the finished cases are kept and the run goes on; stop the server mid-run: after
+    a restart the run is "interrupted", keeps its finished cases and resumes only the missing ones;
+(c) two browser contexts (two visitors): neither sees the other's runs or uploaded rows, even with
+    the other's Inspect link; a new tab of the same browser keeps its history (cookie).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from evaluators.store import RunStore
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium at /usr/bin/chromium"),
+]
+
+BASE = [
+    ("What is the capital of France?", "The capital of France is Paris.",
+     "Paris is the capital and largest city of France."),
+    ("When did the Berlin Wall fall?", "The Berlin Wall fell in 1989.",
+     "The Berlin Wall fell on 9 November 1989, after weeks of protests."),
+    ("What do plants release?", "Plants release oxygen during photosynthesis.",
+     "During photosynthesis plants turn water and carbon dioxide into glucose and oxygen."),
+]
+
+
+def write_cases(path: Path, n: int, tag: str) -> Path:
+    rows = []
+    for i in range(n):
+        q, r, d = BASE[i % 3]
+        rows.append({"id": f"{tag}-{i}", "question": f"{q} ({tag} {i})",
+                     "response": f"{r} Record {tag} {i} lists {i * 7 % 97} visitors.",
+                     "documents": [d, f"Archive record {tag} {i}: {i * 13 % 89} entries."]})
+    path.write_text("\n".join(json.dumps(x) for x in rows), encoding="utf-8")
+    return path
+
+
+def upload(page, path: Path, n: int) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_role("link", name="Upload").first.click()
+    with page.expect_file_chooser() as fc:
+        page.get_by_test_id("stFileUploaderDropzone").click()
+    fc.value.set_files(str(path))
+    expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text(str(n), timeout=60_000)
+    # the sidebar, drawn after the page, already knows of the upload (it used to say "none loaded")
+    expect(page.get_by_text(f"Dataset: {path.name} · {n} cases")).to_be_visible()
+
+
+def start_trace(page, chunk: int) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_role("link", name="Evaluate").first.click()
+    expect(page.get_by_role("button", name="Run TRACE")).to_be_enabled(timeout=30_000)
+    if chunk != 25:
+        slider = page.get_by_test_id("stSlider").filter(has_text="Cases per step")
+        slider.get_by_role("slider").focus()
+        for _ in range({5: 2, 10: 1}[chunk]):
+            page.keyboard.press("ArrowLeft")
+        expect(slider).to_contain_text(str(chunk))
+    page.get_by_role("button", name="Run TRACE").click()
+
+
+def done_count(page, total: int) -> int:
+    text = page.get_by_test_id("stProgress").first.inner_text(timeout=30_000)
+    m = re.search(rf"(\d+) / {total} cases", text)
+    assert m, text
+    return int(m.group(1))
+
+
+def wait_done_at_least(page, total: int, n: int, timeout: float = 300) -> int:
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            k = done_count(page, total)
+        except Exception:  # noqa: BLE001 - the bar redraws every second
+            k = -1
+        if k >= n:
+            return k
+        time.sleep(0.3)
+    raise TimeoutError(f"fewer than {n} of {total} cases done after {timeout} s")
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit.log")
+    wait_healthy(url, proc)
+    yield url, tmp_path / "runs.sqlite3", proc
+    stop(proc)
+
+
+def test_a_run_started_then_left_for_results_completes_there(browser, server, tmp_path):
+    from playwright.sync_api import expect
+
+    url, db, _ = server
+    n = 120
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    upload(page, write_cases(tmp_path / "a.jsonl", n, "a"), n)
+    start_trace(page, chunk=5)
+    expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
+    page.get_by_role("link", name="Results").first.click()  # straight to Results, mid-run
+    expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stProgress")).to_be_visible()  # the run is still going on …
+    assert done_count(page, n) < n
+    expect(page.get_by_test_id("stProgress")).to_have_count(0, timeout=300_000)  # … and completes
+    expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)  # … on Results
+    expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
+    expect(page.get_by_role("heading", name="Results")).to_be_visible()
+    (s,) = RunStore(db).list(owner=None)
+    assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)
+
+
+def log_chunk_writes(db: Path) -> None:
+    """From now on, record every chunk of results the server writes to the run store."""
+    with closing(sqlite3.connect(db)) as con, con:
+        con.execute("CREATE TABLE chunk_log (first INTEGER, n INTEGER)")
+        con.execute("CREATE TRIGGER log_chunk AFTER INSERT ON run_chunks "
+                    "BEGIN INSERT INTO chunk_log VALUES (NEW.first, NEW.n); END")
+
+
+def stored_chunks(db: Path, table: str = "run_chunks") -> set[int]:
+    """Input indexes of the cases in the stored chunks (or in the logged chunk writes)."""
+    with closing(sqlite3.connect(db)) as con:
+        return {i for first, k in con.execute(f"SELECT first, n FROM {table}")
+                for i in range(first, first + k)}
+
+
+def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    n = 300  # long enough that the server is stopped well before the end, on a fast machine too
+    data = write_cases(tmp_path / "b.jsonl", n, "b")
+    db = tmp_path / "runs.sqlite3"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit-1.log")
+    try:
+        wait_healthy(url, proc)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(url)
+        upload(page, data, n)
+        start_trace(page, chunk=5)
+        before = wait_done_at_least(page, n, 5)
+        assert before < n
+        page.reload()  # a refresh mid-run: same visitor (token in the URL), the run goes on
+        expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
+        after = wait_done_at_least(page, n, before + 5)
+        assert before < after < n, (before, after)
+        (s,) = RunStore(db).list(owner=None)
+        assert s.status == "running" and s.num_done >= after - 5  # stored as it goes
+        stop(proc)  # the server dies mid-run
+    finally:
+        stop(proc)
+    (s,) = RunStore(db).list(owner=None)
+    kept = s.num_done
+    assert 0 < kept < n and s.status == "running"  # the server died mid-run
+    kept_cases = stored_chunks(db)
+    assert len(kept_cases) == kept
+    log_chunk_writes(db)
+    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit-2.log")
+    try:
+        wait_healthy(url, proc)
+        page.goto(page.url)  # the same visitor comes back on /evaluate (same URL / cookie) …
+        assert "/evaluate" in page.url
+        # … as the fresh server's first visitor: still the whole app (shared sidebar), not the
+        # bare page Streamlit's legacy pages/-folder mode would run
+        expect(page.get_by_text("LLM (for GPT labeling / hybrid)")).to_be_visible(timeout=60_000)
+        expect(page.get_by_role("link", name="app", exact=True)).to_have_count(0)
+        expect(page.get_by_text(f"stopped at {kept} of {n} cases")).to_be_visible(timeout=60_000)
+        assert RunStore(db).list(owner=None)[0].status == "interrupted"
+        page.get_by_role("button", name="Resume").click()
+        expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
+        assert done_count(page, n) >= kept  # starts from what was kept
+        expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=300_000)
+        expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)
+    finally:
+        stop(proc)
+    (s,) = RunStore(db).list(owner=None)
+    assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)
+    run = RunStore(db).load(s.id, owner=None)
+    assert [r.case.id for r in run.results] == [f"b-{i}" for i in range(n)]
+    # the resumed run evaluated exactly the missing cases, each once
+    with closing(sqlite3.connect(db)) as con:
+        written = [i for first, k in con.execute("SELECT first, n FROM chunk_log")
+                   for i in range(first, first + k)]
+    assert sorted(written) == sorted(set(range(n)) - kept_cases)
+
+
+def test_two_visitors_never_see_each_others_runs_or_rows(browser, server, tmp_path):
+    from playwright.sync_api import expect
+
+    url, db, _ = server
+    alice_ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    alice = alice_ctx.new_page()
+    alice.goto(url)
+    upload(alice, write_cases(tmp_path / "alice.jsonl", 6, "alicesecret"), 6)
+    start_trace(alice, chunk=25)
+    expect(alice.get_by_role("heading", name="Results")).to_be_visible(timeout=300_000)
+    (s,) = RunStore(db).list(owner=None)
+
+    bob = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    bob.goto(url)
+    expect(bob.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=30_000)
+    expect(bob.get_by_text("Dataset: none loaded")).to_be_visible()
+    for name, empty in (("Results", "No finished run yet"), ("Compare", "No runs yet"),
+                        ("Evaluate", "No cases loaded yet")):
+        bob.get_by_role("link", name=name).first.click()
+        expect(bob.get_by_text(empty)).to_be_visible(timeout=30_000)
+    bob.goto(f"{url}/inspect?run={s.id}&case=alicesecret-0")  # Alice's link, opened by Bob
+    expect(bob.get_by_text("belong to another visitor")).to_be_visible(timeout=30_000)
+    assert "alicesecret" not in bob.locator("section.main, [data-testid=stMain]").first.inner_text()
+    assert "alicesecret" not in bob.content().replace(f"case=alicesecret-0", "")
+
+    # Alice's own new tab (no token in the URL) keeps her history through the cookie
+    tab = alice_ctx.new_page()
+    tab.goto(f"{url}/inspect?run={s.id}&case=alicesecret-0")
+    expect(tab.locator(".rag-response")).to_contain_text("Record alicesecret 0", timeout=60_000)

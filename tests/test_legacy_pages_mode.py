@@ -1,0 +1,28 @@
+"""Streamlit runs a page file alone — without app.py's st.navigation, shared sidebar and progress of
+background runs — while it believes the app uses the legacy ``pages/`` folder: on the first runs of
+a fresh server process (a tab reconnecting to /evaluate after a restart). ``ui.layout`` reruns such
+a run through app.py, keeping a button click made in it. AppTest reproduces the legacy mode on every
+run after the first (no ``app_py_every_run`` fixture here, on purpose)."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests import ui_fixtures as fx
+from ui import state
+
+pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env")
+
+
+def test_a_page_run_alone_is_rerun_through_app_py_and_keeps_the_click():
+    at = AppTest.from_file(fx.APP, default_timeout=60)
+    at.query_params[state.URL_PARAM] = "test-visitor-legacy-mode"
+    at.run()
+    sample = next(b for b in at.button if b.key and b.key.startswith("upload.sample."))
+    at.button(key=sample.key).click().run()  # a click in a run Streamlit starts as a bare page
+    assert not at.exception, at.exception
+    assert int({m.label: m.value for m in at.metric}["Cases ready"]) > 0  # the click was not lost
+    assert any(s.value.startswith("LLM") for s in at.sidebar.subheader)  # app.py's sidebar is there
+    at.switch_page("pages/2_evaluate.py").run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Evaluate" and at.button(key="evaluate.run")
+    assert any(s.value.startswith("LLM") for s in at.sidebar.subheader)
