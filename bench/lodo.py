@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file name (default: before / after)")
     ap.add_argument("--write", action="store_true",
                     help="also fit on ALL labelled domains and write the shipped params (evaluators/labelers)")
+    ap.add_argument("--adherence", default="legacy", choices=["legacy", "learned"],
+                    help="adherence in the 'after' labeler: the shipped heuristic_params.json combiners "
+                         "(default) or the learned combiner + confidence fitted per fold")
     ap.add_argument("--write-all", action="store_true",
                     help="with --write: also the adherence combiner and the confidence model (not shipped)")
     args = ap.parse_args(argv)

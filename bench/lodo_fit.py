@@ -200,7 +200,8 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
         util = fit_lr([ctx_tables[d]["XU"] for d in ctx_train], [ctx_tables[d]["yu"] for d in ctx_train], C_CTX)
         context = {"relevance": {**rel, "features": list(cm.REL_FEATURES), "select": "top_expected",
                                  "include_utilized": True},
-                   "utilization": {**util, "features": list(cm.UTIL_FEATURES), "select": "top_expected"}}
+                   "utilization": {**util, "features": list(cm.UTIL_FEATURES), "select": "top_expected",
+                                   "union_support": True}}
     # confidence model from the inner case outcomes
     confidence = fit_confidence(data, inner, thr)
     log(f"    fold without [{','.join(sorted(set(data) - set(train)))}]: threshold {thr} "
@@ -226,14 +227,22 @@ def run_after(data, args, meta) -> int:
         folds[d] = fit_fold(data, [x for x in labelled if x != d], tables, ctx_tables)
     method = HeuristicMethod()
 
+    legacy = getattr(args, "adherence", "learned") == "legacy"
+
     def fold_labeler(d):
         f = folds[d]
         settings = method._settings(EvalOptions())
-        settings["threshold"] = f["params"]["threshold"]
+        if legacy:  # what ships: the earlier adherence combiners + threshold, learned context per fold
+            from bench.lodo import legacy_params
+
+            params, confidence = legacy_params(), "hand"
+        else:
+            params, confidence = f["params"], f["confidence"]
+        settings["threshold"] = params["threshold"]
 
         def run(domain, cases, prepared):
-            return method.label_prepared([c.item for c in cases], prepared, settings, f["params"],
-                                         context=f["context"], confidence=f["confidence"])
+            return method.label_prepared([c.item for c in cases], prepared, settings, params,
+                                         context=f["context"], confidence=confidence)
         return run
 
     print("shipped labeler (before):")

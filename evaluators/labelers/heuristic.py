@@ -20,7 +20,8 @@ Labels:
   as "Here is a summary:", pleasantries) are fully supported with the special key
   ``supported_without_sentence`` / ``general`` and say so in their explanation.
 * relevant / utilized keys = the learned models of ``context_model`` (``context_params.json``):
-  the expected number of most probable sentences, utilized ones counted relevant; without the
+  the expected number of most probable sentences; the supporting keys of every fully supported
+  sentence count as utilized, and utilized ones as relevant; without the
   params file, relevant = cosine to the question (or shared keywords) and utilized = the supporting
   keys of every (fully or partly) supported sentence.
 
