@@ -1,7 +1,10 @@
 """Leave-one-domain-out (LODO) harness for the ``trace`` labeler on every shared dev domain.
 
-    .venv/bin/python bench/lodo.py --before            # the shipped labeler + naive references
-    .venv/bin/python bench/lodo.py                     # shipped vs LODO-fitted (after)
+    .venv/bin/python bench/lodo.py --before            # the pre-issue-19 labeler + naive references
+    .venv/bin/python bench/lodo.py                     # before vs after (what ships: the earlier
+                                                       # adherence combiners, learned context per fold)
+    .venv/bin/python bench/lodo.py --adherence learned --name learned   # also the learned adherence
+    .venv/bin/python bench/lodo.py --write             # ... and write context_params.json (ALL domains)
     .venv/bin/python bench/lodo.py --split ours        # our sentencizer end to end (RAGBench too)
 
 Domains (``bench/lodo_data.py``): the 7 RAGBench subsets (emanual = validation + train rows),
