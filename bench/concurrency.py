@@ -42,10 +42,13 @@ sys.path.insert(0, str(ROOT))
 from bench.shared_data import SHARED_DIR as SHARED  # noqa: E402
 from bench.ui_bench import make_cases, vm_hwm_mb  # noqa: E402
 from evaluators.store import RunStore  # noqa: E402
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
+from evaluators.testing.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 RESULTS = ROOT / "bench" / "results"
+#: A page switch whose page has not shown after this many seconds is counted as stuck (and the
+#: page reloaded); its time counts as this.
+STUCK_S = 30
 PAGES = [("Results", "Results"), ("Inspect", "Inspect a case"), ("Compare", "Compare"),
          ("Evaluate", "Evaluate"), ("Upload", "Upload test cases")]
 
@@ -176,6 +179,7 @@ def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -
     per = len(rows) // sessions
     server = Server(tmp, "concurrent")
     switch_s: list[float] = []
+    stuck: list[dict[str, object]] = []
     try:
         warm_up(browser, server, tmp)
         pages, expected = [], {}
@@ -203,8 +207,15 @@ def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -
             page.get_by_role("link", name=link).first.click()
             # a run that ends while its session is on Evaluate opens Results (the app's rule)
             target = page.get_by_role("heading", name=heading, exact=True)
-            expect(target.or_(page.get_by_role("heading", name="Results", exact=True))).to_be_visible(
-                timeout=60_000)
+            try:
+                expect(target.or_(page.get_by_role("heading", name="Results", exact=True))).to_be_visible(
+                    timeout=STUCK_S * 1000)
+            except AssertionError:  # the page never came: counted at the time-out, then reloaded
+                stuck.append({"session": i % sessions, "to": link, "after_s": round(ts - t0, 1)})
+                try:
+                    page.reload(timeout=120_000)
+                except Exception as exc:  # noqa: BLE001 - note it; the runs go on regardless
+                    stuck[-1]["reload"] = f"{type(exc).__name__}"
             switch_s.append(time.perf_counter() - ts)
             time.sleep(0.2)
 
@@ -230,6 +241,7 @@ def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -
             "page_switch_p50_s": round(statistics.median(switch_s), 2) if switch_s else None,
             "page_switch_p95_s": round(q[18], 2) if q else (round(max(switch_s), 2) if switch_s else None),
             "page_switch_max_s": round(max(switch_s), 2) if switch_s else None,
+            "page_switches_stuck": stuck,
             "peak_rss_mb": rss, **check}
 
 

@@ -60,7 +60,7 @@ def leave_legacy_pages_mode() -> None:
     background runs). Called on every session-state access (``ui.state``): in such a run it turns
     the legacy mode off and reruns the same page, through app.py. Cheap otherwise."""
     ctx = get_script_run_ctx()
-    if ctx is None or ctx.pages_manager is None:
+    if ctx is None or ctx.pages_manager is None or ctx.script_requests is None:
         return
     pages = ctx.pages_manager.get_pages()
     # a legacy run registers the entry script itself as a page next to the pages/ files; app.py's
