@@ -29,8 +29,20 @@ if str(ROOT) not in sys.path:
 
 from evaluators.types import TestCase  # noqa: E402
 
-#: ``$RAG_EVAL_SHARED_DATA`` overrides the folder (a git worktree elsewhere than beside shared/).
-SHARED_DIR = Path(os.environ.get("RAG_EVAL_SHARED_DATA") or ROOT.parent / "shared" / "data")
+
+def _find_shared_dir() -> Path:
+    """``../shared/data`` next to the checkout; from a git worktree nested deeper (``wt/<name>``) the
+    nearest ancestor that has ``shared/data``; ``RAG_EVAL_SHARED_DATA`` overrides."""
+    env = os.environ.get("RAG_EVAL_SHARED_DATA")
+    if env:
+        return Path(env)
+    for parent in ROOT.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
+
+
+SHARED_DIR = _find_shared_dir()
 
 
 def shared_files() -> list[Path]:

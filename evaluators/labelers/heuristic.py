@@ -5,11 +5,12 @@ lexical evidence (see ``heuristic_features``): similarity to the best document s
 windows of two adjacent sentences, coverage of content words, numbers, names and negations, and
 contradiction cues (a number / name of the response missing while the best matching sentence holds
 a different one), and for structured (JSON) documents attribute values (``"WiFi": "no"`` vs "offers
-WiFi"). Two combiners, chosen by the kind of the case's documents: ``prose`` (weights set by hand
-a priori, ``HAND_PROSE``) and ``structured`` (logistic regression fitted by
-``bench/train_detector.py`` on the shared dev data, grouped by source document). Both live in
-``heuristic_params.json`` with the ONE decision threshold (fixed there for every dataset; override
-per run with ``options.heuristic["threshold"]``).
+WiFi"). The combiner that ships is ``adherence_model`` (those features plus case-relative signals
+such as the sentence's novel-token share, ``adherence_params.json``), fitted leave-one-domain-out
+on the labelled dev domains by ``bench/lodo.py --write``, with the ONE decision threshold (fixed
+for every dataset; override per run with ``options.heuristic["threshold"]``). Without that file the
+earlier combiners of ``heuristic_params.json`` are used (``prose`` set by hand, ``structured`` fitted
+by ``bench/train_detector.py``).
 
 Labels:
 * fully supported  = P(supported) >= threshold (supporting keys = the best sentences);
@@ -18,12 +19,15 @@ Labels:
 * sentences that need no support (refusals such as "the documents do not say", transitions such
   as "Here is a summary:", pleasantries) are fully supported with the special key
   ``supported_without_sentence`` / ``general`` and say so in their explanation.
-* relevant keys    = document sentences close to the question (cosine or shared keywords);
-* utilized keys    = the supporting keys of every (fully or partly) supported sentence.
+* relevant / utilized keys = the learned models of ``context_model`` (``context_params.json``):
+  the expected number of most probable sentences; the supporting keys of every fully supported
+  sentence count as utilized, and utilized ones as relevant; without the
+  params file, relevant = cosine to the question (or shared keywords) and utilized = the supporting
+  keys of every (fully or partly) supported sentence.
 
-``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is how far the
-probabilities sit from the threshold (the least certain sentence weighs most) — selective hybrid
-sends the least confident cases to an LLM.
+``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is 1 − the expected
+disagreement of trace's adherence with the truth (``confidence.py``, ``confidence_params.json``) —
+selective hybrid sends the least confident cases to an LLM.
 
 Options (``options.heuristic``): ``threshold``, ``relevance_threshold``, ``relevance_floor``,
 ``support_floor``, ``support_margin``, ``partial_floor``, ``max_support``, ``cross_encoder``
@@ -46,6 +50,8 @@ from .. import cross_encoder
 from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
+from . import adherence_model, context_model
+from . import confidence as confidence_mod
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features, strip_markup)
 
@@ -54,7 +60,7 @@ PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
 
 DEFAULTS: dict[str, Any] = {
     "threshold": None,  # None = the fitted one from heuristic_params.json
-    "relevance_threshold": 0.40,
+    "relevance_threshold": None,  # None = the learned relevance model (context_params.json)
     "relevance_floor": 0.25,
     "support_floor": 0.30,
     "support_margin": 0.08,
@@ -62,6 +68,7 @@ DEFAULTS: dict[str, Any] = {
     "max_support": 3,
     "cross_encoder": None,
     "cross_encoder_weight": 0.5,
+    "verifier": None,  # None = use the learned verifier when its weights and combiner ship; False = never
 }
 
 #: The prior of the prose model: weights set by hand BEFORE looking at any labeled data (similarity
@@ -80,9 +87,36 @@ HAND_PROSE: dict[str, Any] = {
 }
 
 
+def _at(arr: np.ndarray | None, i: int) -> float | None:
+    if arr is None or math.isnan(float(arr[i])):
+        return None
+    return float(arr[i])
+
+
+def _logit(p: float) -> float:
+    p = min(max(float(p), 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def sentence_probs(p: dict[str, Any], model: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> np.ndarray:
+    """Combiner P(supported) per response sentence of a prepared case (NaN: no features)."""
+    coef, mean, scale, intercept = model
+    out = np.full(len(p["sent"]), np.nan)
+    rows = [si for si, sp in enumerate(p["sent"]) if sp["feats"] is not None]
+    if rows:
+        X = (np.asarray([p["sent"][si]["feats"] for si in rows], dtype=np.float64) - mean) / scale
+        out[rows] = 1.0 / (1.0 + np.exp(-np.clip(X @ coef + intercept, -40, 40)))
+    return out
+
+
 @lru_cache(maxsize=1)
 def load_params() -> dict[str, Any]:
-    """{"threshold", "models": {"prose": {...}, "structured": {...}}} (see bench/train_detector.py)."""
+    """The adherence combiner and the ONE threshold: the learned combiner of ``adherence_model``
+    (``adherence_params.json``: {"features", "threshold", "model"}) when it ships, else the earlier
+    {"threshold", "models": {"prose": {...}, "structured": {...}}} (see bench/train_detector.py)."""
+    learned = adherence_model.load_params()
+    if learned is not None:
+        return learned
     if PARAMS_PATH.exists():
         p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
         if list(p.get("features", [])) != list(FEATURES):
@@ -195,7 +229,31 @@ class HeuristicMethod(BaseMethod):
             return []
         settings = self._settings(options)  # bad options / params fail every case, clearly
         _, prepared = self.featurize(items, options)
-        models = {name: model_arrays(m) for name, m in load_params()["models"].items()}
+        out = self.label_prepared(items, prepared, settings)
+        tick(len(items))
+        return out
+
+    def label_prepared(self, items: Sequence[SentencizedCase], prepared: Sequence[Any],
+                       settings: dict[str, Any], params: dict[str, Any] | None = None,
+                       context: dict[str, Any] | str | None = None,
+                       confidence: dict[str, Any] | str | None = None) -> list[LabelOutcome]:
+        """Labels from :meth:`featurize` output. ``params`` / ``context`` / ``confidence`` (default:
+        the shipped heuristic_params.json, context_params.json, confidence_params.json; ``"hand"`` =
+        the rules used without a params file) let ``bench/lodo.py`` score fold-fitted models through
+        this very code path."""
+        params = load_params() if params is None else params
+        if context is None:
+            context = context_model.load_params() or "hand"
+        if settings.get("relevance_threshold") is not None and isinstance(context, dict):
+            context = {**context, "relevance": None}  # an explicit cosine rule overrides the model
+        if confidence is None:
+            confidence = confidence_mod.load_params() or "hand"
+        ctx = context if isinstance(context, dict) else None
+        conf_model = confidence if isinstance(confidence, dict) else None
+        learned = params.get("model")  # adherence_model combiner (FEATURES + case-relative signals)
+        if not isinstance(learned, dict):
+            learned = None  # heuristic_params.json: "model" is a description, "models" the combiners
+        models = {} if learned else {name: model_arrays(m) for name, m in params["models"].items()}
         # optional NLI pass over all sentences of the chunk at once
         nli: dict[int, np.ndarray] = {}
         ce_name = settings.get("cross_encoder")
@@ -213,6 +271,19 @@ class HeuristicMethod(BaseMethod):
             probs = entailment_probs(str(ce_name), pairs)
             for (ci, si), pr in zip(owners, probs):
                 nli.setdefault(ci, np.full(len(prepared[ci]["sent"]), np.nan))[si] = pr
+        base: dict[int, np.ndarray] = {}
+        for ci, p in enumerate(prepared):
+            if not isinstance(p, Exception):
+                try:
+                    if learned:
+                        case = items[ci].case
+                        base[ci] = adherence_model.sentence_probs(p, learned, case.response, case.documents)
+                    else:
+                        base[ci] = sentence_probs(p, models[p["doc_kind"]])
+                except Exception as exc:  # noqa: BLE001
+                    prepared = list(prepared)
+                    prepared[ci] = exc
+        verified = self._verify(items, prepared, base, params, settings)
         out: list[LabelOutcome] = []
         for ci, (it, p) in enumerate(zip(items, prepared)):
             if isinstance(p, Exception):
@@ -220,13 +291,12 @@ class HeuristicMethod(BaseMethod):
                                         labeled_by=METHOD))
                 continue
             try:
-                coef, mean, scale, intercept = models[p["doc_kind"]]
-                labels = self._finish(it, p, settings, coef, mean, scale, intercept, nli.get(ci))
+                labels = self._finish(it, p, settings, base[ci], nli.get(ci), ctx, conf_model,
+                                      verified.get(ci))
                 out.append(LabelOutcome(labels=labels, labeled_by=METHOD))
             except Exception as exc:  # noqa: BLE001
                 out.append(LabelOutcome(error=f"trace labeler failed: {type(exc).__name__}: {exc}",
                                         labeled_by=METHOD))
-        tick(len(items))
         return out
 
     def featurize(self, items: Sequence[SentencizedCase], options: EvalOptions
@@ -302,36 +372,77 @@ class HeuristicMethod(BaseMethod):
             sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
                           "feats": feats, "ev": ev})
         kind = "structured" if any(is_structured(d) for d in it.case.documents) else "prose"
-        return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc, "doc_kind": kind}
+        return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc, "doc_kind": kind, "S": S,
+                "qs": qs}
 
     # -- per case: probabilities -> labels
-    def _finish(self, it: SentencizedCase, p: dict[str, Any], st: dict[str, Any], coef, mean, scale,
-                intercept: float, nli: np.ndarray | None) -> SentenceLabels:
+    def _verify(self, items: Sequence[SentencizedCase], prepared: Sequence[Any], base: dict[int, np.ndarray],
+                params: dict[str, Any], settings: dict[str, Any]) -> dict[int, np.ndarray]:
+        """The learned verifier (``verifier.py``), as a cascade: only sentences whose combiner
+        probability lies in the params' ``verifier.band`` are sent to it; their probability is then
+        re-scored by the verifier combiner (FEATURES + the verifier's logit). Nothing happens when
+        the params carry no verifier combiner, the option ``verifier`` is False, or the weights are
+        absent. Returns, per case, the verifier's P per sentence (NaN = not verified)."""
+        vinfo = params.get("verifier")
+        opt = settings.get("verifier")
+        if not vinfo or opt is False:
+            return {}
+        try:
+            from . import verifier as vmod
+        except ImportError:
+            return {}
+        path = opt if isinstance(opt, str) else None
+        if not vmod.available(path):
+            return {}
+        lo, hi = (float(x) for x in vinfo.get("band", (0.0, 1.0)))
+        claims: list[str] = []
+        premises: list[str] = []
+        owners: list[tuple[int, int]] = []
+        for ci, pb in base.items():
+            p = prepared[ci]
+            for si, sp in enumerate(p["sent"]):
+                if sp["special"] is not None or sp["feats"] is None or not lo <= pb[si] <= hi:
+                    continue
+                cand = vmod.top_candidates(p["S"][si])
+                claims.append(sp["text"])
+                premises.append(vmod.build_premise(p["doc_texts"], cand))
+                owners.append((ci, si))
+        if not claims:
+            return {}
+        probs = vmod.get_verifier(path).score_pairs(claims, premises)
+        out: dict[int, np.ndarray] = {}
+        for (ci, si), pr in zip(owners, probs):
+            out.setdefault(ci, np.full(len(prepared[ci]["sent"]), np.nan))[si] = float(pr)
+        vmodels = {k: model_arrays(m) for k, m in vinfo["models"].items()}
+        for ci, vp in out.items():
+            p = prepared[ci]
+            coef, mean, scale, intercept = vmodels[p["doc_kind"]]
+            for si in np.flatnonzero(~np.isnan(vp)):
+                x = np.asarray(list(p["sent"][si]["feats"]) + [_logit(vp[si])], dtype=np.float64)
+                z = float(((x - mean) / scale) @ coef + intercept)
+                base[ci][si] = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        return out
+
+    def _finish(self, it: SentencizedCase, p: dict[str, Any], st: dict[str, Any], base: np.ndarray,
+                nli: np.ndarray | None, ctx: dict[str, Any] | None = None,
+                conf_model: dict[str, Any] | None = None, verified: np.ndarray | None = None
+                ) -> SentenceLabels:
         keys = it.doc_keys
         thr = float(st["threshold"])
         out: list[SentenceSupport] = []
-        certainties: list[float] = []
         utilized: set[int] = set()
-        feats = [sp["feats"] for sp in p["sent"] if sp["feats"] is not None]
-        probs_iter = iter(())
-        if feats:
-            X = (np.asarray(feats, dtype=np.float64) - mean) / scale
-            z = X @ coef + intercept
-            probs_iter = iter(1.0 / (1.0 + np.exp(-z)))
         no_docs = not keys
         for si, sp in enumerate(p["sent"]):
-            prob = float(next(probs_iter)) if sp["feats"] is not None else None
+            prob = float(base[si]) if sp["feats"] is not None else None
             if sp["special"] is not None:
                 key, why = sp["special"]
                 out.append(SentenceSupport(key=sp["key"], supporting_keys=(key,), fully_supported=True,
                                            explanation=why, score=1.0))
-                certainties.append(0.9)
                 continue
             if no_docs:
                 out.append(SentenceSupport(key=sp["key"], supporting_keys=(), fully_supported=False,
                                            explanation="no documents were retrieved, so nothing supports "
                                                        "this claim", score=0.0))
-                certainties.append(0.9)
                 continue
             nli_p = None
             if nli is not None and not math.isnan(float(nli[si])):
@@ -347,11 +458,29 @@ class HeuristicMethod(BaseMethod):
             if full or partial:
                 utilized.update(support)
             out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
-                                       explanation=self._explain(ev, keys, support, full, partial, prob, nli_p),
+                                       explanation=self._explain(ev, keys, support, full, partial, prob, nli_p,
+                                                                 _at(verified, si)),
                                        score=round(prob, 4)))
-            span = thr if prob < thr else 1.0 - thr
-            certainties.append(min(1.0, abs(prob - thr) / max(span, 1e-6)))
-        rel, rel_expl = self._relevance(it, p, st)
+        probs = [1.0 if s.score is None else float(s.score) for s in out]
+        if ctx is not None and ctx.get("utilization") and keys:
+            fr, fu = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
+                                                    p, [s.doc or 0 for s in it.doc_sentences])
+            p_util = context_model.predict(ctx["utilization"], fu)
+            utilized = {int(i) for i in context_model.select(p_util, ctx["utilization"])}
+            if ctx["utilization"].get("union_support"):
+                for sp, o in zip(p["sent"], out):
+                    if o.fully_supported and sp["special"] is None:
+                        utilized.update(sp["support"])
+        else:
+            fr = None
+        if ctx is not None and ctx.get("relevance") and keys:
+            if fr is None:
+                fr, _ = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
+                                                       p, [s.doc or 0 for s in it.doc_sentences])
+            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr,
+                                                    utilized if ctx["relevance"].get("include_utilized") else None)
+        else:
+            rel, rel_expl = self._relevance(it, p, st)
         n_full = sum(1 for s in out if s.fully_supported)
         unsupported = [s for s in out if not s.fully_supported]
         if not out:
@@ -361,7 +490,11 @@ class HeuristicMethod(BaseMethod):
         else:
             overall = (f"{n_full} of {len(out)} response sentences fully supported; not fully supported: "
                        + "; ".join(f"{s.key} ({s.explanation.split(';')[0]})" for s in unsupported[:4]))
-        conf = 0.5 * min(certainties) + 0.5 * float(np.mean(certainties)) if certainties else 1.0
+        novel = confidence_mod.novel_token_ratio(it.case.response, it.case.documents)
+        wrong = confidence_mod.p_wrong(conf_model, probs, thr, novel) if out else 0.0
+        p_h = (confidence_mod.p_hallucinated(conf_model, confidence_mod.case_features(probs, thr, novel))
+               if out and conf_model is not None else None)
+        conf = 1.0 - wrong
         scores = [s.score for s in out if s.score is not None]
         return SentenceLabels(
             method=METHOD,
@@ -374,12 +507,14 @@ class HeuristicMethod(BaseMethod):
             overall_explanation=overall,
             confidence=round(float(conf), 4),
             extra={"threshold": thr, "min_score": min(scores) if scores else None, "model": p["doc_kind"],
-                   "cross_encoder": bool(st.get("cross_encoder"))},
+                   "cross_encoder": bool(st.get("cross_encoder")), "p_wrong": round(float(wrong), 4),
+                   "p_hallucinated": None if p_h is None else round(float(p_h), 4),
+                   "novel_token_ratio": round(float(novel), 4)},
         )
 
     @staticmethod
     def _explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], full: bool, partial: bool,
-                 prob: float, nli_p: float | None) -> str:
+                 prob: float, nli_p: float | None, ver_p: float | None = None) -> str:
         best = ev["best"]
         parts: list[str] = []
         if full:
@@ -416,8 +551,37 @@ class HeuristicMethod(BaseMethod):
             parts.append(f"words not in the documents: {_quote(ev['missing_words'], 4)}")
         if nli_p is not None:
             parts.append(f"NLI entailment {nli_p:.2f}")
+        if ver_p is not None:
+            parts.append(f"verifier {ver_p:.2f}")
         parts.append(f"P(supported) {prob:.2f}")
         return "; ".join(parts)
+
+    @staticmethod
+    def _relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
+                           utilized: set[int] | None = None) -> tuple[set[int], str]:
+        """The learned relevant set; with ``utilized`` (model flag ``include_utilized``) the used
+        sentences count as relevant and the most probable others fill the expected count — the
+        annotations mark 84–99 % of the utilized sentences relevant, so completeness follows."""
+        keys = it.doc_keys
+        pr = context_model.predict(model, feats)
+        rel = {int(i) for i in context_model.select(pr, model)}
+        if utilized is not None:
+            k = len(rel)
+            rel = set(utilized)
+            for i in np.argsort(-pr, kind="stable"):
+                if len(rel) >= k:
+                    break
+                rel.add(int(i))
+        dq = p["dq"]
+        top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
+        closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)
+        if rel:
+            expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question (learned "
+                    f"relevance: the {len(rel)} most probable, expected count {pr.sum():.1f}); most "
+                    f"relevant: {closest}")
+        else:
+            expl = f"no document sentence relates to the question (expected count {pr.sum():.1f}); closest: {closest}"
+        return rel, expl
 
     @staticmethod
     def _relevance(it: SentencizedCase, p: dict[str, Any], st: dict[str, Any]) -> tuple[set[int], str]:
@@ -427,7 +591,8 @@ class HeuristicMethod(BaseMethod):
         dq = p["dq"]
         q_info = analyze(it.case.question)
         qwords = q_info.content
-        thr, floor = float(st["relevance_threshold"]), float(st["relevance_floor"])
+        thr = float(st["relevance_threshold"] if st.get("relevance_threshold") is not None else 0.40)
+        floor = float(st["relevance_floor"])
         rel: set[int] = set()
         for i, inf in enumerate(p["doc"].infos):
             sim = float(dq[i])
