@@ -1,11 +1,11 @@
 """Leave-one-domain-out (LODO) harness for the ``trace`` labeler on every shared dev domain.
 
-    .venv/bin/python bench/lodo.py --before            # the pre-issue-19 labeler + naive references
-    .venv/bin/python bench/lodo.py                     # before vs after (what ships: the earlier
+    .venv/bin/python -m bench.lodo --before            # the pre-issue-19 labeler + naive references
+    .venv/bin/python -m bench.lodo                     # before vs after (what ships: the earlier
                                                        # adherence combiners, learned context per fold)
-    .venv/bin/python bench/lodo.py --adherence learned --name learned   # also the learned adherence
-    .venv/bin/python bench/lodo.py --write             # ... and write context_params.json (ALL domains)
-    .venv/bin/python bench/lodo.py --split ours        # our sentencizer end to end (RAGBench too)
+    .venv/bin/python -m bench.lodo --adherence learned --name learned   # also the learned adherence
+    .venv/bin/python -m bench.lodo --write             # ... and write context_params.json (ALL domains)
+    .venv/bin/python -m bench.lodo --split ours        # our sentencizer end to end (RAGBench too)
 
 Domains (``bench/lodo_data.py``): the 7 RAGBench subsets (emanual = validation + train rows),
 RAGTruth Summary, RAGTruth Data2txt, MTRAG (with documents). Per domain: adherence AUROC (of
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -37,13 +36,10 @@ from typing import Any, Callable
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from bench import lodo_cache  # noqa: E402
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, LabeledCase, available, load_domain  # noqa: E402
-from bench.lodo_metrics import (domain_figures, naive_context, naive_f1_cut, novel_token_ratio,  # noqa: E402
-                                outcome)
+from bench.lodo_metrics import domain_figures, naive_context, naive_f1_cut, novel_token_ratio, outcome  # noqa: E402
 from evaluators.labelers.heuristic import HeuristicMethod  # noqa: E402
 from evaluators.options import EvalOptions  # noqa: E402
 

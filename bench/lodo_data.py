@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from bench.shared_data import SHARED_DIR, record_to_case  # noqa: E402
 from evaluators.sentencize import sentencize_case  # noqa: E402

@@ -1,8 +1,8 @@
 """Fitting for the leave-one-domain-out harness: the adherence combiner, relevance / utilization
 and the routing confidence — per fold on the other domains, and once on all of them to ship.
 
-    .venv/bin/python bench/lodo.py                 # LODO table: shipped (before) vs fitted (after)
-    .venv/bin/python bench/lodo.py --write         # ... and write the params fitted on ALL domains
+    .venv/bin/python -m bench.lodo                 # LODO table: shipped (before) vs fitted (after)
+    .venv/bin/python -m bench.lodo --write         # ... and write the params fitted on ALL domains
 
 Per outer fold (held-out domain d; training domains T = the nine sentence-labelled domains minus d;
 MTRAG has response labels only and is never in T):
@@ -263,7 +263,8 @@ def run_after(data, args, meta) -> int:
     from bench.lodo_route import route_markdown
 
     md = RESULTS / f"lodo_{name}.md"
-    md.write_text(md.read_text(encoding="utf-8") + "\n" + route_markdown({"before": route_before, "after": route_after}),
+    routes = route_markdown({"before": route_before, "after": route_after})
+    md.write_text(md.read_text(encoding="utf-8") + "\n" + routes,
                   encoding="utf-8")
     if getattr(args, "write", False):
         full = fit_fold(data, labelled, tables, ctx_tables)

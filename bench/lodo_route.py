@@ -93,13 +93,15 @@ def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: f
     per = {d: route_domain(cases, outs, share) for d, (cases, outs) in raw.items()}
     for d, r in per.items():
         log(f"  {d:18s} n={r['n']:4d} sent {r['sent']:3d}: trace {_f(r['trace'])} -> picked "
-            f"{_f(r['picked'])} (verdict rule {_f(r.get('verdict_route'))}) | random {_f(r['random'])} | oracle {_f(r['oracle'])} | "
-            f"conf AUROC(wrong) {_f(r['conf_auroc_wrong'])} wrong {r['wrong_share']:.2f} caught {r['wrong_caught']:.2f}")
+            f"{_f(r['picked'])} (verdict rule {_f(r.get('verdict_route'))}) | random {_f(r['random'])} | "
+            f"oracle {_f(r['oracle'])} | conf AUROC(wrong) {_f(r['conf_auroc_wrong'])} "
+            f"wrong {r['wrong_share']:.2f} caught {r['wrong_caught']:.2f}")
     mac = {}
     for key in ("trace", "picked", "verdict_route", "random", "oracle", "conf_auroc_wrong", "wrong_caught"):
         vals = [r[key] for r in per.values() if r.get(key) is not None]
         mac[key] = float(np.mean(vals)) if vals else None
-    log(f"  {'macro':18s} trace {_f(mac['trace'])} -> picked {_f(mac['picked'])} (verdict rule {_f(mac['verdict_route'])}) | random "
+    log(f"  {'macro':18s} trace {_f(mac['trace'])} -> picked {_f(mac['picked'])} "
+        f"(verdict rule {_f(mac['verdict_route'])}) | random "
         f"{_f(mac['random'])} | oracle {_f(mac['oracle'])} | conf AUROC(wrong) {_f(mac['conf_auroc_wrong'])}")
     return {"domains": per, "macro": mac, "share": share}
 

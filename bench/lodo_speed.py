@@ -1,6 +1,6 @@
 """Speed of ``trace`` with the learned parts vs the labeler shipped before them, on real files.
 
-    .venv/bin/python bench/lodo_speed.py [--n 120] [--rounds 3]
+    .venv/bin/python -m bench.lodo_speed [--n 120] [--rounds 3]
 
 Cases from the shared dev files (RAGTruth Summary, RAGBench, MTRAG; our own sentencizer, as a user
 gets them). Per round, in one process: the end-to-end ``trace`` path ``featurize`` (embedding with
@@ -17,13 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,13 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from evaluators.types import TestCase  # noqa: E402
 
@@ -46,10 +43,11 @@ SHARED_DIR = _find_shared_dir()
 
 
 def shared_files() -> list[Path]:
-    """Existing shared JSONL files, sorted by name ([] when the folder is absent)."""
+    """Existing shared JSONL files of RAG cases, sorted by name ([] when the folder is absent).
+    The NLI pair file (premise-claim pairs for pre-training a verifier, not RAG cases) is left out."""
     if not SHARED_DIR.is_dir():
         return []
-    return sorted(SHARED_DIR.glob("*.jsonl"))
+    return sorted(p for p in SHARED_DIR.glob("*.jsonl") if not p.name.startswith("nli_"))
 
 
 def resolve(name_or_path: str | Path) -> Path | None:

@@ -1,7 +1,7 @@
 """Train the learned sentence verifier (a MiniLM-L6 cross-encoder; CPU only, seeded, resumable).
 
-    nohup .venv/bin/python bench/train_verifier.py > bench/out/verifier/train.log 2>&1 &
-    .venv/bin/python bench/train_verifier.py --stages full --ship   # + the all-domain model, shipped
+    nohup .venv/bin/python -m bench.train_verifier > bench/out/verifier/train.log 2>&1 &
+    .venv/bin/python -m bench.train_verifier --stages full --ship   # + the all-domain model, shipped
 
 Recipe (one setting for every domain):
 
@@ -38,7 +38,6 @@ import json
 import math
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -47,10 +46,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench import verifier_data as VD  # noqa: E402
 from evaluators.labelers import verifier as V  # noqa: E402

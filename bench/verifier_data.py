@@ -30,16 +30,11 @@ import hashlib
 import json
 import os
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from bench import shared_data  # noqa: E402
 from bench.shared_data import record_to_case  # noqa: E402

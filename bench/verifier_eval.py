@@ -1,7 +1,7 @@
 """Leave-one-domain-out figures of the learned sentence verifier (bench/train_verifier.py).
 
-    .venv/bin/python bench/verifier_eval.py              # score (cached) + figures -> bench/results/
-    .venv/bin/python bench/verifier_eval.py --models nli # the NLI-only model (unseen everywhere)
+    .venv/bin/python -m bench.verifier_eval              # score (cached) + figures -> bench/results/
+    .venv/bin/python -m bench.verifier_eval --models nli # the NLI-only model (unseen everywhere)
 
 Every domain is scored by a model that never saw it:
 
@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -41,10 +40,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench import verifier_data as VD  # noqa: E402
 from evaluators.labelers import verifier as V  # noqa: E402

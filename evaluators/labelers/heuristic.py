@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -52,8 +51,9 @@ from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import confidence as confidence_mod
+from .heuristic_explain import explain, needs_no_support, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
-                                 sentence_features, strip_markup)
+                                 sentence_features)
 
 METHOD = "trace"
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
@@ -132,67 +132,12 @@ def model_arrays(model: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndar
             np.asarray(model["scale"], dtype=np.float64), float(model["intercept"]))
 
 
-# ---------------------------------------------------------------- sentences needing no support
-_REFUSAL = [re.compile(p, re.I) for p in (
-    r"\b(documents?|context|passages?|sources?|articles?|texts?|data|information|snippets?|"
-    r"search results?|records?)\b[^.]{0,80}?\b(do(es)? not|don'?t|doesn'?t|did not|didn'?t|cannot|"
-    r"can'?t|does ?n[o']t|fail to|lacks?|no)\b[^.]{0,60}?\b(mention|say|contain|include|provide|"
-    r"specify|state|discuss|address|cover|give|information|details?|indicate|reference)",
-    r"\b(there is|there's|there are|i found|i could find|i can find|i have|i've got)\s+no\s+"
-    r"(specific\s+|further\s+|additional\s+)?(information|mention|details?|data|reference)",
-    r"\b(i (do not|don'?t) (know|have (enough|any|that|this|the))|i('m| am) (not sure|unable|sorry)|"
-    r"i cannot (answer|find|determine|provide|say)|i can'?t (answer|find|determine|provide|say)|"
-    r"not enough information|insufficient information|unable to (answer|find|determine|provide)|"
-    r"(is|are) not (mentioned|specified|provided|stated|available|included|given) in the)",
-    r"\bnot (mentioned|specified|provided|stated|included|covered|addressed) (in|by) (the )?"
-    r"(provided |given |available )?(documents?|context|passages?|text|data|information|sources?)",
-)]
-_GENERAL = [re.compile(p, re.I) for p in (
-    r"^(here is|here's|here are|below is|below are|the following (is|are))\b[^.!?:]{0,120}[:.]?$",
-    r"^(sure|certainly|of course|great question|absolutely|okay|ok|yes|no problem|you're welcome|"
-    r"thank you|thanks|hello|hi)\b[!.,]?[^.!?]{0,40}[!.]?$",
-    r"^(i hope (this|that) helps|let me know|feel free to|please let me know|is there anything else|"
-    r"if you have (any )?(other|more|further) questions)",
-    r"^#{1,6}\s+\S",
-    r"^\W*(summary|overview|in summary|to summarize|in conclusion|conclusion|answer|details|"
-    r"key points|notes?)\W*$",
-)]
-_ENDS_COLON = re.compile(r":\s*\**$")
-_INTRO = re.compile(r"\b(here (is|are)|here's|the following|as follows)\b[^:]{0,60}:\s*\**$", re.I)
-_HAS_DIGIT = re.compile(r"\d")
-
-
-def needs_no_support(text: str) -> tuple[str, str] | None:
-    """(special key, explanation) for a sentence that needs no document support, else None."""
-    t = strip_markup(text).strip().strip("*_ ").strip()
-    for rx in _REFUSAL:
-        if rx.search(t):
-            return ("supported_without_sentence",
-                    "states that the documents do not give the information (a refusal): needs no support")
-    for rx in _GENERAL:
-        if rx.search(t):
-            return "general", "transition / pleasantry with no factual claim: needs no support"
-    words = t.split()
-    if _ENDS_COLON.search(t) and not _HAS_DIGIT.search(t) and (len(words) <= 16 or _INTRO.search(t)):
-        return "general", "introduces what follows (ends with ':'), no factual claim: needs no support"
-    return None
-
-
 # ---------------------------------------------------------------- optional NLI cross-encoder
 # One loader for every cross-encoder (never downloads; one reading of the output).
 entailment_probs = cross_encoder.probabilities
 
 
 # ---------------------------------------------------------------- the labeler
-def _fmt_keys(keys: Sequence[str], limit: int = 8) -> str:
-    keys = list(keys)
-    return ", ".join(keys[:limit]) + (f" … (+{len(keys) - limit})" if len(keys) > limit else "")
-
-
-def _quote(items: Sequence[str], limit: int = 3) -> str:
-    return ", ".join(f"'{x}'" for x in list(items)[:limit])
-
-
 class HeuristicMethod(BaseMethod):
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
@@ -417,7 +362,7 @@ class HeuristicMethod(BaseMethod):
         for ci, vp in out.items():
             p = prepared[ci]
             coef, mean, scale, intercept = vmodels[p["doc_kind"]]
-            for si in np.flatnonzero(~np.isnan(vp)):
+            for si in map(int, np.flatnonzero(~np.isnan(vp))):
                 x = np.asarray(list(p["sent"][si]["feats"]) + [_logit(vp[si])], dtype=np.float64)
                 z = float(((x - mean) / scale) @ coef + intercept)
                 base[ci][si] = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
@@ -512,100 +457,6 @@ class HeuristicMethod(BaseMethod):
                    "novel_token_ratio": round(float(novel), 4)},
         )
 
-    @staticmethod
-    def _explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], full: bool, partial: bool,
-                 prob: float, nli_p: float | None, ver_p: float | None = None) -> str:
-        best = ev["best"]
-        parts: list[str] = []
-        if full:
-            parts.append(f"supported by {_fmt_keys([keys[i] for i in support])} "
-                         f"(best match {keys[best]} {ev['sim_max']:.2f}; "
-                         f"{ev['cov_top']:.0%} of content words found there)")
-        elif partial:
-            parts.append(f"partly supported: best match {keys[best]} ({ev['sim_max']:.2f}), "
-                         f"{ev['cov_top']:.0%} of content words found in {_fmt_keys([keys[i] for i in support])}")
-        else:
-            parts.append(f"no supporting sentence: best match {keys[best]} ({ev['sim_max']:.2f}), "
-                         f"{ev['cov_all']:.0%} of content words found in the documents")
-        for n in ev["missing_numbers"][:3]:
-            msg = f"'{n}' not found in the documents or the question"
-            if ev["best_numbers"]:
-                msg += f" (best match {keys[best]} has {_quote(ev['best_numbers'], 2)})"
-            parts.append(msg)
-        for name in ev["missing_names"][:3]:
-            if ev["best_names"]:
-                parts.append(f"entity '{name}' not in the documents or the question; best match "
-                             f"{keys[best]} names {_quote(ev['best_names'], 2)}")
-            else:
-                parts.append(f"entity '{name}' not found in the documents or the question")
-        if ev["attr_conflict"]:
-            state = "true" if ev["attr_negated"] else "false / 'no'"
-            parts.append(f"the data gives {_quote(ev['attr_conflict'], 2)} as {state}")
-        if ev["attr_null"]:
-            parts.append(f"the data leaves {_quote(ev['attr_null'], 2)} unknown (null)")
-        if ev["neg_resp_only"]:
-            parts.append(f"negated, while {keys[best]} is not")
-        elif ev["neg_doc_only"]:
-            parts.append(f"{keys[best]} is negated, the sentence is not")
-        if not full and ev["missing_words"] and not ev["missing_numbers"] and not ev["missing_names"]:
-            parts.append(f"words not in the documents: {_quote(ev['missing_words'], 4)}")
-        if nli_p is not None:
-            parts.append(f"NLI entailment {nli_p:.2f}")
-        if ver_p is not None:
-            parts.append(f"verifier {ver_p:.2f}")
-        parts.append(f"P(supported) {prob:.2f}")
-        return "; ".join(parts)
-
-    @staticmethod
-    def _relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
-                           utilized: set[int] | None = None) -> tuple[set[int], str]:
-        """The learned relevant set; with ``utilized`` (model flag ``include_utilized``) the used
-        sentences count as relevant and the most probable others fill the expected count — the
-        annotations mark 84–99 % of the utilized sentences relevant, so completeness follows."""
-        keys = it.doc_keys
-        pr = context_model.predict(model, feats)
-        rel = {int(i) for i in context_model.select(pr, model)}
-        if utilized is not None:
-            k = len(rel)
-            rel = set(utilized)
-            for i in np.argsort(-pr, kind="stable"):
-                if len(rel) >= k:
-                    break
-                rel.add(int(i))
-        dq = p["dq"]
-        top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
-        closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)
-        if rel:
-            expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question (learned "
-                    f"relevance: the {len(rel)} most probable, expected count {pr.sum():.1f}); most "
-                    f"relevant: {closest}")
-        else:
-            expl = f"no document sentence relates to the question (expected count {pr.sum():.1f}); closest: {closest}"
-        return rel, expl
-
-    @staticmethod
-    def _relevance(it: SentencizedCase, p: dict[str, Any], st: dict[str, Any]) -> tuple[set[int], str]:
-        keys = it.doc_keys
-        if not keys:
-            return set(), "no documents were retrieved"
-        dq = p["dq"]
-        q_info = analyze(it.case.question)
-        qwords = q_info.content
-        thr = float(st["relevance_threshold"] if st.get("relevance_threshold") is not None else 0.40)
-        floor = float(st["relevance_floor"])
-        rel: set[int] = set()
-        for i, inf in enumerate(p["doc"].infos):
-            sim = float(dq[i])
-            overlap = len(qwords & inf.content)
-            if sim >= thr or (sim >= floor and overlap >= max(1, min(2, len(qwords)))):
-                rel.add(i)
-        if rel:
-            top = sorted(rel, key=lambda i: -float(dq[i]))[:3]
-            expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question "
-                    f"(cosine >= {thr:.2f}, or >= {floor:.2f} with shared keywords); closest: "
-                    + ", ".join(f"{keys[i]} ({float(dq[i]):.2f})" for i in top))
-        else:
-            b = int(np.argmax(dq))
-            expl = (f"no document sentence relates to the question (closest {keys[b]} at "
-                    f"{float(dq[b]):.2f} < {thr:.2f})")
-        return rel, expl
+    _explain = staticmethod(explain)
+    _relevance_learned = staticmethod(relevance_learned)
+    _relevance = staticmethod(relevance_rule)

