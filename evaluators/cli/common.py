@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -42,7 +43,15 @@ def split_names(s: str | None) -> list[str]:
 def write_json(path: str, data: Any) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    # streamed to the file (json.dumps with indent first builds a list of every small chunk and
+    # then one string of the whole file), then moved into place
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
     eprint(f"wrote {p}")
 
 
