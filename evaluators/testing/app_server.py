@@ -34,8 +34,12 @@ def free_port() -> int:
 
 
 def app_env(tmp_dir: Path) -> dict[str, str]:
-    """This process's environment without API keys, offline, with the run store in ``tmp_dir``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("GROQ_API_KEY", "OPENAI_API_KEY")}
+    """This process's environment without API keys or an owner endpoint, offline, with the run
+    store in ``tmp_dir``."""
+    from ..llm.settings import KEY_ENV, OWNER_BASE_URL_ENV
+
+    drop = {*KEY_ENV.values(), OWNER_BASE_URL_ENV}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(RAG_EVAL_STORE=str(tmp_dir / "runs.sqlite3"), HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     return env
