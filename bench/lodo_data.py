@@ -80,14 +80,14 @@ def ragbench_item(case, labels: dict[str, Any]) -> SentencizedCase:
         for key, s in sents:
             if not str(s).strip():
                 continue
-            a, b, cur = _locate(text, s, cur)
+            a, b, cur = _locate(text, str(s), cur)
             docs.append(Sentence(key=_key(key), text=str(s), start=a, end=b, doc=di))
     resp: list[Sentence] = []
     cur = 0
     for key, s in labels.get("response_sentences") or []:
         if not str(s).strip():
             continue
-        a, b, cur = _locate(case.response, s, cur)
+        a, b, cur = _locate(case.response, str(s), cur)
         resp.append(Sentence(key=_key(key), text=str(s), start=a, end=b))
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 

@@ -18,26 +18,15 @@ Naive references (no fitting, no labels):
 
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 import numpy as np
 
 from evaluators import trace_metrics
+from evaluators.labelers.confidence import novel_token_ratio  # noqa: F401 - the one definition
 from evaluators.types import SentenceLabels
 
 NAIVE_COS = 0.5
-_TOK = re.compile(r"\w+")
-
-
-def novel_token_ratio(response: str, documents: Sequence[str]) -> float:
-    toks = _TOK.findall(response.lower())
-    if not toks:
-        return 0.0
-    vocab: set[str] = set()
-    for d in documents:
-        vocab.update(_TOK.findall(d.lower()))
-    return sum(1 for t in toks if t not in vocab) / len(toks)
 
 
 def naive_context(dq: np.ndarray, S: np.ndarray) -> tuple[float, float, float]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -37,25 +36,11 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parents[1]
 
 from bench import shared_data  # noqa: E402
+from bench.lodo_data import _key, _read, ragbench_item  # noqa: E402 - one RAGBench reader for the bench
 from bench.shared_data import record_to_case  # noqa: E402
-from evaluators.types import Sentence, SentencizedCase  # noqa: E402
+from evaluators.labelers.confidence import novel_token_ratio  # noqa: E402 - the one definition
 
-
-def _shared_dir() -> Path:
-    """../shared/data of the checkout, or of the nearest ancestor that has one (git worktrees sit
-    deeper); RAG_EVAL_SHARED_DATA overrides."""
-    env = os.environ.get("RAG_EVAL_SHARED_DATA")
-    if env:
-        return Path(env)
-    if Path(shared_data.SHARED_DIR).is_dir():
-        return Path(shared_data.SHARED_DIR)
-    for parent in ROOT.parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared" / "data"
-    return Path(shared_data.SHARED_DIR)
-
-
-SHARED_DIR = _shared_dir()
+SHARED_DIR = shared_data.SHARED_DIR  # RAG_EVAL_SHARED_DATA, or the nearest ../shared/data
 
 OUT = Path(os.environ.get("VERIFIER_OUT") or ROOT / "bench" / "out" / "verifier")
 RAGBENCH_DOMAINS = ("covidqa", "delucionqa", "emanual", "expertqa", "hagrid", "hotpotqa", "msmarco")
@@ -69,7 +54,6 @@ FOLDS: tuple[tuple[str, ...], ...] = (
 )
 #: AttributionBench slices built from the same sources as RAGBench domains: never trained on.
 AB_EXCLUDED = ("HAGRID", "ExpertQA")
-_WORD = re.compile(r"\w+")
 
 
 def fold_of(domain: str) -> int:
@@ -77,59 +61,6 @@ def fold_of(domain: str) -> int:
         if domain in doms:
             return k
     raise ValueError(f"domain {domain!r} is in no fold")
-
-
-def novel_token_ratio(response: str, documents: list[str] | tuple[str, ...]) -> float:
-    """The naive reference: share of the response's word tokens (\\w+, lower case) in no document."""
-    toks = _WORD.findall(response.lower())
-    if not toks:
-        return 0.0
-    vocab: set[str] = set()
-    for d in documents:
-        vocab.update(_WORD.findall(str(d).lower()))
-    return sum(1 for t in toks if t not in vocab) / len(toks)
-
-
-def _key(k: Any) -> str:
-    return str(k).strip().rstrip(".").strip()
-
-
-def _locate(text: str, piece: str, cursor: int) -> tuple[int, int, int]:
-    i = text.find(piece, cursor)
-    if i < 0:
-        i = text.find(piece)
-    if i < 0:
-        return cursor, cursor, cursor
-    return i, i + len(piece), i + len(piece)
-
-
-def ragbench_item(case, labels: dict[str, Any]) -> SentencizedCase:
-    """A SentencizedCase on RAGBench's own sentence split and keys."""
-    docs: list[Sentence] = []
-    for di, sents in enumerate(labels.get("documents_sentences") or []):
-        text = case.documents[di] if di < len(case.documents) else ""
-        cur = 0
-        for key, s in sents:
-            if not str(s).strip():
-                continue
-            a, b, cur = _locate(text, str(s), cur)
-            docs.append(Sentence(key=_key(key), text=str(s), start=a, end=b, doc=di))
-    resp: list[Sentence] = []
-    cur = 0
-    for key, s in labels.get("response_sentences") or []:
-        if not str(s).strip():
-            continue
-        a, b, cur = _locate(case.response, str(s), cur)
-        resp.append(Sentence(key=_key(key), text=str(s), start=a, end=b))
-    return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
-
-
-def _read(name: str) -> list[dict[str, Any]]:
-    p = SHARED_DIR / name
-    if not p.is_file():
-        return []
-    with p.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def _hash(text: str) -> str:

