@@ -17,6 +17,7 @@ store gets the public settings and whether resuming needs a typed key again.
 from __future__ import annotations
 
 import ctypes
+import gc
 import threading
 import time
 from collections import deque
@@ -119,6 +120,10 @@ class JobQueue:
     def __init__(self, store: RunStore, ledger: CallLedger | None = None) -> None:
         self.store = store
         self.ledger = ledger or CallLedger()
+        # A queue serves pages from the same cores: the encoder's idle threads must not spin.
+        from .engines.onnx_encoder import set_spinning
+
+        set_spinning(False)
         # A new queue means no worker is writing this store's running runs any more.
         store.mark_interrupted("the server restarted while this run was going on")
         self._cv = threading.Condition()
@@ -301,6 +306,10 @@ class JobQueue:
 
             get_method(method).build().warm_up()
             self.warmed.add(method)
+            # What warm-up loaded (models, tokenizers) lives as long as the process: out of the
+            # cyclic GC's way, so a full collection (any thread's) does not walk it again each time.
+            gc.collect()
+            gc.freeze()
 
     def _work(self) -> None:
         from .pipeline import evaluate_batch  # lazy: loads labelers only when there is work

