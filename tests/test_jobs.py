@@ -210,8 +210,9 @@ def test_server_settings_keep_page_runs_from_starving_the_worker(tmp_path):
     """Streamlit's default full gc.collect(2) after every script/fragment run held the GIL so long
     that five visitors' progress fragments starved the worker (40x slower, bench/concurrency.py);
     a job queue also stops the encoder's idle threads from spinning on the shared cores."""
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     from evaluators.engines import onnx_encoder
 
