@@ -116,7 +116,8 @@ def label_chunks(chunks: Sequence[Sequence[Any]], method: str, options: Any, *, 
     rows = [{"index": k, "payload": pickle.dumps(list(c))} for k, c in enumerate(chunks)]
     ds = ray.data.from_items(rows, override_num_blocks=len(rows))
     out = ds.map_batches(ChunkLabeler, fn_constructor_kwargs={"method": method, "options": pickle.dumps(safe)},
-                         batch_size=1, concurrency=min(workers, len(rows)), num_cpus=1, batch_format="numpy")
+                         batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(workers, len(rows))),
+                         num_cpus=1, batch_format="numpy")
     ready: dict[int, tuple[list[Any], float]] = {}
     nxt = 0
     for row in out.iter_rows():
