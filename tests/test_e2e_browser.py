@@ -95,11 +95,14 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
 
             # Cancel keeps what finished: a bigger upload, cancel once the first chunk is done.
             big = tmp_path / "big.jsonl"
-            # every case unique (no cache shortcut), enough of them that the run cannot finish first
+            # every case unique (no cache shortcut) with 20 unique archive sentences, so the run
+            # (1000 short cases took 6 s) cannot finish before Cancel is clicked
             big.write_text("\n".join(json.dumps({
                 **CASES[i % 3], "id": f"big-{i}",
                 "response": f"{CASES[i % 3]['response']} Report {i} lists {i * 7 % 97} visitors.",
-                "documents": [*CASES[i % 3]["documents"], f"Archive record {i}: {i * 13 % 89} entries."],
+                "documents": [*CASES[i % 3]["documents"], " ".join(
+                    f"Archive record {i}.{j} lists {(i * 13 + j * 7) % 89} entries from shelf {j}."
+                    for j in range(20))],
             }) for i in range(N_BIG)))
             page.get_by_role("link", name="Upload").first.click()
             with page.expect_file_chooser() as fc:
