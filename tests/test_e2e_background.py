@@ -36,13 +36,17 @@ BASE = [
 ]
 
 
-def write_cases(path: Path, n: int, tag: str) -> Path:
+def write_cases(path: Path, n: int, tag: str, heavy: int = 0) -> Path:
+    """n unique cases; ``heavy`` more unique archive sentences per case make each one slower to
+    label (a run that must still be going on when the test acts on it)."""
     rows = []
     for i in range(n):
         q, r, d = BASE[i % 3]
+        extra = " ".join(f"Archive record {tag} {i}.{j} lists {(i * 13 + j * 7) % 89} entries from shelf {j}."
+                         for j in range(heavy))
+        docs = [d, f"Archive record {tag} {i}: {i * 13 % 89} entries.", *([extra] if extra else [])]
         rows.append({"id": f"{tag}-{i}", "question": f"{q} ({tag} {i})",
-                     "response": f"{r} Record {tag} {i} lists {i * 7 % 97} visitors.",
-                     "documents": [d, f"Archive record {tag} {i}: {i * 13 % 89} entries."]})
+                     "response": f"{r} Record {tag} {i} lists {i * 7 % 97} visitors.", "documents": docs})
     path.write_text("\n".join(json.dumps(x) for x in rows), encoding="utf-8")
     return path
 
@@ -154,7 +158,7 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
     from playwright.sync_api import expect
 
     n = 300  # long enough that the server is stopped well before the end, on a fast machine too
-    data = write_cases(tmp_path / "b.jsonl", n, "b")
+    data = write_cases(tmp_path / "b.jsonl", n, "b", heavy=20)
     db = tmp_path / "runs.sqlite3"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
