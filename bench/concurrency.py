@@ -284,7 +284,7 @@ def main() -> None:
         try:
             old = json.loads(ckpt.read_text()) if args.resume and ckpt.exists() else {}
             if old.get("cases") == n and old.get("browser_nice", 0) == args.browser_nice:
-                figures["baseline"] = json.loads(ckpt.read_text())
+                figures["baseline"] = old
             else:
                 figures["baseline"] = {**baseline(browser, tmp, rows, args.chunk),
                                        "browser_nice": args.browser_nice}

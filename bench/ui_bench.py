@@ -125,10 +125,11 @@ def main() -> None:
             dt = time.perf_counter() - t1
             from evaluators.store import RunStore
 
-            saved = RunStore(tmp / "runs.sqlite3").list()[0]
-            figures["scored"] = saved["num_scored"]
-            if not saved["num_scored"]:
-                errs = RunStore(tmp / "runs.sqlite3").load(saved["id"]).errors[:3]
+            store = RunStore(tmp / "runs.sqlite3")
+            saved = store.list(owner=None)[0]
+            figures["scored"] = saved.num_scored
+            if not saved.num_scored:
+                errs = store.load(saved.id, owner=None).errors[:3]
                 raise SystemExit(f"no case scored; first errors: {errs}")
             expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
             figures["run_to_results_s"] = round(dt, 1)

@@ -111,6 +111,7 @@ def explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], full: b
     parts.append(f"P(supported) {prob:.2f}")
     return "; ".join(parts)
 
+
 def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
                        utilized: set[int] | None = None) -> tuple[set[int], str]:
     """The learned relevant set; with ``utilized`` (model flag ``include_utilized``) the used
@@ -136,6 +137,7 @@ def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, A
     else:
         expl = f"no document sentence relates to the question (expected count {pr.sum():.1f}); closest: {closest}"
     return rel, expl
+
 
 def relevance_rule(it: SentencizedCase, p: dict[str, Any], st: dict[str, Any]) -> tuple[set[int], str]:
     keys = it.doc_keys
