@@ -39,6 +39,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,6 +55,54 @@ RESULTS = ROOT / "bench" / "results"
 STUCK_S = 30
 PAGES = [("Results", "Results"), ("Inspect", "Inspect a case"), ("Compare", "Compare"),
          ("Evaluate", "Evaluate"), ("Upload", "Upload test cases")]
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _proc_cpu(pid: str) -> tuple[str, float] | None:
+    """(comm, CPU seconds of the process and its waited-for children) from /proc/<pid>/stat."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    comm = raw[raw.index("(") + 1:raw.rindex(")")]
+    f = raw[raw.rindex(")") + 2:].split()
+    return comm, sum(int(x) for x in f[11:15]) / _TICK  # utime stime cutime cstime
+
+
+class CpuMeter:
+    """CPU seconds spent by the server process and by every Chromium process during a phase.
+
+    Sampled at every tick (a renderer that exits between samples keeps its last reading), so the
+    split between the server and the browsers standing in for the visitors is measured, not
+    guessed."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = str(server_pid)
+        self.start: dict[str, float] = {}
+        self.last: dict[str, float] = {}
+        self.sample(first=True)
+
+    def sample(self, first: bool = False) -> None:
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            got = _proc_cpu(d)
+            if got is None:
+                continue
+            comm, cpu = got
+            if d == self.server_pid or comm.startswith(("chrom", "headless_shell")):
+                if first:
+                    self.start[d] = cpu
+                self.last[d] = cpu
+
+    def figures(self, wall_s: float) -> dict[str, float]:
+        self.sample()
+        server = self.last.get(self.server_pid, 0.0) - self.start.get(self.server_pid, 0.0)
+        browsers = sum(v - self.start.get(k, 0.0) for k, v in self.last.items() if k != self.server_pid)
+        return {"server_cpu_s": round(server, 1), "browsers_cpu_s": round(browsers, 1),
+                "server_cores": round(server / wall_s, 2), "browser_cores": round(browsers / wall_s, 2)}
 
 
 SHARED_FILES = ("ragtruth_summary_dev.jsonl", "ragtruth_data2txt_dev.jsonl", "mtrag_human_dev.jsonl",
@@ -159,7 +208,69 @@ def check_runs(server: Server, expected: dict[str, list[str]]) -> dict[str, obje
             "scored": sum(v[1] for v in got.values()), "cases": sum(len(k) for k in got)}
 
 
-def baseline(browser, tmp: Path, rows: list[str], chunk: int) -> dict[str, object]:
+class Switcher:
+    """Timed page switches (click -> the next page's heading is visible), round robin over the
+    sessions. ``every_s`` > 0: each session switches once every ``every_s`` seconds (a visitor
+    browsing while the runs go on); 0: back to back, as fast as the pages come (a stress test)."""
+
+    def __init__(self, pages: list, every_s: float, meter: CpuMeter) -> None:
+        self.pages, self.every_s, self.meter = pages, every_s, meter
+        self.times: list[float] = []
+        self.stuck: list[dict[str, object]] = []
+        self.turn = 0
+        self.t0 = self.next_at = time.perf_counter()
+
+    def tick(self) -> None:
+        self.meter.sample()
+        now = time.perf_counter()
+        if self.every_s > 0:
+            if now < self.next_at:
+                time.sleep(min(0.25, self.next_at - now))
+                return
+            self.next_at += self.every_s / len(self.pages)
+        elif not self.pages:
+            time.sleep(0.25)
+            return
+        self.switch()
+        if self.every_s <= 0:
+            time.sleep(0.2)
+
+    def switch(self) -> None:
+        from playwright.sync_api import expect
+
+        i, n = self.turn, len(self.pages)
+        self.turn += 1
+        page = self.pages[i % n]
+        link, heading = PAGES[(i // n) % len(PAGES)]
+        ts = time.perf_counter()
+        page.get_by_role("link", name=link).first.click()
+        # a run that ends while its session is on Evaluate opens Results (the app's rule)
+        target = page.get_by_role("heading", name=heading, exact=True)
+        try:
+            expect(target.or_(page.get_by_role("heading", name="Results", exact=True))).to_be_visible(
+                timeout=STUCK_S * 1000)
+        except AssertionError:  # the page never came: counted at the time-out, then reloaded
+            self.stuck.append({"session": i % n, "to": link, "after_s": round(ts - self.t0, 1)})
+            try:
+                page.reload(timeout=120_000)
+            except Exception as exc:  # noqa: BLE001 - note it; the runs go on regardless
+                self.stuck[-1]["reload"] = f"{type(exc).__name__}"
+        self.times.append(time.perf_counter() - ts)
+
+    def figures(self) -> dict[str, object]:
+        t = self.times
+        q = statistics.quantiles(t, n=20) if len(t) >= 20 else None
+        return {"switch_every_s": self.every_s or "back to back",
+                "page_switches": len(t),
+                "page_switch_p50_s": round(statistics.median(t), 2) if t else None,
+                "page_switch_p95_s": round(q[18], 2) if q else (round(max(t), 2) if t else None),
+                "page_switch_max_s": round(max(t), 2) if t else None,
+                "page_switches_stuck": self.stuck}
+
+
+def baseline(browser, tmp: Path, rows: list[str], chunk: int, every_s: float) -> dict[str, object]:
+    """One visitor, one run of every case; with ``every_s`` > 0 the visitor switches pages at the
+    same pace as each concurrent visitor does (so the two phases differ only in the visitor count)."""
     data = tmp / "all.jsonl"
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     server = Server(tmp, "baseline")
@@ -167,22 +278,24 @@ def baseline(browser, tmp: Path, rows: list[str], chunk: int) -> dict[str, objec
         warm_up(browser, server, tmp)
         page = open_session(browser, server.url)
         upload(page, data, len(rows))
+        meter = CpuMeter(server.proc.pid)
+        switcher = Switcher([page] if every_s > 0 else [], every_s, meter)
         t0 = click_run(page)
-        ended = wait_runs(server, 1, 3600)
+        ended = wait_runs(server, 1, 3600, on_tick=switcher.tick)
         wall = max(ended.values()) - t0
         ids = [json.loads(r).get("id") for r in rows]
         check = check_runs(server, {"all": ids})
     finally:
         rss = server.close()
     return {"cases": len(rows), "chunk": chunk, "wall_s": round(wall, 1),
-            "cases_per_s": round(len(rows) / wall, 2), "peak_rss_mb": rss, **check}
+            "cases_per_s": round(len(rows) / wall, 2), "peak_rss_mb": rss, **meter.figures(wall),
+            **(switcher.figures() if every_s > 0 else {"page_switches": 0}), **check}
 
 
-def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -> dict[str, object]:
+def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int,
+               every_s: float) -> dict[str, object]:
     per = len(rows) // sessions
     server = Server(tmp, "concurrent")
-    switch_s: list[float] = []
-    stuck: list[dict[str, object]] = []
     try:
         warm_up(browser, server, tmp)
         pages, expected = [], {}
@@ -194,35 +307,11 @@ def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -
             upload(page, path, per)
             pages.append(page)
             expected[f"s{k}"] = [json.loads(r).get("id") for r in share]
+        meter = CpuMeter(server.proc.pid)
         starts = [click_run(p) for p in pages]
         t0 = starts[0]
-        turn = {"i": 0}
-
-        def switch_pages() -> None:
-            """One timed page switch in the next session (round robin)."""
-            from playwright.sync_api import expect
-
-            i = turn["i"]
-            turn["i"] += 1
-            page = pages[i % sessions]
-            link, heading = PAGES[(i // sessions) % len(PAGES)]
-            ts = time.perf_counter()
-            page.get_by_role("link", name=link).first.click()
-            # a run that ends while its session is on Evaluate opens Results (the app's rule)
-            target = page.get_by_role("heading", name=heading, exact=True)
-            try:
-                expect(target.or_(page.get_by_role("heading", name="Results", exact=True))).to_be_visible(
-                    timeout=STUCK_S * 1000)
-            except AssertionError:  # the page never came: counted at the time-out, then reloaded
-                stuck.append({"session": i % sessions, "to": link, "after_s": round(ts - t0, 1)})
-                try:
-                    page.reload(timeout=120_000)
-                except Exception as exc:  # noqa: BLE001 - note it; the runs go on regardless
-                    stuck[-1]["reload"] = f"{type(exc).__name__}"
-            switch_s.append(time.perf_counter() - ts)
-            time.sleep(0.2)
-
-        ended = wait_runs(server, sessions, 3600, on_tick=switch_pages)
+        switcher = Switcher(pages, every_s, meter)
+        ended = wait_runs(server, sessions, 3600, on_tick=switcher.tick)
         wall = max(ended.values()) - t0
         order = sorted(ended.values())
         check = check_runs(server, expected)
@@ -234,17 +323,12 @@ def concurrent(browser, tmp: Path, rows: list[str], sessions: int, chunk: int) -
         done_s = [round(t, 1) for _, t in per_session]
     finally:
         rss = server.close()
-    q = statistics.quantiles(switch_s, n=20) if len(switch_s) >= 20 else None
     return {"sessions": sessions, "cases_per_session": per, "chunk": chunk, "wall_s": round(wall, 1),
             "clicks_spread_s": round(starts[-1] - starts[0], 1),
             "run_end_times_s": [round(t - t0, 1) for t in order],
             "per_session_completion_s": done_s,
             "fairness_min_over_max_completion": round(min(done_s) / max(done_s), 3),
-            "page_switches": len(switch_s),
-            "page_switch_p50_s": round(statistics.median(switch_s), 2) if switch_s else None,
-            "page_switch_p95_s": round(q[18], 2) if q else (round(max(switch_s), 2) if switch_s else None),
-            "page_switch_max_s": round(max(switch_s), 2) if switch_s else None,
-            "page_switches_stuck": stuck,
+            **switcher.figures(), **meter.figures(wall),
             "peak_rss_mb": rss, **check}
 
 
@@ -256,6 +340,9 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true", help="reuse a checkpointed baseline")
     ap.add_argument("--browser-nice", type=int, default=0,
                     help="niceness of the Chromium processes (the visitors' browsers; 0 = as the server)")
+    ap.add_argument("--switch-every", type=float, default=0.0,
+                    help="seconds between one visitor's page switches (0: back to back, a stress "
+                         "test; > 0: the baseline visitor switches at the same pace)")
     ap.add_argument("--source", choices=["shared", "samples"], default="shared",
                     help="shared: real dev-set rows (long RAGTruth documents); samples: "
                          "data/sample_rag.jsonl variants (short, fast)")
@@ -269,7 +356,7 @@ def main() -> None:
     n = args.sessions * args.per_session
     rows = load_rows(n, tmp, args.source)
     ckpt = OUT / "concurrency.baseline.json"
-    figures: dict[str, object] = {
+    figures: dict[str, Any] = {
         "load_avg_start": os.getloadavg(), "cpus": os.cpu_count(),
         "cases_from": "shared dev sets (RAGTruth)" if args.source == "shared"
         and (SHARED / "ragtruth_summary_dev.jsonl").exists() else "data/sample_rag.jsonl variants"}
@@ -283,19 +370,23 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         try:
             old = json.loads(ckpt.read_text()) if args.resume and ckpt.exists() else {}
-            if old.get("cases") == n and old.get("browser_nice", 0) == args.browser_nice:
+            if old.get("cases") == n and old.get("browser_nice", 0) == args.browser_nice \
+                    and old.get("switch_every", 0.0) == args.switch_every:
                 figures["baseline"] = old
             else:
-                figures["baseline"] = {**baseline(browser, tmp, rows, args.chunk),
-                                       "browser_nice": args.browser_nice}
+                figures["baseline"] = {**baseline(browser, tmp, rows, args.chunk, args.switch_every),
+                                       "browser_nice": args.browser_nice, "switch_every": args.switch_every}
                 ckpt.write_text(json.dumps(figures["baseline"], indent=2))
             print("baseline:", figures["baseline"], flush=True)
-            figures["concurrent"] = concurrent(browser, tmp, rows, args.sessions, args.chunk)
+            figures["concurrent"] = concurrent(browser, tmp, rows, args.sessions, args.chunk,
+                                               args.switch_every)
             print("concurrent:", figures["concurrent"], flush=True)
         finally:
             browser.close()
     b, c = figures["baseline"], figures["concurrent"]
     figures["time_ratio_concurrent_to_baseline"] = round(c["wall_s"] / b["wall_s"], 3)
+    if b.get("server_cpu_s"):  # the server's own work, whatever the browsers took
+        figures["server_cpu_ratio_concurrent_to_baseline"] = round(c["server_cpu_s"] / b["server_cpu_s"], 3)
     figures["load_avg_end"] = os.getloadavg()
     figures["targets"] = {
         "all_finish_none_lost": bool(c["all_finished_with_every_case"] and c["runs"] == args.sessions),
@@ -304,7 +395,8 @@ def main() -> None:
         "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
     }
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "concurrency.json").write_text(json.dumps(figures, indent=2) + "\n")
+    name = "concurrency.json" if not args.switch_every else f"concurrency_every{args.switch_every:g}s.json"
+    (RESULTS / name).write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
     print(f"(artifacts in {tmp})")
 
