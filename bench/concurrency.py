@@ -1,6 +1,7 @@
 """Several visitors at once, in real headless Chromium (not part of the test suite).
 
     .venv/bin/python -m bench.concurrency [--sessions 5] [--per-session 100] [--chunk 25]
+                                          [--switch-every 5] [--browser-nice 19]
 
 Two fresh `streamlit run app.py` servers evaluate the SAME cases with the TRACE heuristic
 (two processes, so neither profits from the other's embedding cache; each first loads the model
@@ -9,16 +10,18 @@ with a 3-case warm-up run):
 1. baseline — one browser session runs all ``sessions x per_session`` cases as one run;
 2. concurrent — ``sessions`` browser contexts (separate visitors) each upload their share and
    start it; while the runs go on, the sessions keep switching pages (timed: click -> the next
-   page's heading is visible).
+   page's heading is visible): back to back (default, a stress test) or, with ``--switch-every S``,
+   each session every S seconds (then the baseline visitor browses at the same pace too).
 
 Reported: both wall times (first click -> last run ``finished`` in the store) and their ratio,
 whether every run finished with every case (none lost), the p50/p95/max page-switch times during
 the concurrent phase, the order in which runs finished (fairness) and the peak RSS (VmHWM) of each
-server, and each session's own completion time (its click -> its run ended). Cases come from
+server, each session's own completion time (its click -> its run ended), and the CPU seconds the
+server and the Chromium processes took in each phase (``CpuMeter``). Cases come from
 ../shared/data (``$RAG_EVAL_SHARED_DATA``; real RAGTruth / MTRAG / RAGBench rows) when present,
 else from data/sample_rag.jsonl with varied ids. Figures go to bench/results/concurrency.json
-(committed); the baseline is checkpointed to bench/out/concurrency.baseline.json (git-ignored)
-and reused by ``--resume``.
+(``concurrency_every<S>s[_nice<N>].json`` with those options; committed); the baseline is
+checkpointed to bench/out/concurrency.baseline.json (git-ignored) and reused by ``--resume``.
 
 The machine may be shared: compare the ratio (both phases run back to back on the same load),
 not the absolute times; the load average is recorded with the figures.
@@ -395,7 +398,8 @@ def main() -> None:
         "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
     }
     RESULTS.mkdir(exist_ok=True)
-    name = "concurrency.json" if not args.switch_every else f"concurrency_every{args.switch_every:g}s.json"
+    name = "concurrency" + (f"_every{args.switch_every:g}s" if args.switch_every else "") \
+        + (f"_nice{args.browser_nice}" if args.browser_nice else "") + ".json"
     (RESULTS / name).write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
     print(f"(artifacts in {tmp})")

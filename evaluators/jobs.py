@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import sys
 import threading
 import time
 from collections import deque
@@ -34,6 +35,8 @@ JobStatus = Literal["queued", "running", "finished", "cancelled", "interrupted"]
 ACTIVE: frozenset[str] = frozenset({"queued", "running"})
 #: Most unfinished jobs one owner may have queued at once.
 MAX_ACTIVE_PER_OWNER = 3
+#: GIL switch interval of a process that serves pages and runs jobs (see ``JobQueue.__init__``).
+SWITCH_INTERVAL_S = 0.001
 #: Ended jobs remembered (so sessions can pick up their outcome), oldest dropped first.
 KEEP_ENDED = 500
 
@@ -124,6 +127,11 @@ class JobQueue:
         from .engines.onnx_encoder import set_spinning
 
         set_spinning(False)
+        # The worker hands the GIL back at every ONNX Runtime call (hundreds per chunk) and must
+        # win it back from the page scripts each time: by default a CPU-bound script keeps it for
+        # up to 5 ms per request (a convoy). 1 ms keeps the encoder fed while pages render
+        # (bench/concurrency.py, five visitors: 78 s in two runs with it, 82-84 s without).
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         # A new queue means no worker is writing this store's running runs any more.
         store.mark_interrupted("the server restarted while this run was going on")
         self._cv = threading.Condition()
