@@ -40,15 +40,42 @@ def split_names(s: str | None) -> list[str]:
     return [x.strip() for x in (s or "").split(",") if x.strip()]
 
 
+def _dumps(value: Any, indent: int | None = None) -> str:
+    return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+
+
+def dump_json(data: Any, fh: Any) -> None:
+    """``data`` as JSON into ``fh``: a dict's keys one per line (indented), and each item of a list
+    value (e.g. ``detailed_results``: one case) compact on a line of its own. Each item is encoded
+    by the C encoder (``json.dump`` with ``indent`` runs the pure-Python one: ~4x slower, a third
+    larger) and written as it goes, so memory stays at one item."""
+    if not isinstance(data, dict) or not data:
+        json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
+        fh.write("\n")
+        return
+    fh.write("{\n")
+    last = len(data) - 1
+    for n, (key, value) in enumerate(data.items()):
+        fh.write(f"  {_dumps(str(key))}: ")
+        if isinstance(value, list) and value:
+            fh.write("[\n")
+            for i, item in enumerate(value):
+                fh.write("    " + _dumps(item) + (",\n" if i < len(value) - 1 else "\n"))
+            fh.write("  ]")
+        else:
+            fh.write(_dumps(value, 2).replace("\n", "\n  "))
+        fh.write(",\n" if n < last else "\n")
+    fh.write("}\n")
+
+
 def write_json(path: str, data: Any) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    # streamed to the file (json.dumps with indent first builds a list of every small chunk and
-    # then one string of the whole file), then moved into place
+    # streamed to a temporary file (see dump_json), then moved into place
     tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
     try:
         with tmp.open("w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
+            dump_json(data, fh)
         os.replace(tmp, p)
     finally:
         tmp.unlink(missing_ok=True)
