@@ -48,7 +48,7 @@ def dump_json(data: Any, fh: Any) -> None:
     """``data`` as JSON into ``fh``: a dict's keys one per line (indented), and each item of a list
     value (e.g. ``detailed_results``: one case) compact on a line of its own. Each item is encoded
     by the C encoder (``json.dump`` with ``indent`` runs the pure-Python one: ~4x slower, a third
-    larger) and written as it goes, so memory stays at one item."""
+    larger) and written as it goes: no string of the whole file is built."""
     if not isinstance(data, dict) or not data:
         json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
         fh.write("\n")
