@@ -110,9 +110,10 @@ with tab_cases:
         **{m: st.column_config.NumberColumn(format="%.3f") for m in metrics},
     })
 
-with tab_dl:
-    st.download_button("Download JSON (CLI format)", to_json(run), file_name=f"{run.method}_results.json",
-                       mime="application/json", key="results.json")
-    st.download_button("Download CSV (one row per case)", df.to_csv(index=False),
-                       file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv")
+with tab_dl:  # built on click (a callable), not on every render; a download does not rerun the page
+    st.download_button("Download JSON (CLI format)", lambda: to_json(run), file_name=f"{run.method}_results.json",
+                       mime="application/json", key="results.json", on_click="ignore")
+    st.download_button("Download CSV (one row per case)", lambda: df.to_csv(index=False),
+                       file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv",
+                       on_click="ignore")
     st.caption("Exports never contain an API key.")

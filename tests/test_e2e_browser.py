@@ -75,6 +75,17 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=30_000)
             expect(page.get_by_test_id("stMetric").filter(has_text="Adherence")).to_be_visible()
             page.screenshot(path=str(shots / "3_results.png"), full_page=True)
+            # The exports are built when clicked: the JSON is the CLI format of this run.
+            page.get_by_role("tab", name="Download").click()
+            with page.expect_download(timeout=30_000) as dl:
+                page.get_by_role("button", name="Download JSON (CLI format)").click()
+            exported = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+            assert exported["num_samples"] == 3 and exported["method"] == "trace"
+            assert {c["id"] for c in exported["detailed_results"]} == {c["id"] for c in CASES}
+            with page.expect_download(timeout=30_000) as dl:
+                page.get_by_role("button", name="Download CSV (one row per case)").click()
+            assert len(Path(dl.value.path()).read_text(encoding="utf-8").strip().splitlines()) == 4
+            page.get_by_role("tab", name="Charts").click()
 
             # Inspect the case with an unsupported sentence (a shareable URL: a fresh session
             # loads the run from the history).
