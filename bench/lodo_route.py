@@ -101,19 +101,17 @@ def route_domain(cases, outs, share: float = 0.3, n_random: int = 200, seed: int
     conf = np.asarray([o["conf"] if o["conf"] is not None else 0.5 for o in outs])
     # alternative route (bench only): P(the case VERDICT is wrong) — P(h) when trace does not flag
     # the case, 1 - P(h) when it does (the product routes by the expected disagreement instead)
+    def top_k(value: np.ndarray) -> float | None:  # AUROC with the k highest-valued cases judged
+        return _auroc(y, _mixed(trace, judge, np.argsort(-value, kind="stable")[:k]))
+
     ph = [o.get("p_h") for o in outs]
-    hard = None
+    hard = gain = None
     if all(v is not None for v in ph):
         ph_arr = np.asarray(ph, dtype=np.float64)
-        value = np.where(flag, 1.0 - ph_arr, ph_arr)
-        hard = _auroc(y, _mixed(trace, judge, np.argsort(-value, kind="stable")[:k]))
-    gain = None
-    if all(v is not None for v in ph):
-        order = np.argsort(-expected_misordered(trace, np.asarray(ph, dtype=np.float64)), kind="stable")
-        gain = _auroc(y, _mixed(trace, judge, order[:k]))
+        hard = top_k(np.where(flag, 1.0 - ph_arr, ph_arr))
+        gain = top_k(expected_misordered(trace, ph_arr))
     # the same with P(h) from the shipped margin rule: confidence of the verdict (flag or not)
-    p_hand = np.where(flag, conf, 1.0 - conf)
-    gain_hand = _auroc(y, _mixed(trace, judge, np.argsort(-expected_misordered(trace, p_hand), kind="stable")[:k]))
+    gain_hand = top_k(expected_misordered(trace, np.where(flag, conf, 1.0 - conf)))
     res = {
         "n": n, "sent": k,
         "gain_route": gain, "gain_hand_route": gain_hand,

@@ -50,8 +50,7 @@ def dump_json(data: Any, fh: Any) -> None:
     by the C encoder (``json.dump`` with ``indent`` runs the pure-Python one: ~4x slower, a third
     larger) and written as it goes: no string of the whole file is built."""
     if not isinstance(data, dict) or not data:
-        json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
-        fh.write("\n")
+        fh.write(_dumps(data, 2) + "\n")
         return
     fh.write("{\n")
     last = len(data) - 1
