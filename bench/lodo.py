@@ -153,7 +153,8 @@ def evaluate(data, labeler_for_fold: Callable[[str], Labeler], n_boot: int = 500
 
 def macro(per: dict[str, Any]) -> dict[str, float]:
     out = {}
-    keys = ["auroc", "auroc_minp", "f1", "naive_auroc", "naive_f1", "sentence_auroc", "relevance_rmse",
+    keys = ["auroc", "auroc_expected", "auroc_minp", "f1", "naive_auroc", "naive_f1", "sentence_auroc",
+            "relevance_rmse",
             "utilization_rmse", "completeness_rmse", "naive_relevance_rmse", "naive_utilization_rmse",
             "naive_completeness_rmse"]
     for k in keys:
@@ -170,7 +171,8 @@ def short(r: dict[str, Any]) -> str:
     def f(v):
         return "  -  " if v is None else f"{v:.3f}"
 
-    s = (f"n={r['n']:4d} h={r['hallucinated']:3d} AUROC {f(r['auroc'])} (naive {f(r['naive_auroc'])}) "
+    s = (f"n={r['n']:4d} h={r['hallucinated']:3d} AUROC {f(r['auroc'])} expected {f(r.get('auroc_expected'))} "
+         f"(naive {f(r['naive_auroc'])}) "
          f"minP {f(r['auroc_minp'])} F1 {f(r['f1'])} (naive {f(r.get('naive_f1'))}) flag {r['flag_rate']:.2f}")
     if "sentence_auroc" in r:
         s += f" sentAUROC {f(r['sentence_auroc'])}"
@@ -190,7 +192,7 @@ def markdown(tables: dict[str, dict[str, Any]], title: str) -> str:
     lines = [f"### {title}", ""]
     head = ["domain", "n (halluc.)", "naive AUROC", "naive F1"]
     for nm in names:
-        head += [f"AUROC {nm}", f"F1 {nm}"]
+        head += [f"AUROC {nm}", f"AUROC expected {nm}", f"F1 {nm}"]
     head += ["naive rel/util/comp RMSE"] + [f"rel/util/comp RMSE {nm}" for nm in names]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -203,8 +205,9 @@ def markdown(tables: dict[str, dict[str, Any]], title: str) -> str:
         row = [d, f"{r0['n']} ({r0['hallucinated']})", f(r0.get("naive_auroc")), f(r0.get("naive_f1"))]
         for nm in names:
             r = tables[nm]["domains"][d]
-            ci = r.get("auroc_ci")
-            row += [f(r["auroc"]) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""), f(r["f1"])]
+            ci, ce = r.get("auroc_ci"), r.get("auroc_expected_ci")
+            row += [f(r["auroc"]) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""),
+                    f(r.get("auroc_expected")) + (f" [{ce[0]:.2f}, {ce[1]:.2f}]" if ce else ""), f(r["f1"])]
         if "relevance_rmse" in r0:
             row.append(f"{f(r0['naive_relevance_rmse'])} / {f(r0['naive_utilization_rmse'])} / "
                        f"{f(r0['naive_completeness_rmse'])}")
@@ -218,7 +221,7 @@ def markdown(tables: dict[str, dict[str, Any]], title: str) -> str:
     row = ["**macro**", "", f(m0.get("naive_auroc")), f(m0.get("naive_f1"))]
     for nm in names:
         m = tables[nm]["macro"]
-        row += [f(m.get("auroc")), f(m.get("f1"))]
+        row += [f(m.get("auroc")), f(m.get("auroc_expected")), f(m.get("f1"))]
     row.append(f"{f(m0.get('naive_relevance_rmse'))} / {f(m0.get('naive_utilization_rmse'))} / "
                f"{f(m0.get('naive_completeness_rmse'))}")
     for nm in names:

@@ -255,15 +255,18 @@ def run_after(data, args, meta) -> int:
     route_before = route_table(before["raw"], ROUTE_SHARE)
     print("after:")
     route_after = route_table(after["raw"], ROUTE_SHARE)
+    print("after, ranked by expected adherence:")
+    route_expected = route_table(after["raw"], ROUTE_SHARE, key="expected")
     meta = {**meta, "thresholds": {d: f["params"]["threshold"] for d, f in folds.items()},
-            "routing": {"before": route_before, "after": route_after}}
+            "routing": {"before": route_before, "after": route_after, "after_expected": route_expected}}
     name = args.name or "after"
     write(name, {"before": before, "after": after}, "trace before → after (LODO)", meta)
     from bench.lodo import RESULTS
     from bench.lodo_route import route_markdown
 
     md = RESULTS / f"lodo_{name}.md"
-    routes = route_markdown({"before": route_before, "after": route_after})
+    routes = route_markdown({"before": route_before, "after": route_after,
+                             "after, expected adherence": route_expected})
     md.write_text(md.read_text(encoding="utf-8") + "\n" + routes,
                   encoding="utf-8")
     if getattr(args, "write", False):

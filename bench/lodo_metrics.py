@@ -3,6 +3,10 @@
 Per case (from a ``SentenceLabels`` and the case's labels):
 * ``score``  = 1 − adherence (share of response sentences not fully supported) — the ranking whose
   AUROC against ``hallucinated`` is "adherence AUROC";
+* ``expected`` = 1 − expected adherence (mean P(supported) of the response sentences,
+  ``trace_metrics.expected_adherence``) — the tie-free ranking the product sorts cases by; its AUROC
+  ("AUROC expected") is reported beside the AUROC of 1 − adherence (which ties every case whose
+  sentences all pass, most of them);
 * ``flag``   = not every sentence fully supported (F1 against ``hallucinated``);
 * ``minp``   = 1 − the lowest P(supported) (a threshold-free ranking, reported beside);
 * ``rel`` / ``util`` / ``comp`` = context_relevance / context_utilization / completeness by the
@@ -49,6 +53,7 @@ def outcome(labels: SentenceLabels, lc: Any) -> dict[str, Any]:
     probs = [1.0 if s.score is None else float(s.score) for s in labels.sentences]
     out = {
         "score": 1.0 - t.adherence,
+        "expected": 1.0 - t.expected_adherence,
         "flag": not t.overall_supported,
         "minp": 1.0 - (min(scores) if scores else 1.0),
         "rel": t.context_relevance,
@@ -108,6 +113,9 @@ def domain_figures(cases: Sequence[Any], outs: Sequence[dict[str, Any]], n_boot:
     score = [o["score"] for o in outs]
     res["auroc"] = _auroc(y, score)
     res["auroc_ci"] = boot_ci(y, score, g, _auroc, n_boot) if n_boot else None
+    expected = [o["expected"] for o in outs]
+    res["auroc_expected"] = _auroc(y, expected)
+    res["auroc_expected_ci"] = boot_ci(y, expected, g, _auroc, n_boot) if n_boot else None
     res["auroc_minp"] = _auroc(y, [o["minp"] for o in outs])
     res["f1"] = _f1(y, [o["flag"] for o in outs])
     res["flag_rate"] = float(np.mean([o["flag"] for o in outs]))

@@ -17,7 +17,10 @@ trace's adherence. Per domain, with ``share`` (30 %) of the cases sent:
   from the margin rule. Macro 0.747 / 0.797 against 0.757 / 0.792 for ``picked``: no better, so
   the product keeps ``least_certain``.
 
-Figure: AUROC of 1 − adherence (mixed) against ``hallucinated``.
+Figure: AUROC of the mixed ranking against ``hallucinated`` — by 1 − adherence (``key="score"``),
+or by 1 − expected adherence (``key="expected"``: the tie-free ranking the product sorts by; a
+judged case's expected adherence is its annotated adherence, as for LLM labels without
+probabilities).
 """
 
 from __future__ import annotations
@@ -81,9 +84,10 @@ def _mixed(trace: np.ndarray, judge: np.ndarray, sent: Sequence[int]) -> np.ndar
     return s
 
 
-def route_domain(cases, outs, share: float = 0.3, n_random: int = 200, seed: int = 7) -> dict[str, Any]:
+def route_domain(cases, outs, share: float = 0.3, n_random: int = 200, seed: int = 7,
+                 key: str = "score") -> dict[str, Any]:
     y = [int(c.hallucinated) for c in cases]
-    trace = np.asarray([o["score"] for o in outs], dtype=np.float64)
+    trace = np.asarray([o[key] for o in outs], dtype=np.float64)
     judge = np.asarray([judge_score(c) for c in cases], dtype=np.float64)
     n = len(cases)
     k = math.ceil(share * n - 1e-9)
@@ -128,9 +132,9 @@ def route_domain(cases, outs, share: float = 0.3, n_random: int = 200, seed: int
     return res
 
 
-def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: float = 0.3, log=print
-                ) -> dict[str, Any]:
-    per = {d: route_domain(cases, outs, share) for d, (cases, outs) in raw.items()}
+def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: float = 0.3, log=print,
+                key: str = "score") -> dict[str, Any]:
+    per = {d: route_domain(cases, outs, share, key=key) for d, (cases, outs) in raw.items()}
     for d, r in per.items():
         log(f"  {d:18s} n={r['n']:4d} sent {r['sent']:3d}: trace {_f(r['trace'])} -> picked "
             f"{_f(r['picked'])} (verdict rule {_f(r.get('verdict_route'))}, gain {_f(r.get('gain_route'))}) "
@@ -146,7 +150,7 @@ def route_table(raw: dict[str, tuple[list[Any], list[dict[str, Any]]]], share: f
         f"(verdict rule {_f(mac['verdict_route'])}, gain {_f(mac['gain_route'])}, "
         f"gain-hand {_f(mac['gain_hand_route'])}) | random "
         f"{_f(mac['random'])} | oracle {_f(mac['oracle'])} | conf AUROC(wrong) {_f(mac['conf_auroc_wrong'])}")
-    return {"domains": per, "macro": mac, "share": share}
+    return {"domains": per, "macro": mac, "share": share, "key": key}
 
 
 def _f(v) -> str:

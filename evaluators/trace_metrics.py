@@ -8,6 +8,10 @@ U = utilized keys, S = response sentences:
 * completeness        = |R ∩ U| / |R|    (1.0 when R is empty: nothing relevant was left unused)
 * adherence           = |{s in S : fully supported}| / |S|
 * overall_supported   = every response sentence is fully supported
+* expected_adherence  = mean over S of P(s fully supported) — the sentence's ``score`` where the
+  labeler gives one (heuristic probability, jury vote share), else 1 / 0 by its verdict. Equal to
+  adherence for labels without probabilities; otherwise the tie-free ranking of cases by how likely
+  they hold unsupported claims (the hallucination ranking the bench scores, ``bench/lodo.py``).
 
 Edge cases, documented rather than NaN:
 * no document sentences: context_relevance = context_utilization = 0.0 (nothing useful was
@@ -42,4 +46,17 @@ def compute(labels: SentenceLabels) -> TraceScores:
         unsupported_sentences=none,
         num_document_sentences=n_doc,
         num_response_sentences=len(sents),
+        expected_adherence=expected_adherence(labels),
     )
+
+
+def expected_adherence(labels: SentenceLabels) -> float:
+    """Mean P(fully supported) of the response sentences (1.0 when there are none)."""
+    sents = labels.sentences
+    if not sents:
+        return 1.0
+    total = 0.0
+    for s in sents:
+        p = s.score if s.score is not None else (1.0 if s.fully_supported else 0.0)
+        total += min(1.0, max(0.0, float(p)))
+    return total / len(sents)

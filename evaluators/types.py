@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from .metric_names import AVERAGE, CASE_METRICS, OVERALL_SUPPORTED, TRACE_METRICS, TRACE_VALUES
 
@@ -136,6 +136,8 @@ class TraceScores(_Frozen):
     unsupported_sentences: int
     num_document_sentences: int
     num_response_sentences: int
+    #: Mean P(fully supported) over the response sentences (``metric_names.EXPECTED_ADHERENCE``).
+    expected_adherence: float = 1.0
 
     def average(self) -> float:
         """Mean of the four ratio metrics."""
@@ -244,6 +246,27 @@ class CaseResult(_Frozen):
     seconds: float = 0.0
     #: The sentence split the labels refer to (None: not split, or stored before spans were kept).
     spans: SentenceSpans | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_expected_adherence(cls, data: Any) -> Any:
+        """A result stored before ``expected_adherence`` existed gets it from its labels."""
+        if not isinstance(data, dict):
+            return data
+
+        def filled(scores: Any, labels: Any) -> Any:
+            if not isinstance(scores, dict) or labels is None or "expected_adherence" in scores:
+                return scores
+            from .trace_metrics import expected_adherence
+
+            lab = labels if isinstance(labels, SentenceLabels) else SentenceLabels.model_validate(labels)
+            return {**scores, "expected_adherence": expected_adherence(lab)}
+
+        data = {**data, "scores": filled(data.get("scores"), data.get("labels"))}
+        if isinstance(data.get("variant_scores"), dict) and isinstance(data.get("variants"), dict):
+            data["variant_scores"] = {k: filled(v, data["variants"].get(k))
+                                      for k, v in data["variant_scores"].items()}
+        return data
 
     @property
     def ok(self) -> bool:

@@ -98,7 +98,8 @@ with tab_cases:
             view = tables.filter_frame(view, col, op, val)
     except (KeyError, ValueError) as exc:
         st.error(str(exc))
-    sort = st.selectbox("Sort by", ["(file order)", *numeric], key="results.sort")
+    sort = st.selectbox("Sort by", ["(file order)", *numeric], key="results.sort",
+                        help="expected_adherence, ascending: the likeliest hallucinations first")
     if sort != "(file order)":
         desc = st.toggle("Descending", key="results.desc")
         view = view.sort_values(sort, ascending=not desc, kind="stable")

@@ -68,7 +68,9 @@ scores = r.variant_scores.get(which, r.scores) if which != "final" else r.scores
 if scores is not None:
     cols = st.columns(5)
     for i, m in enumerate(("context_relevance", "context_utilization", "completeness", "adherence")):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}")
+        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(
+            f"Expected adherence {scores.expected_adherence:.2f}: the mean P(fully supported) of the "
+            "response sentences" if m == "adherence" else None))
     cols[4].metric("Unsupported sentences", scores.unsupported_sentences,
                    help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
                         f" partially, {scores.unsupported_sentences} not supported")

@@ -73,7 +73,10 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             # Results open by themselves when the run finishes.
             expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
             expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=30_000)
-            expect(page.get_by_test_id("stMetric").filter(has_text="Adherence")).to_be_visible()
+            expect(page.get_by_test_id("stMetric").filter(has=page.get_by_text("Adherence", exact=True))
+                   ).to_be_visible()
+            expect(page.get_by_test_id("stMetric").filter(has=page.get_by_text("Expected adherence", exact=True))
+                   ).to_be_visible()
             page.screenshot(path=str(shots / "3_results.png"), full_page=True)
             # The exports are built when clicked: the JSON is the CLI format of this run.
             page.get_by_role("tab", name="Download").click()

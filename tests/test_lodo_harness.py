@@ -70,7 +70,8 @@ def test_naive_references():
 
 
 def _out(score, flag, probs, novel, rel=0.5, util=0.2, comp=1.0, conf=0.5):
-    return {"score": score, "flag": flag, "minp": 1 - min(probs), "rel": rel, "util": util, "comp": comp,
+    return {"score": score, "flag": flag, "minp": 1 - min(probs), "expected": 1 - sum(probs) / len(probs),
+            "rel": rel, "util": util, "comp": comp,
             "conf": conf, "probs": probs, "full": [p >= 0.5 for p in probs], "novel": novel,
             "naive_rel": 0.3, "naive_util": 0.3, "naive_comp": 1.0}
 
@@ -86,6 +87,7 @@ def test_domain_figures_auroc_f1_rmse():
     assert r["n"] == 4 and r["hallucinated"] == 2
     assert r["auroc"] == pytest.approx(0.75)          # positives 0.5, 0.5; negatives 0.0, 0.5
     assert r["f1"] == pytest.approx(0.8)              # 3 flags, 2 right: P 2/3, R 1
+    assert r["auroc_expected"] == pytest.approx(1.0)  # 1 - mean P: h 0.45, 0.40; clean 0.15, 0.35 (no tie)
     assert r["naive_auroc"] == pytest.approx(0.5)
     assert r["naive_f1"] == pytest.approx(0.5)        # flags: 0.4 (h), 0.2 (not) -> P 1/2, R 1/2
     assert r["sentence_auroc"] == pytest.approx(1.0)  # the two unsupported sentences have the lowest P

@@ -159,10 +159,11 @@ def test_trace_metrics_are_registered_like_any_family():
     """One vocabulary: the TRACE metrics are declared in the metric registry (family 'trace'),
     read through CaseResult.value, never requested as family metrics."""
     from evaluators.families import METRICS, Ctx, list_metrics, validate_metric_names
-    from evaluators.metric_names import SUMMARY_METRICS
+    from evaluators.metric_names import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SUMMARY_METRICS, TRACE_METRICS
     from evaluators.types import TestCase
 
-    assert [n for n, m in METRICS.items() if m.family == "trace"] == list(SUMMARY_METRICS)
+    assert [n for n, m in METRICS.items() if m.family == "trace"] == [
+        *TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, AVERAGE]
     assert METRICS.get("overall_supported").binary and not METRICS.get("adherence").binary
     assert not {d["name"] for d in list_metrics()} & set(SUMMARY_METRICS)
     assert {d["name"] for d in list_metrics(include_trace=True)} >= set(SUMMARY_METRICS)
@@ -178,3 +179,32 @@ def test_trace_metrics_are_registered_like_any_family():
         got = METRICS.get(name).compute(Ctx(case=case, params={}, scores=scores))
         assert got == scores.value(name)
     assert scores.value("average") == pytest.approx((0.5 + 0.5 + 1.0 + 0.5) / 4)
+
+
+def test_expected_adherence_is_the_mean_probability_and_adherence_without_probabilities():
+    from evaluators.types import CaseResult, TestCase
+
+    def lab(*sents):
+        return SentenceLabels(method="m", document_keys=("0a",), sentences=tuple(
+            SentenceSupport(key=k, fully_supported=f, score=p) for k, f, p in sents))
+
+    # heuristic-style: probabilities; two cases with the same adherence (1/2) are ordered by them
+    a = compute(lab(("a", True, 0.9), ("b", False, 0.4)))
+    b = compute(lab(("a", True, 0.6), ("b", False, 0.05)))
+    assert a.adherence == b.adherence == 0.5
+    assert a.expected_adherence == pytest.approx(0.65) and b.expected_adherence == pytest.approx(0.325)
+    # LLM-style labels carry no probability: expected adherence = adherence (the verdicts as 1 / 0)
+    llm = compute(lab(("a", True, None), ("b", False, None), ("c", True, None)))
+    assert llm.expected_adherence == pytest.approx(llm.adherence) == pytest.approx(2 / 3)
+    assert compute(lab()).expected_adherence == 1.0  # no claim made
+    assert compute(lab(("a", True, 1.7))).expected_adherence == 1.0  # clipped to [0, 1]
+    # a result stored before the field existed gets it from its labels (and its variants' labels)
+    labels = lab(("a", True, 0.9), ("b", False, 0.4))
+    cr = CaseResult(case=TestCase(id="1", question="q", response="r", documents=["d"]), method="trace",
+                    labels=labels, scores=compute(labels), variants={"trace": labels},
+                    variant_scores={"trace": compute(labels)})
+    old = cr.model_dump(exclude_computed_fields=True)
+    del old["scores"]["expected_adherence"], old["variant_scores"]["trace"]["expected_adherence"]
+    back = CaseResult.model_validate(old)
+    assert back.scores.expected_adherence == pytest.approx(0.65) == back.value("expected_adherence")
+    assert back.variant_scores["trace"].expected_adherence == pytest.approx(0.65)

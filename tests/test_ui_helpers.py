@@ -103,11 +103,13 @@ def test_case_frame_filters_and_summary():
     with pytest.raises(ValueError, match="operator"):
         tables.filter_frame(df, "adherence", "~", 0)
     metrics = tables.metric_columns(df)
-    assert metrics[:4] == list(TRACE_METRICS)
+    assert metrics[:6] == [*TRACE_METRICS, "expected_adherence", "overall_supported"]
     s = tables.summary(df, metrics).set_index("metric")
     scored = [r.scores.adherence for r in run.results if r.scores]
     assert s.loc["adherence", "mean"] == pytest.approx(sum(scored) / len(scored))
     assert s.loc["adherence", "n"] == 3
+    expected = [r.scores.expected_adherence for r in run.results if r.scores]
+    assert s.loc["expected_adherence", "mean"] == pytest.approx(sum(expected) / len(expected))
 
 
 def test_paired_frame_sorted_by_disagreement():

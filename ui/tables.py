@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from evaluators.export import to_rows
-from evaluators.metric_names import OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
+from evaluators.metric_names import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
 from evaluators.types import RunResult
 
 COUNT_COLUMNS = SENTENCE_COUNTS
@@ -44,7 +44,7 @@ def metric_columns(df: pd.DataFrame) -> list[str]:
     """Numeric score columns (TRACE first, then family metrics), without counts or human labels."""
     skip = {"id", "question", "response", "num_documents", "method", "labeled_by", "error",
             *COUNT_COLUMNS}
-    trace = [m for m in (*TRACE_METRICS, OVERALL_SUPPORTED) if m in df.columns]
+    trace = [m for m in (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED) if m in df.columns]
     others = [c for c in df.columns if c not in skip and c not in trace and not c.startswith("human_")
               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))
               and pd.to_numeric(df[c], errors="coerce").notna().any()]

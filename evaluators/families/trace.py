@@ -9,7 +9,7 @@ declarations give one place for what each TRACE metric means, its range and dire
 
 from __future__ import annotations
 
-from ..metric_names import AVERAGE, OVERALL_SUPPORTED
+from ..metric_names import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED
 from .base import Ctx, Family, Metric, Skip, register
 
 FAMILY: Family = "trace"
@@ -22,6 +22,9 @@ _DESCRIPTIONS = {
     "completeness": "Share of the relevant sentences the response uses (|relevant ∩ utilized| / "
                     "|relevant|; 1 when nothing is relevant).",
     "adherence": "Share of response sentences fully supported by the documents.",
+    EXPECTED_ADHERENCE: "Mean P(fully supported) over the response sentences (the labeler's probability; "
+                        "its verdict where it has none): the expected adherence, a ranking without ties "
+                        "(lowest = likeliest hallucination).",
     OVERALL_SUPPORTED: "1 when every response sentence is fully supported, else 0.",
     AVERAGE: "Mean of context_relevance, context_utilization, completeness and adherence.",
 }

@@ -53,7 +53,7 @@ KEEP_CHARS = 24
 METRICS = ("context_entity_recall,answer_semantic_similarity,response_length,answer_contains_pii,"
            "ragas_score,overall_score")
 #: Fields added on purpose after the goldens were made (documented in README, "Results JSON").
-NEW_FIELDS = ("schema_version", "spans", "warnings", "input_warnings", "encoder", "retries")
+NEW_FIELDS = ("schema_version", "spans", "warnings", "input_warnings", "encoder", "retries", "expected_adherence")
 #: Run-to-run fields, dropped before comparing.
 VOLATILE = ("timings", "started_at", "seconds", "input_file")
 #: CPU flags that select different fp32 kernels.
