@@ -45,6 +45,22 @@ def test_vectors_do_not_depend_on_the_batch(built):
     assert np.array_equal(together[: len(TEXTS)], together[len(TEXTS): 2 * len(TEXTS)])
 
 
+def test_data_parallel_sessions_give_the_single_session_vectors_in_input_order(built, monkeypatch):
+    """One single-threaded session per core, taking batches from a shared list: the same vectors
+    (same graph, batches of one token length) in input order, whatever session ran a batch."""
+    folder, _ = built
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # three sessions, more batches than sessions
+    texts = [f"{t} Record {i}: " + "word " * (i % 17) for i, t in enumerate(TEXTS * 12)]
+    monkeypatch.setattr(O, "BATCH_TOKENS", 64)  # many small batches, so every session gets some
+    par = O.OnnxEncoder(folder / "minilm-int8.onnx", data_parallel=True)
+    one = O.OnnxEncoder(folder / "minilm-int8.onnx", data_parallel=False)
+    assert len(par.sessions) == 3 and len(one.sessions) == 1
+    a, b = par.encode(texts), one.encode(texts)
+    assert np.allclose(a, b, atol=1e-5)
+    assert np.allclose(a[5], one.encode([texts[5]])[0], atol=1e-5)  # row i is text i
+    assert par.encode([]).shape == (0, O.HIDDEN)
+
+
 def _fresh_choice(monkeypatch, **env):
     for k in ("RAG_EVAL_PRECISION", "RAG_EVAL_BF16"):
         monkeypatch.delenv(k, raising=False)

@@ -49,8 +49,13 @@ def _is_missing(v: Any) -> bool:
         return False
 
 
+_PLAIN = (str, int, bool, type(None))
+
+
 def _py(v: Any) -> Any:
     """numpy / pandas values -> plain JSON-friendly Python."""
+    if type(v) in _PLAIN:  # the common leaves, answered without attribute probing
+        return v
     if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
         v = v.tolist()
     elif hasattr(v, "item") and not isinstance(v, (str, bytes)):
@@ -59,9 +64,9 @@ def _py(v: Any) -> Any:
         except (ValueError, AttributeError):
             pass
     if isinstance(v, dict):
-        return {str(k): _py(x) for k, x in v.items()}
+        return {str(k): x if type(x) in _PLAIN else _py(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_py(x) for x in v]
+        return [x if type(x) in _PLAIN else _py(x) for x in v]
     if isinstance(v, float) and math.isnan(v):
         return None
     if isinstance(v, (pd.Timestamp,)):
@@ -78,6 +83,8 @@ def _short(v: Any, n: int = 60) -> str:
 
 
 def _children(v: Any) -> Any:
+    if type(v) in _PLAIN:
+        return None
     if isinstance(v, dict):
         return v.values()
     if isinstance(v, (list, tuple)):
@@ -100,7 +107,7 @@ def nesting_depth(v: Any, limit: int = MAX_DEPTH) -> int:
         deepest = max(deepest, d)
         if d > limit:
             return d
-        stack.extend((k, d + 1) for k in kids)
+        stack.extend((k, d + 1) for k in kids if type(k) not in _PLAIN)  # leaves add no level
     return deepest
 
 
