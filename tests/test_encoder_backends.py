@@ -59,6 +59,9 @@ def test_data_parallel_sessions_give_the_single_session_vectors_in_input_order(b
     assert np.allclose(a, b, atol=1e-5)
     assert np.allclose(a[5], one.encode([texts[5]])[0], atol=1e-5)  # row i is text i
     assert par.encode([]).shape == (0, O.HIDDEN)
+    # a server being stopped: no new threads may start, the batches are encoded here instead
+    par._pool.shutdown()
+    assert np.allclose(par.encode(texts), b, atol=1e-5)
 
 
 def _fresh_choice(monkeypatch, **env):

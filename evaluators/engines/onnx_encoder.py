@@ -327,7 +327,13 @@ class OnnxEncoder:
                         return
                     run(sess, part)
 
-            for f in [self._pool.submit(worker, sess) for sess in self.sessions]:
+            futures = []
+            for sess in self.sessions:
+                try:
+                    futures.append(self._pool.submit(worker, sess))
+                except RuntimeError:  # the interpreter is shutting down (a stopped server's last
+                    worker(sess)  # chunk): no new threads, this one does the remaining batches
+            for f in futures:
                 f.result()
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
