@@ -261,14 +261,35 @@ class Switcher:
         self.times.append(time.perf_counter() - ts)
 
     def figures(self) -> dict[str, object]:
-        t = self.times
-        q = statistics.quantiles(t, n=20) if len(t) >= 20 else None
-        return {"switch_every_s": self.every_s or "back to back",
-                "page_switches": len(t),
-                "page_switch_p50_s": round(statistics.median(t), 2) if t else None,
-                "page_switch_p95_s": round(q[18], 2) if q else (round(max(t), 2) if t else None),
-                "page_switch_max_s": round(max(t), 2) if t else None,
-                "page_switches_stuck": self.stuck}
+        return {**switch_stats(self.times, self.every_s), "page_switches_stuck": self.stuck}
+
+
+def switch_stats(times: list[float], every_s: float, digits: int = 2) -> dict[str, object]:
+    """Count, p50 / p95 / max of page-switch times (p95 = max below 20 switches)."""
+    q = statistics.quantiles(times, n=20) if len(times) >= 20 else None
+    return {"switch_every_s": every_s or "back to back",
+            "page_switches": len(times),
+            "page_switch_p50_s": round(statistics.median(times), digits) if times else None,
+            "page_switch_p95_s": round(q[18], digits) if q else (round(max(times), digits) if times else None),
+            "page_switch_max_s": round(max(times), digits) if times else None}
+
+
+def finish(figures: dict[str, Any], sessions: int, name: str) -> None:
+    """Ratios of the two phases, the issue's targets; write bench/results/<name> and print it."""
+    b, c = figures["baseline"], figures["concurrent"]
+    figures["time_ratio_concurrent_to_baseline"] = round(c["wall_s"] / b["wall_s"], 3)
+    if b.get("server_cpu_s"):  # the server's own work, whatever the browsers took
+        figures["server_cpu_ratio_concurrent_to_baseline"] = round(c["server_cpu_s"] / b["server_cpu_s"], 3)
+    figures["load_avg_end"] = os.getloadavg()
+    figures["targets"] = {
+        "all_finish_none_lost": bool(c["all_finished_with_every_case"] and c["runs"] == sessions),
+        "peak_rss_le_2gb": (c["peak_rss_mb"] or 0) <= 2048,
+        "time_ratio_le_1.3": figures["time_ratio_concurrent_to_baseline"] <= 1.3,
+        "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / name).write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
 
 
 def baseline(browser, tmp: Path, rows: list[str], chunk: int, every_s: float) -> dict[str, object]:
@@ -386,22 +407,9 @@ def main() -> None:
             print("concurrent:", figures["concurrent"], flush=True)
         finally:
             browser.close()
-    b, c = figures["baseline"], figures["concurrent"]
-    figures["time_ratio_concurrent_to_baseline"] = round(c["wall_s"] / b["wall_s"], 3)
-    if b.get("server_cpu_s"):  # the server's own work, whatever the browsers took
-        figures["server_cpu_ratio_concurrent_to_baseline"] = round(c["server_cpu_s"] / b["server_cpu_s"], 3)
-    figures["load_avg_end"] = os.getloadavg()
-    figures["targets"] = {
-        "all_finish_none_lost": bool(c["all_finished_with_every_case"] and c["runs"] == args.sessions),
-        "peak_rss_le_2gb": (c["peak_rss_mb"] or 0) <= 2048,
-        "time_ratio_le_1.3": figures["time_ratio_concurrent_to_baseline"] <= 1.3,
-        "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
-    }
-    RESULTS.mkdir(exist_ok=True)
     name = "concurrency" + (f"_every{args.switch_every:g}s" if args.switch_every else "") \
         + (f"_nice{args.browser_nice}" if args.browser_nice else "") + ".json"
-    (RESULTS / name).write_text(json.dumps(figures, indent=2) + "\n")
-    print(json.dumps(figures, indent=2))
+    finish(figures, args.sessions, name)
     print(f"(artifacts in {tmp})")
 
 

@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.concurrency import OUT, RESULTS, CpuMeter, Server, check_runs, load_rows, wait_runs
+from bench.concurrency import CpuMeter, Server, check_runs, finish, load_rows, switch_stats, wait_runs
 from bench.st_client import Visitor
 from bench.ui_bench import make_cases
 
@@ -88,12 +87,7 @@ class VisitorLoop(threading.Thread):
 
 
 def switch_figures(loops: list[VisitorLoop], every_s: float) -> dict[str, Any]:
-    t = [x for lp in loops for x in lp.times]
-    q = statistics.quantiles(t, n=20) if len(t) >= 20 else None
-    return {"switch_every_s": every_s or "back to back", "page_switches": len(t),
-            "page_switch_p50_s": round(statistics.median(t), 3) if t else None,
-            "page_switch_p95_s": round(q[18], 3) if q else (round(max(t), 3) if t else None),
-            "page_switch_max_s": round(max(t), 3) if t else None,
+    return {**switch_stats([x for lp in loops for x in lp.times], every_s, digits=3),
             "client_errors": [e for lp in loops for e in lp.errors][:10]}
 
 
@@ -158,7 +152,6 @@ def main() -> None:
                     help="seconds between one visitor's page switches (0: back to back)")
     ap.add_argument("--source", choices=["shared", "samples"], default="shared")
     args = ap.parse_args()
-    OUT.mkdir(exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="concurrency_protocol_"))
     n = args.sessions * args.per_session
     rows = load_rows(n, tmp, args.source)
@@ -170,20 +163,8 @@ def main() -> None:
     figures["concurrent"] = phase(tmp, "concurrent", [rows[k * per:(k + 1) * per] for k in range(args.sessions)],
                                   args.switch_every)
     print("concurrent:", figures["concurrent"], flush=True)
-    b, c = figures["baseline"], figures["concurrent"]
-    figures["time_ratio_concurrent_to_baseline"] = round(c["wall_s"] / b["wall_s"], 3)
-    figures["server_cpu_ratio_concurrent_to_baseline"] = round(c["server_cpu_s"] / max(b["server_cpu_s"], 1e-9), 3)
-    figures["load_avg_end"] = os.getloadavg()
-    figures["targets"] = {
-        "all_finish_none_lost": bool(c["all_finished_with_every_case"] and c["runs"] == args.sessions),
-        "peak_rss_le_2gb": (c["peak_rss_mb"] or 0) <= 2048,
-        "time_ratio_le_1.3": figures["time_ratio_concurrent_to_baseline"] <= 1.3,
-        "page_switch_p95_le_2s": (c["page_switch_p95_s"] or 0) <= 2.0,
-    }
-    RESULTS.mkdir(exist_ok=True)
     name = "concurrency_protocol" + (f"_every{args.switch_every:g}s" if args.switch_every else "") + ".json"
-    (RESULTS / name).write_text(json.dumps(figures, indent=2) + "\n")
-    print(json.dumps(figures, indent=2))
+    finish(figures, args.sessions, name)
 
 
 if __name__ == "__main__":

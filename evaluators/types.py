@@ -254,19 +254,25 @@ class CaseResult(_Frozen):
         if not isinstance(data, dict):
             return data
 
+        def stale(scores: Any, labels: Any) -> bool:
+            return isinstance(scores, dict) and labels is not None and "expected_adherence" not in scores
+
         def filled(scores: Any, labels: Any) -> Any:
-            if not isinstance(scores, dict) or labels is None or "expected_adherence" in scores:
+            if not stale(scores, labels):
                 return scores
             from .trace_metrics import expected_adherence
 
             lab = labels if isinstance(labels, SentenceLabels) else SentenceLabels.model_validate(labels)
             return {**scores, "expected_adherence": expected_adherence(lab)}
 
-        data = {**data, "scores": filled(data.get("scores"), data.get("labels"))}
-        if isinstance(data.get("variant_scores"), dict) and isinstance(data.get("variants"), dict):
-            data["variant_scores"] = {k: filled(v, data["variants"].get(k))
-                                      for k, v in data["variant_scores"].items()}
-        return data
+        variants: dict[str, Any] = data["variants"] if isinstance(data.get("variants"), dict) else {}
+        vscores: dict[str, Any] = data["variant_scores"] if isinstance(data.get("variant_scores"), dict) else {}
+        if not stale(data.get("scores"), data.get("labels")) and \
+                not any(stale(v, variants.get(k)) for k, v in vscores.items()):
+            return data  # results made by this version (the usual case): nothing to copy
+        return {**data, "scores": filled(data.get("scores"), data.get("labels")),
+                **({"variant_scores": {k: filled(v, variants.get(k)) for k, v in vscores.items()}}
+                   if vscores else {})}
 
     @property
     def ok(self) -> bool:
