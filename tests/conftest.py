@@ -47,3 +47,13 @@ def register_method(monkeypatch):
         monkeypatch.setitem(METHODS._items, method_id, spec)
         return spec
     return register
+
+
+@pytest.fixture(autouse=True)
+def _private_llm_cache(tmp_path, monkeypatch):
+    """Every test gets its own LLM reply cache, never the user's: loopback servers take a random
+    port, which is part of the cache key, so a port reused by an earlier run (or test) would
+    otherwise answer from that run's replies and the server under test would see no request."""
+    from evaluators.llm.cache import ENV_PATH
+
+    monkeypatch.setenv(ENV_PATH, str(tmp_path / "llm_cache.sqlite3"))

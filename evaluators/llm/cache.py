@@ -4,12 +4,16 @@ Key = SHA-256 of provider, model, base URL, the full messages, the call paramete
 caller-supplied salt (prompt version, sample index). The API key is never part of the key nor of
 any stored value: only reply text and a few notes are stored. Every write commits at once, so an
 interrupted run resumes where it stopped and a rerun of the same file makes zero calls.
+
+Where: ``settings.cache_path`` when given ("" = off); otherwise ``$RAG_EVAL_LLM_CACHE`` (a file
+path; ``off`` / ``0`` / ... disable it), else ``llm_cache.sqlite3`` under the user cache dir.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -19,9 +23,15 @@ from typing import Any
 from pydantic import BaseModel
 
 APP_NAME = "rag-evaluators"
+ENV_PATH = "RAG_EVAL_LLM_CACHE"
+_OFF = {"0", "off", "no", "false", "none", "disabled"}
 
 
-def default_cache_path() -> Path:
+def default_cache_path() -> Path | None:
+    """``$RAG_EVAL_LLM_CACHE`` if set (None when it says off), else the user cache dir's file."""
+    env = os.environ.get(ENV_PATH, "").strip()
+    if env:
+        return None if env.lower() in _OFF else Path(env).expanduser()
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir(APP_NAME)) / "llm_cache.sqlite3"
@@ -88,6 +98,8 @@ def open_cache(path: str | Path | None) -> ReplyCache | None:
     if path is not None and str(path) == "":
         return None
     p = Path(path).expanduser() if path is not None else default_cache_path()
+    if p is None:
+        return None
     k = str(p.resolve())
     with _open_lock:
         if k not in _open:
