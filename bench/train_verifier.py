@@ -61,13 +61,16 @@ def log(msg: str) -> None:
 
 
 # ------------------------------------------------------------------ examples per stage
-def nli_examples(n: int, seed: int) -> list[dict[str, Any]]:
+def nli_examples(n: int, seed: int, short_only: bool = False) -> list[dict[str, Any]]:
     """n NLI pairs at random: AttributionBench (the closest to our task) and WANLI first, up to half
-    of n; DocNLI FEVER and MNLI fill the rest in equal parts."""
+    of n; DocNLI FEVER and MNLI fill the rest in equal parts. ``short_only``: FEVER and MNLI only
+    (short premises that fit the token budget), half each."""
     rows = list(VD.nli_pairs())
     if not rows:
         raise SystemExit("nli_pairs_dev.jsonl not found under ../shared/data")
     rng = np.random.default_rng(seed)
+    if short_only:
+        rows = [r for r in rows if r["source"] in ("docnli_binary_fever", "docnli_binary_mnli")]
     pools = {
         "qa": [r for r in rows if r["source"].startswith("ab:") or r["source"].startswith("wanli")],
         "docnli_binary_fever": [r for r in rows if r["source"] == "docnli_binary_fever"],
@@ -148,7 +151,6 @@ def base_model():
 
 def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, args) -> Path:
     import torch
-    from transformers import BertTokenizerFast
 
     sdir = VD.OUT / name
     final = sdir / "final.safetensors"
@@ -162,7 +164,7 @@ def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, ar
     frozen_prefixes = tuple(f"bert.encoder.layer.{i}." for i in range(args.freeze_layers))
     for k, p in model.named_parameters():
         p.requires_grad_(not (k in FROZEN or k.startswith("bert.embeddings.") or k.startswith(frozen_prefixes)))
-    tok = BertTokenizerFast(vocab_file=str(V._base_dir() / "vocab.txt"), do_lower_case=True)
+    tok = V.load_tokenizer(V._base_dir())
     order = batches(examples, args.batch, args.seed)
     n_steps = len(order)
     lr = args.lr if name == "nli" else args.lr_fold
@@ -255,6 +257,10 @@ def main() -> int:
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--freeze-layers", type=int, default=2,
                     help="the embeddings and this many lowest encoder layers stay frozen (cheaper steps)")
+    ap.add_argument("--nli-short", action="store_true",
+                    help="nli stage on DocNLI FEVER + MNLI only (short premises; no AttributionBench)")
+    ap.add_argument("--fold-init", choices=("nli", "minilm"), default="nli",
+                    help="fold / full stages start from the nli model or straight from MiniLM")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ckpt-every", type=int, default=25)
@@ -276,12 +282,13 @@ def main() -> int:
         VD.prepare(doms, log=log)
     nli_final = VD.OUT / "nli" / "final.safetensors"
     if "nli" in stages:
-        nli_final = train_stage("nli", nli_examples(args.nli_pairs, args.seed), None, args)
+        nli_final = train_stage("nli", nli_examples(args.nli_pairs, args.seed, args.nli_short), None, args)
     for st in stages:
         if not (st.startswith("fold") or st == "full"):
             continue
-        if not nli_final.is_file():
-            raise SystemExit(f"{st} needs the nli stage first ({nli_final})")
+        init: Path | None = None if args.fold_init == "minilm" else nli_final
+        if init is not None and not init.is_file():
+            raise SystemExit(f"{st} needs the nli stage first ({nli_final}), or --fold-init minilm")
         if st == "full":
             train_domains, n = list(VD.DOMAINS), args.full_pairs
         else:
@@ -290,10 +297,11 @@ def main() -> int:
             n = args.fold_pairs
         seed = args.seed + 1 + (len(VD.FOLDS) if st == "full" else int(st[4:]))
         ex = domain_examples(train_domains, int(round(n * (1 - args.nli_replay))), args.neg_share, seed)
-        replay = nli_examples(args.nli_pairs, args.seed)
-        rng = np.random.default_rng(seed)
-        ex += [replay[i] for i in rng.permutation(len(replay))[:int(round(n * args.nli_replay))]]
-        train_stage(st, ex, nli_final, args)
+        if args.nli_replay > 0:
+            replay = nli_examples(args.nli_pairs, args.seed, args.nli_short)
+            rng = np.random.default_rng(seed)
+            ex += [replay[i] for i in rng.permutation(len(replay))[:int(round(n * args.nli_replay))]]
+        train_stage(st, ex, init, args)
     if args.ship:
         src = VD.OUT / "full" / "final.safetensors"
         if not src.is_file():

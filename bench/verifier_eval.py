@@ -333,6 +333,7 @@ def main() -> int:
     ap.add_argument("--models", default="lodo", help="comma list of lodo, nli, full")
     ap.add_argument("--domains", default=",".join(VD.DOMAINS))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tag", default="", help="suffix of the result file (a second recipe beside the first)")
     ap.add_argument("--emanual-train", action="store_true", help="also score the emanual train rows")
     ap.add_argument("--band", default=f"{CASCADE[0]},{CASCADE[1]}", help="cascade band of trace P")
     ap.add_argument("--speed", type=int, default=0,
@@ -362,6 +363,8 @@ def main() -> int:
                     **(json.loads(tim.read_text(encoding="utf-8")) if tim.is_file() else {})}
         res["emanual_train_scored"] = EMANUAL_TRAIN
         name = "verifier_lodo.json" if model == "lodo" else f"verifier_lodo_{model}.json"
+        if args.tag:
+            name = name.replace(".json", f"_{args.tag}.json")
         (RESULTS / name).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
         print_table(res)
         log(f"wrote {RESULTS / name}")

