@@ -70,7 +70,8 @@ def main() -> int:
             others = [o for o in fr if o != d]
             w = max(GRID, key=lambda g: float(np.mean([table[o][g] or 0.5 for o in others])))
             per[d] = {"w": w, "trace": table[d][0.0], "blend": table[d][w],
-                      "sentence_trace": sentence_auroc(f, blend(f, 0.0)), "sentence_blend": sentence_auroc(f, blend(f, w)),
+                      "sentence_trace": sentence_auroc(f, blend(f, 0.0)),
+                      "sentence_blend": sentence_auroc(f, blend(f, w)),
                       "sentence_verifier": sentence_auroc(f, f["ver"])}
         macro = {k: round(float(np.mean([v[k] for v in per.values() if v[k] is not None])), 4)
                  for k in ("trace", "blend")}
