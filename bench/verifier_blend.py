@@ -27,7 +27,7 @@ GRID = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 def frames(model: str) -> dict[str, dict[str, np.ndarray]]:
     out = {}
     for d in VD.DOMAINS:
-        rows = [r for r in VD.load_sentences(d) if not (d == "emanual" and r["split"] == "train")]
+        rows = E.domain_rows(d)
         vp = E.score_domain(model, d, rows)
         if vp is None:
             continue

@@ -161,6 +161,14 @@ def fit_lr(X: np.ndarray, y: np.ndarray):
                                                                class_weight="balanced")).fit(X, y)
 
 
+def domain_rows(domain: str) -> list[dict[str, Any]]:
+    """The domain's sentence rows scored here (emanual: its validation rows unless EMANUAL_TRAIN)."""
+    rows = VD.load_sentences(domain)
+    if EMANUAL_TRAIN or domain != "emanual":
+        return rows
+    return [r for r in rows if r["split"] != "train"]
+
+
 def evaluate(model: str, domains: list[str]) -> dict[str, Any]:
     frames: dict[str, dict[str, np.ndarray]] = {}
     rows_by: dict[str, list[dict[str, Any]]] = {}
@@ -168,9 +176,7 @@ def evaluate(model: str, domains: list[str]) -> dict[str, Any]:
         if not VD.sentence_path(d).is_file():
             log(f"{d}: sentence table missing (run bench/train_verifier.py --stages prepare)")
             continue
-        rows = VD.load_sentences(d)
-        if not EMANUAL_TRAIN:
-            rows = [r for r in rows if not (d == "emanual" and r["split"] == "train")]
+        rows = domain_rows(d)
         vp = score_domain(model, d, rows)
         if vp is None:
             continue

@@ -25,7 +25,8 @@ ENV_PATH = "RAG_EVAL_EMBED_CACHE"
 ENV_MB = "RAG_EVAL_EMBED_CACHE_MB"
 DEFAULT_MAX_MB = 512
 _ROW_OVERHEAD = 64  # bytes per row besides the vector (key, tag id, timestamp, index)
-_OFF = {"0", "off", "no", "false", "none", "disabled"}
+#: Values of a cache-path variable that turn the cache off (also read by ``llm.cache``).
+OFF_VALUES = frozenset({"0", "off", "no", "false", "none", "disabled"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tags (id INTEGER PRIMARY KEY, tag TEXT UNIQUE NOT NULL);
@@ -45,7 +46,7 @@ def default_path() -> Path:
 def from_env() -> "EmbeddingCache | None":
     """The cache configured by the environment (None when disabled)."""
     raw = os.environ.get(ENV_PATH)
-    if raw is not None and raw.strip().lower() in _OFF | {""}:
+    if raw is not None and raw.strip().lower() in OFF_VALUES | {""}:
         return None
     mb = float(os.environ.get(ENV_MB, DEFAULT_MAX_MB))
     return EmbeddingCache(Path(raw).expanduser() if raw else default_path(), max_mb=mb)

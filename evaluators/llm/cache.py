@@ -24,14 +24,15 @@ from pydantic import BaseModel
 
 APP_NAME = "rag-evaluators"
 ENV_PATH = "RAG_EVAL_LLM_CACHE"
-_OFF = {"0", "off", "no", "false", "none", "disabled"}
 
 
 def default_cache_path() -> Path | None:
     """``$RAG_EVAL_LLM_CACHE`` if set (None when it says off), else the user cache dir's file."""
     env = os.environ.get(ENV_PATH, "").strip()
     if env:
-        return None if env.lower() in _OFF else Path(env).expanduser()
+        from ..embed_cache import OFF_VALUES
+
+        return None if env.lower() in OFF_VALUES else Path(env).expanduser()
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir(APP_NAME)) / "llm_cache.sqlite3"
