@@ -18,8 +18,11 @@ Recipe (one setting for every domain):
   supported), leaving out the domains of the fold (``bench.verifier_data.FOLDS``): each domain is
   later scored only by the fold model that never saw it. A share of NLI pairs is replayed.
 * Stage ``full`` (only with ``--stages full``): the same on all domains, the model that ships.
-* Sampling per training domain: an equal quota, unsupported sentences first up to ``--neg-share``.
-* AdamW (encoder 1e-4 / 5e-5, head 1e-3), 10 % linear warm-up then decay, one pass, batch 16,
+* Sampling per training domain: an equal quota, unsupported sentences first up to ``--neg-share``;
+  ``--synth-share`` adds edited supported claims of the same domains as negatives
+  (``bench/verifier_synth.py``: swapped names / numbers / roles, negations, flipped comparatives).
+* AdamW (encoder 1e-4 / 5e-5, head 1e-3), 10 % linear warm-up then decay, one pass (``--nli-epochs``
+  for more over the NLI pairs), batch 16,
   max 128 tokens, seeded (data order, dropout
   per step). Length-bucketed batches (pairs of similar length together) to pad less.
 
@@ -116,6 +119,20 @@ def domain_examples(domains: list[str], n: int, neg_share: float, seed: int) -> 
     return out
 
 
+def synth_examples(domains: list[str], n: int, seed: int) -> list[dict[str, Any]]:
+    """n edited (unsupported) claims made from the supported sentences of ``domains``
+    (``bench.verifier_synth``), an equal quota per domain."""
+    from bench import verifier_synth
+
+    out: list[dict[str, Any]] = []
+    quota = int(math.ceil(n / max(1, len(domains))))
+    for k, d in enumerate(domains):
+        pos = [{"claim": r["claim"], "premise": r["premise"], "source": d} for r in VD.load_sentences(d)
+               if r["supported"] and r["premise"] and not r["special"]]
+        out += verifier_synth.synthetic_negatives(pos, quota, seed * 31 + k)
+    return out[:n]
+
+
 def batches(examples: list[dict[str, Any]], batch: int, seed: int) -> list[list[int]]:
     """Length-bucketed batches in a seeded order: shuffle, sort chunks of 50 batches by length,
     cut, shuffle the batches."""
@@ -165,7 +182,8 @@ def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, ar
     for k, p in model.named_parameters():
         p.requires_grad_(not (k in FROZEN or k.startswith("bert.embeddings.") or k.startswith(frozen_prefixes)))
     tok = V.load_tokenizer(V._base_dir())
-    order = batches(examples, args.batch, args.seed)
+    epochs = args.nli_epochs if name == "nli" else 1
+    order = [b for e in range(epochs) for b in batches(examples, args.batch, args.seed + 1000 * e)]
     n_steps = len(order)
     lr = args.lr if name == "nli" else args.lr_fold
     params = [p for p in model.parameters() if p.requires_grad]
@@ -193,7 +211,7 @@ def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, ar
         f"init {'MiniLM' if init is None else init.name}")
     (sdir / "config.json").write_text(json.dumps({
         "stage": name, "pairs": len(examples), "supported": pos, "steps": n_steps, "lr": lr, "head_lr": args.head_lr,
-        "batch": args.batch, "max_length": args.max_length, "seed": args.seed,
+        "batch": args.batch, "max_length": args.max_length, "seed": args.seed, "epochs": epochs,
         "frozen": f"embeddings + encoder layers 0..{args.freeze_layers - 1}",
         "sources": {s: sum(1 for e in examples if e["source"] == s) for s in sorted({e["source"] for e in examples})},
     }, indent=1), encoding="utf-8")
@@ -246,9 +264,13 @@ def main() -> int:
     ap.add_argument("--stages", default="prepare,nli,fold0,fold1,fold2",
                     help="comma list of prepare, nli, fold0, fold1, fold2, full")
     ap.add_argument("--nli-pairs", type=int, default=1600)
+    ap.add_argument("--nli-epochs", type=int, default=1,
+                    help="passes over the nli pairs (each in its own seeded order; one lr schedule)")
     ap.add_argument("--fold-pairs", type=int, default=1200)
     ap.add_argument("--full-pairs", type=int, default=2400)
     ap.add_argument("--neg-share", type=float, default=0.4)
+    ap.add_argument("--synth-share", type=float, default=0.0,
+                    help="share of edited supported claims (label 0, bench/verifier_synth.py) in fold stages")
     ap.add_argument("--nli-replay", type=float, default=0.15, help="share of NLI pairs in fold stages")
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--batch", type=int, default=16)
@@ -296,7 +318,10 @@ def main() -> int:
             train_domains = [d for d in VD.DOMAINS if d not in VD.FOLDS[k]]
             n = args.fold_pairs
         seed = args.seed + 1 + (len(VD.FOLDS) if st == "full" else int(st[4:]))
-        ex = domain_examples(train_domains, int(round(n * (1 - args.nli_replay))), args.neg_share, seed)
+        ex = domain_examples(train_domains, int(round(n * (1 - args.nli_replay - args.synth_share))),
+                             args.neg_share, seed)
+        if args.synth_share > 0:
+            ex += synth_examples(train_domains, int(round(n * args.synth_share)), seed)
         if args.nli_replay > 0:
             replay = nli_examples(args.nli_pairs, args.seed, args.nli_short)
             rng = np.random.default_rng(seed)

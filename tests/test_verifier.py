@@ -183,6 +183,32 @@ def test_training_batches_are_seeded_and_cover_every_pair():
     assert flat == list(range(103)) and max(len(b) for b in a) == 8
 
 
+def test_synthetic_edits_change_the_claim_the_way_they_say():
+    import numpy as np
+
+    from bench import verifier_synth as S
+
+    rng = np.random.default_rng(0)
+    premise = "Marie Curie was born in Warsaw in 1867. Pierre Curie was born in Paris in 1859."
+    claim = "Marie Curie was born in Warsaw in 1867."
+    edited = S._number(claim, premise, rng)
+    assert edited is not None and "1867" not in edited and edited.startswith("Marie Curie was born in Warsaw in ")
+    swaps = {claim.replace(a, b) for a in ("Marie Curie", "Warsaw") for b in ("Pierre Curie", "Paris")}
+    assert {S._entity(claim, premise, np.random.default_rng(s)) for s in range(20)} <= swaps
+    assert S._negation(claim, premise, rng) == "Marie Curie was not born in Warsaw in 1867."
+    assert S._negation("It is not red.", premise, rng) == "It is red."
+    assert S._antonym("Sales were higher before 2020.", premise, rng) in {
+        "Sales were lower before 2020.", "Sales were higher after 2020."}
+    swapped = S._role("Later, Pierre Curie married Marie Curie.", premise, rng)
+    assert swapped == "Later, Marie Curie married Pierre Curie."
+    assert S._role("Nothing here.", premise, rng) is None and S._number("no digits", premise, rng) is None
+    pos = [{"claim": claim, "premise": premise, "source": "d"}, {"claim": "x", "premise": "y", "source": "d"}]
+    neg = S.synthetic_negatives(pos * 5, 20, seed=3)
+    assert neg and len(neg) <= 20 and all(n["label"] == 0 and n["claim"] != claim for n in neg)
+    assert neg == S.synthetic_negatives(pos * 5, 20, seed=3)  # seeded
+    assert {n["source"].split(":")[1] for n in neg} <= set(S.EDITS)
+
+
 def test_novel_token_ratio_and_folds():
     from bench import verifier_data as VD
 
