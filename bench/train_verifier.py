@@ -89,6 +89,13 @@ def nli_examples(n: int, seed: int, short_only: bool = False) -> list[dict[str, 
     return out
 
 
+def trainable_rows(domain: str) -> list[dict[str, Any]]:
+    """The domain's labelled response sentences a pair can be made of: with a label and a premise,
+    and needing support (the sampling pool of ``domain_examples`` and ``synth_examples``)."""
+    return [r for r in VD.load_sentences(domain)
+            if r["supported"] is not None and r["premise"] and not r["special"]]
+
+
 def domain_examples(domains: list[str], n: int, neg_share: float, seed: int) -> list[dict[str, Any]]:
     """Up to n response sentences from ``domains`` (equal quota each; unsupported ones first up to
     ``neg_share`` of the quota). Sentences without a label, without documents or needing no
@@ -100,8 +107,7 @@ def domain_examples(domains: list[str], n: int, neg_share: float, seed: int) -> 
         raise SystemExit(f"sentence tables missing for {', '.join(missing)}: run the 'prepare' stage first")
     labelled: dict[str, list[dict[str, Any]]] = {}
     for d in domains:
-        rows = [r for r in VD.load_sentences(d)
-                if r["supported"] is not None and r["premise"] and not r["special"]]
+        rows = trainable_rows(d)
         if rows:
             labelled[d] = rows
     if not labelled:
@@ -127,8 +133,8 @@ def synth_examples(domains: list[str], n: int, seed: int) -> list[dict[str, Any]
     out: list[dict[str, Any]] = []
     quota = int(math.ceil(n / max(1, len(domains))))
     for k, d in enumerate(domains):
-        pos = [{"claim": r["claim"], "premise": r["premise"], "source": d} for r in VD.load_sentences(d)
-               if r["supported"] and r["premise"] and not r["special"]]
+        pos = [{"claim": r["claim"], "premise": r["premise"], "source": d} for r in trainable_rows(d)
+               if r["supported"]]
         out += verifier_synth.synthetic_negatives(pos, quota, seed * 31 + k)
     return out[:n]
 

@@ -46,13 +46,8 @@ _STOP_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "It", "In", "
 def _names(text: str) -> list[str]:
     out = []
     for m in _NAME.finditer(text):
-        s = m.group(0)
-        first = s.split()[0]
-        if first in _STOP_NAMES and len(s.split()) == 1:
-            continue
-        if m.start() == 0 and len(s.split()) == 1 and s.lower() in {"the", "a"}:
-            continue
-        out.append(s)
+        if m.group(0) not in _STOP_NAMES:  # a lone "The", "However", ... is no name
+            out.append(m.group(0))
     return out
 
 
