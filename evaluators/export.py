@@ -1,5 +1,10 @@
 """Exports of a RunResult: the JSON shape of the CLI (and the dashboard download) and flat rows
-for CSV. The API key is never part of a RunResult, so it cannot reach an export."""
+for CSV. The API key is never part of a RunResult, so it cannot reach an export.
+
+Every CSV the product writes goes through :func:`to_csv`: uploaded texts and LLM answers are
+untrusted, and a spreadsheet runs a cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return as a formula even when it is quoted, so such text cells get a leading apostrophe
+(OWASP's CSV-injection advice). The JSON export is exact: it is never neutralised."""
 
 from __future__ import annotations
 
@@ -69,6 +74,28 @@ def intervals(run: RunResult) -> dict[str, Any]:
 
 def to_json(run: RunResult, indent: int | None = 2) -> str:
     return json.dumps(to_json_dict(run), indent=indent, ensure_ascii=False, default=str)
+
+
+#: First characters that make a spreadsheet read a text cell as a formula (OWASP CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as it may go into a CSV cell: text that a spreadsheet would run as a formula gets a
+    leading apostrophe (shown as text, not evaluated); numbers and everything else are unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def to_csv(rows: Any) -> str:
+    """CSV text of ``rows`` (a DataFrame or dicts, e.g. :func:`to_rows`) with every text cell and
+    header passed through :func:`csv_cell`. The one CSV writer of the CLI and the dashboard."""
+    import pandas as pd  # lazy: the JSON export needs no pandas
+
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    df = df.rename(columns=csv_cell)
+    return df.map(csv_cell).to_csv(index=False)
 
 
 def to_rows(run: RunResult) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluators.compare import run_intervals
-from evaluators.export import to_json
+from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from ui import charts, history, inspect_view, layout, state, tables
 
@@ -114,7 +114,7 @@ with tab_cases:
 with tab_dl:  # built on click (a callable), not on every render; a download does not rerun the page
     st.download_button("Download JSON (CLI format)", lambda: to_json(run), file_name=f"{run.method}_results.json",
                        mime="application/json", key="results.json", on_click="ignore")
-    st.download_button("Download CSV (one row per case)", lambda: df.to_csv(index=False),
+    st.download_button("Download CSV (one row per case)", lambda: to_csv(df),
                        file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv",
                        on_click="ignore")
     st.caption("Exports never contain an API key.")

@@ -146,13 +146,11 @@ def _write_outputs(args: argparse.Namespace, run: RunResult, out: dict[str, Any]
     if args.out:
         write_json(args.out, out)
     if args.csv:
-        import pandas as pd
-
-        from ..export import to_rows
+        from ..export import to_csv, to_rows
 
         p = Path(args.csv)
         p.parent.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(to_rows(run)).to_csv(p, index=False)
+        p.write_text(to_csv(to_rows(run)), encoding="utf-8")
         eprint(f"wrote {p}")
 
 
