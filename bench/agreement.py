@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 from evaluators import evaluate_batch  # noqa: E402
-from evaluators.compare import agreement_table, format_table, table_records  # noqa: E402
+from evaluators.agreement import agreement_table, format_table, table_records  # noqa: E402
 from evaluators.methods import METHODS  # noqa: E402
 from evaluators.stats import bootstrap_stat  # noqa: E402
 

@@ -36,9 +36,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from bench import lodo_cache  # noqa: E402
 from bench import train_detector as td  # noqa: E402
 from bench.shared_data import file_label, load_shared, shared_files  # noqa: E402
-from evaluators import embeddings  # noqa: E402
+from evaluators.encoder import embeddings  # noqa: E402
 from evaluators.labelers.heuristic_features import STOPWORDS, analyze, name_found, number_found  # noqa: E402
 from evaluators.sentencize import sentencize_case  # noqa: E402
 
@@ -192,7 +193,7 @@ def main() -> int:
         print("../shared/data is absent: skipped")
         return 0
     t0 = time.perf_counter()
-    td.load_embedding_cache()
+    lodo_cache.load(td.EMB_CACHE)
     data = {}
     for f in files:
         cases = load_shared(f)
@@ -204,7 +205,7 @@ def main() -> int:
             c["resp"] = [s.text for s in it.response_sentences]
             c["docs"] = [s.text for s in it.doc_sentences]
         data[file_label(f)] = col
-    td.save_embedding_cache()
+    lodo_cache.save(td.EMB_CACHE)
     texts = [t for v in data.values() for c in v for t in c["resp"] + c["docs"]]
     vecs = token_vectors(texts)
     for v in data.values():

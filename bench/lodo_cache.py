@@ -20,9 +20,8 @@ CACHE_DIR = ROOT / "bench" / "out" / "lodo_emb"
 
 def load(cache_dir: Path = CACHE_DIR) -> int:
     """Pre-fill the encoder's cache; returns how many vectors were loaded."""
-    from evaluators import embeddings
+    from evaluators.encoder import embeddings
 
-    embeddings.CACHE_MAX_ITEMS = max(embeddings.CACHE_MAX_ITEMS, 2_000_000)
     tf, vf = cache_dir / "texts.json", cache_dir / "vecs.npy"
     if not (tf.exists() and vf.exists()):
         return 0
@@ -30,20 +29,20 @@ def load(cache_dir: Path = CACHE_DIR) -> int:
     vecs = np.load(vf, allow_pickle=False)
     if len(texts) != len(vecs):
         return 0
-    for t, v in zip(texts, vecs):
-        embeddings._cache[t] = v
+    embeddings.remember(texts, vecs)
     return len(texts)
 
 
 def save(cache_dir: Path = CACHE_DIR) -> int:
-    from evaluators import embeddings
+    """Write the encoder's in-memory cache to ``cache_dir``; returns how many vectors."""
+    from evaluators.encoder import embeddings
 
-    texts = list(embeddings._cache)
+    texts, vecs = embeddings.remembered()
     if not texts:
         return 0
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp_v, tmp_t = cache_dir / "vecs.tmp.npy", cache_dir / "texts.tmp.json"
-    np.save(tmp_v, np.stack([embeddings._cache[t] for t in texts]).astype(np.float32))
+    np.save(tmp_v, vecs)
     tmp_t.write_text(json.dumps(texts), encoding="utf-8")
     tmp_v.replace(cache_dir / "vecs.npy")
     tmp_t.replace(cache_dir / "texts.json")

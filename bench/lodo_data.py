@@ -58,7 +58,7 @@ class LabeledCase:
         return self.relevant is not None
 
 
-def _key(k: Any) -> str:
+def ragbench_key(k: Any) -> str:
     return str(k).strip().rstrip(".").strip()
 
 
@@ -81,18 +81,18 @@ def ragbench_item(case, labels: dict[str, Any]) -> SentencizedCase:
             if not str(s).strip():
                 continue
             a, b, cur = _locate(text, str(s), cur)
-            docs.append(Sentence(key=_key(key), text=str(s), start=a, end=b, doc=di))
+            docs.append(Sentence(key=ragbench_key(key), text=str(s), start=a, end=b, doc=di))
     resp: list[Sentence] = []
     cur = 0
     for key, s in labels.get("response_sentences") or []:
         if not str(s).strip():
             continue
         a, b, cur = _locate(case.response, str(s), cur)
-        resp.append(Sentence(key=_key(key), text=str(s), start=a, end=b))
+        resp.append(Sentence(key=ragbench_key(key), text=str(s), start=a, end=b))
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
-def _read(name: str) -> list[dict[str, Any]]:
+def read_shared(name: str) -> list[dict[str, Any]]:
     p = SHARED_DIR / name
     if not p.is_file():
         return []
@@ -109,27 +109,27 @@ def load_domain(domain: str, split: str = "ragbench", limit: int | None = None) 
         raise ValueError(f"split must be 'ragbench' or 'ours', not {split!r}")
     out: list[LabeledCase] = []
     if domain in RAGBENCH_DOMAINS:
-        rows = [r for r in _read("ragbench_validation_dev.jsonl") if r.get("task") == domain]
+        rows = [r for r in read_shared("ragbench_validation_dev.jsonl") if r.get("task") == domain]
         if domain == "emanual":
-            rows += _read("ragbench_emanual_train_dev.jsonl")
+            rows += read_shared("ragbench_emanual_train_dev.jsonl")
         for n, r in enumerate(rows):
             case = record_to_case(r, f"{domain} row {n}")
             lab = r["labels"]
             item = ragbench_item(case, lab) if split == "ragbench" else sentencize_case(case)
-            unsup = {_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
+            unsup = {ragbench_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
             supported = ([s.key not in unsup for s in item.response_sentences] if split == "ragbench"
                          else [None] * len(item.response_sentences))
             out.append(LabeledCase(
                 domain=domain, group=f"{domain}:q:{_group(case.question)}", item=item,
                 hallucinated=bool(lab.get("hallucinated")), supported=supported,
-                relevant={_key(k) for k in lab.get("all_relevant_sentence_keys") or []},
-                utilized={_key(k) for k in lab.get("all_utilized_sentence_keys") or []},
+                relevant={ragbench_key(k) for k in lab.get("all_relevant_sentence_keys") or []},
+                utilized={ragbench_key(k) for k in lab.get("all_utilized_sentence_keys") or []},
                 scores={k: float(lab[f"{k}_score"]) for k in ("relevance", "utilization", "completeness")
                         if lab.get(f"{k}_score") is not None}))
     elif domain in OTHER_DOMAINS:
         fname = {"ragtruth_summary": "ragtruth_summary_dev.jsonl",
                  "ragtruth_data2txt": "ragtruth_data2txt_dev.jsonl", "mtrag": "mtrag_human_dev.jsonl"}[domain]
-        for n, r in enumerate(_read(fname)):
+        for n, r in enumerate(read_shared(fname)):
             case = record_to_case(r, f"{fname} line {n + 1}")
             if domain == "mtrag" and not case.documents:
                 continue

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from bench.lodo_data import RAGBENCH_DOMAINS
+from bench.lodo_harness import RESULTS, evaluate, legacy_params, shipped_labeler, write
 from evaluators.labelers import adherence_model as am
 from evaluators.labelers import confidence as conf_mod
 from evaluators.labelers import context_model as cm
@@ -210,7 +211,6 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
 
 
 def run_after(data, args, meta) -> int:
-    from bench.lodo import evaluate, shipped_labeler, write
     from evaluators.labelers.heuristic import HeuristicMethod
     from evaluators.options import EvalOptions
 
@@ -233,7 +233,6 @@ def run_after(data, args, meta) -> int:
         f = folds[d]
         settings = method._settings(EvalOptions())
         if legacy:  # what ships: the earlier adherence combiners + threshold, learned context per fold
-            from bench.lodo import legacy_params
 
             params, confidence = legacy_params(), "hand"
         else:
@@ -261,7 +260,6 @@ def run_after(data, args, meta) -> int:
             "routing": {"before": route_before, "after": route_after, "after_expected": route_expected}}
     name = args.name or "after"
     write(name, {"before": before, "after": after}, "trace before → after (LODO)", meta)
-    from bench.lodo import RESULTS
     from bench.lodo_route import route_markdown
 
     md = RESULTS / f"lodo_{name}.md"

@@ -29,9 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     os.environ["RAG_EVAL_EMBED_CACHE"] = "off"  # cold: every text is embedded in every round
-    from bench.lodo import legacy_params
     from bench.lodo_data import available, load_domain
-    from evaluators import embeddings
+    from bench.lodo_harness import legacy_params
+    from evaluators.encoder import embeddings
     from evaluators.labelers.heuristic import HeuristicMethod
     from evaluators.options import EvalOptions
 

@@ -49,7 +49,8 @@ def main() -> int:
         raise SystemExit(f"shared file {args.file!r} not found (../shared/data or $RAG_EVAL_SHARED_DATA)")
     cases = load_shared(path)[:args.cases]
 
-    from evaluators import embeddings, evaluate_batch
+    from evaluators import evaluate_batch
+    from evaluators.encoder import embeddings
     from evaluators.engines.ray_engine import ensure_ray
 
     embeddings.load()

@@ -35,6 +35,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from bench import lodo_cache  # noqa: E402
 from bench.shared_data import file_label, load_shared, shared_files  # noqa: E402
 from evaluators.labelers.heuristic import PARAMS_PATH, HeuristicMethod  # noqa: E402
 from evaluators.labelers.heuristic_features import FEATURES  # noqa: E402
@@ -46,25 +47,8 @@ N_BOOT = 1000
 BASELINE_SIM = 0.5
 
 
-EMB_CACHE = Path("/tmp/trace_train_embeddings.npz")
-
-
-def load_embedding_cache() -> None:
-    """Speed up re-runs: pre-fill the encoder's LRU cache from a /tmp file of earlier runs."""
-    from evaluators import embeddings
-
-    if EMB_CACHE.exists():
-        z = np.load(EMB_CACHE, allow_pickle=False)
-        for t, v in zip(z["texts"].tolist(), z["vecs"]):
-            embeddings._cache[t] = v
-
-
-def save_embedding_cache() -> None:
-    from evaluators import embeddings
-
-    texts = list(embeddings._cache)
-    if texts:
-        np.savez(EMB_CACHE, texts=np.asarray(texts), vecs=np.stack([embeddings._cache[t] for t in texts]))
+#: Vectors of earlier runs (git-ignored): re-runs skip the encoder (``bench.lodo_cache`` format).
+EMB_CACHE = ROOT / "bench" / "out" / "detector_emb"
 
 
 def collect(cases):
@@ -279,7 +263,7 @@ def main() -> int:
         print("../shared/data is absent: nothing to train on (skipped)")
         return 0
     t0 = time.perf_counter()
-    load_embedding_cache()
+    lodo_cache.load(EMB_CACHE)
     data: dict[str, list] = {}
     dev_labels = {file_label(f) for f in files if f.stem.endswith("_dev")}
     for f in files:
@@ -287,7 +271,7 @@ def main() -> int:
         if file_label(f).startswith("mtrag"):
             cases = [c for c in cases if c.documents]
         data[file_label(f)] = collect(cases)
-    save_embedding_cache()
+    lodo_cache.save(EMB_CACHE)
     print(f"features for {sum(len(v) for v in data.values())} cases in {time.perf_counter() - t0:.1f}s")
     # Fit only on dev files: a held-out file dropped next to them (not named *_dev.jsonl) is measured,
     # never fitted on, even when it has span labels.

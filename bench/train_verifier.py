@@ -160,7 +160,7 @@ def base_model():
     from safetensors.torch import load_file
     from transformers import BertConfig
 
-    bdir = V._base_dir()
+    bdir = V.base_model_dir()
     cfg = BertConfig.from_pretrained(str(bdir))
     cfg.num_labels = 1
     model = V.mean_pool_classifier(cfg)
@@ -187,7 +187,7 @@ def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, ar
     frozen_prefixes = tuple(f"bert.encoder.layer.{i}." for i in range(args.freeze_layers))
     for k, p in model.named_parameters():
         p.requires_grad_(not (k in FROZEN or k.startswith("bert.embeddings.") or k.startswith(frozen_prefixes)))
-    tok = V.load_tokenizer(V._base_dir())
+    tok = V.load_tokenizer(V.base_model_dir())
     epochs = args.nli_epochs if name == "nli" else 1
     order = [b for e in range(epochs) for b in batches(examples, args.batch, args.seed + 1000 * e)]
     n_steps = len(order)

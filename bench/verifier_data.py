@@ -36,7 +36,7 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parents[1]
 
 from bench import shared_data  # noqa: E402
-from bench.lodo_data import _key, _read, ragbench_item  # noqa: E402 - one RAGBench reader for the bench
+from bench.lodo_data import ragbench_item, ragbench_key, read_shared  # noqa: E402 - one RAGBench reader for the bench
 from bench.shared_data import record_to_case  # noqa: E402
 from evaluators.labelers.confidence import novel_token_ratio  # noqa: E402 - the one definition
 
@@ -73,21 +73,21 @@ def load_domain(domain: str, emanual_train: bool = True) -> list[dict[str, Any]]
 
     out: list[dict[str, Any]] = []
     if domain in RAGBENCH_DOMAINS:
-        rows = [r for r in _read("ragbench_validation_dev.jsonl") if r.get("task") == domain]
+        rows = [r for r in read_shared("ragbench_validation_dev.jsonl") if r.get("task") == domain]
         if domain == "emanual" and emanual_train:
-            rows += _read("ragbench_emanual_train_dev.jsonl")
+            rows += read_shared("ragbench_emanual_train_dev.jsonl")
         for n, r in enumerate(rows):
             case = record_to_case(r, f"{domain} row {n}")
             lab = r["labels"]
             item = ragbench_item(case, lab)
-            unsup = {_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
+            unsup = {ragbench_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
             out.append({"item": item, "domain": domain, "group": f"{domain}:q:{_hash(case.question)}",
                         "hallucinated": bool(lab.get("hallucinated")), "split": r.get("split", ""),
                         "supported": [s.key not in unsup for s in item.response_sentences]})
     elif domain in OTHER_DOMAINS:
         fname = {"ragtruth_summary": "ragtruth_summary_dev.jsonl",
                  "ragtruth_data2txt": "ragtruth_data2txt_dev.jsonl", "mtrag": "mtrag_human_dev.jsonl"}[domain]
-        for n, r in enumerate(_read(fname)):
+        for n, r in enumerate(read_shared(fname)):
             case = record_to_case(r, f"{fname} line {n + 1}")
             if domain == "mtrag" and not case.documents:
                 continue
@@ -110,7 +110,7 @@ def sentence_path(domain: str) -> Path:
 
 def prepare_domain(domain: str, chunk: int = 256, log=print) -> Path:
     """Run trace over the domain's cases and write its per-sentence table (skipped when present)."""
-    from evaluators import embeddings
+    from evaluators.encoder import embeddings
     from evaluators.labelers.heuristic import HeuristicMethod
     from evaluators.labelers.verifier import build_premise, top_candidates
     from evaluators.options import EvalOptions

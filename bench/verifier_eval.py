@@ -265,7 +265,7 @@ def speed(n: int, domains: list[str], model: str) -> dict[str, Any]:
     """Cases/s of trace alone, trace + verifier on every sentence, and the cascade, in ONE process
     (ratios stay meaningful on a busy machine). Embedding cache cleared first; the first case
     chunk warms the models up and is not timed."""
-    from evaluators import embeddings
+    from evaluators.encoder import embeddings
     from evaluators.labelers.heuristic import HeuristicMethod
     from evaluators.options import EvalOptions
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .metric_names import CASE_METRICS
-from .types import CaseResult, RunResult
+from .types import CASE_METRICS, CaseResult, RunResult
 
 
 def case_dict(r: CaseResult) -> dict[str, Any]:

@@ -124,7 +124,7 @@ class JobQueue:
         self.store = store
         self.ledger = ledger or CallLedger()
         # A queue serves pages from the same cores: the encoder's idle threads must not spin.
-        from .engines.onnx_encoder import set_spinning
+        from .encoder.onnx_graph import set_spinning
 
         set_spinning(False)
         # The worker hands the GIL back at every ONNX Runtime call (hundreds per chunk) and must

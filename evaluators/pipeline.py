@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
 from .methods import CHUNK_SIZE, Method, get_method
@@ -28,7 +28,7 @@ from .types import (
 #: ``progress(done, total)`` after each chunk of cases.
 Progress = Callable[[int, int], None]
 
-__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch", "merge_runs"]
+__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch"]
 
 
 def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
@@ -221,27 +221,6 @@ def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[Ca
     per_case, usages = compute_metrics_with_usage(results, opts)
     return [r.model_copy(update={"metrics": m, "usage": r.usage + u})
             for r, m, u in zip(results, per_case, usages)]
-
-
-def merge_runs(parts: Sequence[RunResult], *, method: str, settings: Mapping[str, Any] | None = None,
-               cancelled: bool = False) -> RunResult:
-    """One RunResult from runs of consecutive chunks of the same cases (a run evaluated chunk by
-    chunk, e.g. by the dashboard's background worker): results in order, timings and usage summed,
-    the first chunk's start time, warnings once each, cancelled if asked or if any chunk was."""
-    timings: dict[str, float] = {}
-    for p in parts:
-        for k, v in p.timings.items():
-            timings[k] = timings.get(k, 0.0) + float(v)
-    return RunResult(
-        method=method,
-        results=tuple(r for p in parts for r in p.results),
-        settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
-        timings=timings,
-        usage=Usage.total(p.usage for p in parts),
-        started_at=parts[0].started_at if parts else "",
-        cancelled=cancelled or any(p.cancelled for p in parts),
-        warnings=tuple(dict.fromkeys(w for p in parts for w in p.warnings)),
-    )
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

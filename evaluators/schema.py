@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .types import SCHEMA_VERSION, RunResult
+from .trace_metrics import expected_adherence
+from .types import SCHEMA_VERSION, RunResult, SentenceLabels
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "load_run", "migrate_export", "migrate_run"]
 
@@ -81,9 +82,27 @@ def migrate_export(data: dict[str, Any]) -> dict[str, Any]:
     return _migrate(json.loads(json.dumps(data)), 1, "results file")
 
 
+def _fill_expected_adherence(d: dict[str, Any]) -> dict[str, Any]:
+    """A result stored before ``expected_adherence`` existed (within version 2) gets it from its
+    labels, and so does each of its variants' scores."""
+
+    def fill(scores: Any, labels: Any) -> None:
+        if isinstance(scores, dict) and labels is not None and "expected_adherence" not in scores:
+            scores["expected_adherence"] = expected_adherence(SentenceLabels.model_validate(labels))
+
+    for r in d.get("results") or ():
+        if not isinstance(r, dict):
+            continue
+        fill(r.get("scores"), r.get("labels"))
+        variants = r.get("variants")
+        for k, v in (r.get("variant_scores") or {}).items():
+            fill(v, variants.get(k) if isinstance(variants, dict) else None)
+    return d
+
+
 def load_run(payload: str | bytes | dict[str, Any]) -> RunResult:
     """A stored run (JSON text or its dict), migrated to the current version."""
     data = json.loads(payload) if isinstance(payload, (str, bytes)) else payload
     if not isinstance(data, dict):
         raise SchemaError(f"stored run: expected a JSON object, got {type(data).__name__}")
-    return RunResult.model_validate(migrate_run(data))
+    return RunResult.model_validate(_fill_expected_adherence(migrate_run(data)))

@@ -30,7 +30,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
-from .types import Sentence, SentenceSpans, SentencizedCase, TestCase
+from .types import CaseResult, Sentence, SentenceSpans, SentencizedCase, TestCase
 
 MAX_SENTENCE_CHARS = 600
 
@@ -302,3 +302,9 @@ def from_spans(case: TestCase, spans: SentenceSpans) -> SentencizedCase:
             for x in build(text or "", pairs, d)]
     return SentencizedCase(case=case, doc_sentences=tuple(docs),
                            response_sentences=tuple(build(case.response, spans.response, None)))
+
+
+def sentences_of(result: CaseResult) -> SentencizedCase:
+    """A result's sentences as labeled: rebuilt from its stored ``spans``; only a result without
+    spans (not split, or stored by an older version) is split again with today's splitter."""
+    return sentencize_case(result.case) if result.spans is None else from_spans(result.case, result.spans)

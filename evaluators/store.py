@@ -1,7 +1,7 @@
 """Run history in SQLite: finished runs, and runs that are still going (written chunk by chunk).
 
-``RunStore()`` keeps its database under the user data directory (platformdirs), or at
-``$RAG_EVAL_STORE`` / the ``path`` argument.
+``RunStore()`` keeps its database where :func:`evaluators.paths.store_path` says (the user data
+directory, or ``$RAG_EVAL_STORE``), or at the ``path`` argument.
 
 * Every run has an **owner** (a visitor's token in the dashboard; None for runs saved by library
   code). Every read / rename / delete takes ``owner=`` explicitly: a token sees only its own runs;
@@ -21,7 +21,6 @@ Listing returns typed :class:`RunSummary` objects.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 import time
@@ -33,9 +32,9 @@ from typing import Any, Iterable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .paths import store_path
+from .schema import load_run  # older stored runs are migrated to the current format
 from .types import RunResult, TestCase, Usage
-
-ENV_VAR = "RAG_EVAL_STORE"
 
 RunStatus = Literal["running", "finished", "cancelled", "interrupted"]
 
@@ -106,15 +105,6 @@ class RunSummary(BaseModel):
         return f"{self.name} ({self.created_at[:16]})"
 
 
-def default_path() -> Path:
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("rag-eval-dashboard", appauthor=False)) / "runs.sqlite3"
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -133,7 +123,7 @@ class RunStore:
     background worker writes while pages read)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path).expanduser() if path else default_path()
+        self.path = Path(path).expanduser() if path else store_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with closing(self._connect()) as con, con:
             con.execute(_SCHEMA)
@@ -321,15 +311,11 @@ class RunStore:
                 "SELECT payload FROM run_chunks WHERE run_id = ? ORDER BY first", (run_id,)).fetchall()
         if row is None:
             raise KeyError(f"no run with id {run_id!r}")
-        from .schema import load_run  # older stored runs are migrated to the current format
-
         if row[0]:
             return load_run(row[0])
-        from .pipeline import merge_runs  # lazy: the store stays importable without the pipeline
-
         s = json.loads(row[2] or "{}")
-        run = merge_runs([load_run(p[0]) for p in parts], method=row[1],
-                         settings=s.get("settings", {}), cancelled=row[3] == "cancelled")
+        run = RunResult.merge([load_run(p[0]) for p in parts], method=row[1],
+                              settings=s.get("settings", {}), cancelled=row[3] == "cancelled")
         return run if parts else run.model_copy(update={"started_at": s.get("started_at", "")})
 
     # ------------------------------------------------------------------ housekeeping

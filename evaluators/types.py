@@ -1,17 +1,47 @@
-"""Core data types shared by every part of the library.
+"""Core data types shared by every part of the library, and the TRACE metric vocabulary.
 
 Everything here is immutable (frozen pydantic models). A case that could not be
 scored carries an explicit reason (``CaseResult.error`` / ``SentenceLabels.unscored_reason``);
 no metric is ever a silent NaN.
+
+The bottom of the house: this module imports nothing of the project. Code that builds these
+types from text or computes them lives beside its job (``sentencize``, ``trace_metrics``,
+``schema`` for stored runs of older versions).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from .metric_names import AVERAGE, CASE_METRICS, OVERALL_SUPPORTED, TRACE_METRICS, TRACE_VALUES
+# ----------------------------------------------------------------------------- metric vocabulary
+# Every TRACE metric name, typed once: types, export, gate, CLI, agreement statistics and the
+# dashboard read these tuples; the metric *declarations* (description, range, direction) are
+# registered with the family metrics in ``evaluators.families.trace``.
+
+#: The four ratio metrics of one case (``TraceScores`` fields), in report order.
+TRACE_METRICS: tuple[str, ...] = ("context_relevance", "context_utilization", "completeness", "adherence")
+#: Every response sentence is fully supported (a 0/1 verdict per case; its mean is a share).
+OVERALL_SUPPORTED = "overall_supported"
+#: Mean over the response sentences of P(fully supported) (the labeler's probability; 1 / 0 where a
+#: sentence has none): what adherence is expected to be, and a ranking without ties — sort by it,
+#: ascending, to see the likeliest hallucinations first. Equals adherence for labels without
+#: probabilities (LLM labeling).
+EXPECTED_ADHERENCE = "expected_adherence"
+#: Mean of the four ratios of a case.
+AVERAGE = "average"
+#: Sentence counts of one case (``TraceScores`` fields, reported per case, never averaged).
+SENTENCE_COUNTS: tuple[str, ...] = (
+    "fully_supported_sentences", "partially_supported_sentences", "unsupported_sentences")
+#: The per-case ``metrics`` object of the results JSON, in order.
+CASE_METRICS: tuple[str, ...] = (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, *SENTENCE_COUNTS)
+#: The run means of the results JSON (and what ``--fail-under`` accepts besides family metrics).
+SUMMARY_METRICS: tuple[str, ...] = (*TRACE_METRICS, OVERALL_SUPPORTED, AVERAGE)
+#: Per-case values of TRACE metrics (``CaseResult.value`` reads these from ``TraceScores``).
+TRACE_VALUES: frozenset[str] = frozenset((*SUMMARY_METRICS, EXPECTED_ADHERENCE))
+
+# ----------------------------------------------------------------------------- types
 
 SupportLevel = Literal["full", "partial", "none"]
 
@@ -136,7 +166,7 @@ class TraceScores(_Frozen):
     unsupported_sentences: int
     num_document_sentences: int
     num_response_sentences: int
-    #: Mean P(fully supported) over the response sentences (``metric_names.EXPECTED_ADHERENCE``).
+    #: Mean P(fully supported) over the response sentences (``types.EXPECTED_ADHERENCE``).
     expected_adherence: float = 1.0
 
     def average(self) -> float:
@@ -159,7 +189,7 @@ class TraceScores(_Frozen):
         return self.fully_supported_sentences
 
     def metrics_dict(self) -> dict[str, Any]:
-        """The per-case ``metrics`` of the results JSON (``metric_names.CASE_METRICS``)."""
+        """The per-case ``metrics`` of the results JSON (``types.CASE_METRICS``)."""
         return {name: getattr(self, name) for name in CASE_METRICS}
 
     def value(self, name: str) -> float:
@@ -247,43 +277,9 @@ class CaseResult(_Frozen):
     #: The sentence split the labels refer to (None: not split, or stored before spans were kept).
     spans: SentenceSpans | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_expected_adherence(cls, data: Any) -> Any:
-        """A result stored before ``expected_adherence`` existed gets it from its labels."""
-        if not isinstance(data, dict):
-            return data
-
-        def stale(scores: Any, labels: Any) -> bool:
-            return isinstance(scores, dict) and labels is not None and "expected_adherence" not in scores
-
-        def filled(scores: Any, labels: Any) -> Any:
-            if not stale(scores, labels):
-                return scores
-            from .trace_metrics import expected_adherence
-
-            lab = labels if isinstance(labels, SentenceLabels) else SentenceLabels.model_validate(labels)
-            return {**scores, "expected_adherence": expected_adherence(lab)}
-
-        variants: dict[str, Any] = data["variants"] if isinstance(data.get("variants"), dict) else {}
-        vscores: dict[str, Any] = data["variant_scores"] if isinstance(data.get("variant_scores"), dict) else {}
-        if not stale(data.get("scores"), data.get("labels")) and \
-                not any(stale(v, variants.get(k)) for k, v in vscores.items()):
-            return data  # results made by this version (the usual case): nothing to copy
-        return {**data, "scores": filled(data.get("scores"), data.get("labels")),
-                **({"variant_scores": {k: filled(v, variants.get(k)) for k, v in vscores.items()}}
-                   if vscores else {})}
-
     @property
     def ok(self) -> bool:
         return self.error is None and self.scores is not None
-
-    def sentencized(self) -> SentencizedCase:
-        """The case's sentences as labeled: rebuilt from ``spans``; only a result without spans
-        (not split, or stored by an older version) is split again with today's splitter."""
-        from .sentencize import from_spans, sentencize_case
-
-        return sentencize_case(self.case) if self.spans is None else from_spans(self.case, self.spans)
 
     def value(self, name: str) -> float | None:
         """The value of metric ``name`` for this case, by one rule for every metric: a TRACE metric
@@ -310,6 +306,28 @@ class RunResult(_Frozen):
     warnings: tuple[str, ...] = ()
     #: Format version (older stored runs / files are migrated on load: ``evaluators.schema``).
     schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def merge(cls, parts: Sequence[RunResult], *, method: str, settings: Mapping[str, Any] | None = None,
+              cancelled: bool = False) -> RunResult:
+        """One run from runs of consecutive chunks of the same cases (a run evaluated chunk by
+        chunk, e.g. by the dashboard's background worker): results in order, timings and usage
+        summed, the first chunk's start time, warnings once each, cancelled if asked or if any
+        chunk was."""
+        timings: dict[str, float] = {}
+        for p in parts:
+            for k, v in p.timings.items():
+                timings[k] = timings.get(k, 0.0) + float(v)
+        return cls(
+            method=method,
+            results=tuple(r for p in parts for r in p.results),
+            settings=dict(settings if settings is not None else (parts[0].settings if parts else {})),
+            timings=timings,
+            usage=Usage.total(p.usage for p in parts),
+            started_at=parts[0].started_at if parts else "",
+            cancelled=cancelled or any(p.cancelled for p in parts),
+            warnings=tuple(dict.fromkeys(w for p in parts for w in p.warnings)),
+        )
 
     @property
     def errors(self) -> list[tuple[str, str]]:

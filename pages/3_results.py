@@ -4,7 +4,7 @@ the cases finished so far)."""
 import pandas as pd
 import streamlit as st
 
-from evaluators.compare import run_intervals
+from evaluators.agreement import run_intervals
 from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from ui import charts, history, inspect_view, layout, state, tables

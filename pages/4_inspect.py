@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from evaluators.sentencize import sentences_of
 from ui import charts, highlight as hl, inspect_view, layout, state
 
 st.title("Inspect a case")
@@ -45,7 +46,7 @@ if qp != cid:
     st.session_state["inspect.url_case"] = cid
 
 r = results[cid]
-sc = r.sentencized()  # the split the labels refer to (stored with them)
+sc = sentences_of(r)  # the split the labels refer to (stored with them)
 variants = {"final": r.labels, **r.variants} if r.variants else {"final": r.labels}
 which = "final"
 if len(variants) > 1:

@@ -55,8 +55,7 @@ def _private_user_files(tmp_path, monkeypatch):
     take a random port, which is part of the cache key, so a port reused by an earlier run (or
     test) would otherwise answer from that run's replies and the server under test would see no
     request; ``tmp_store`` (ui_fixtures) still names the history file for tests that read it."""
-    from evaluators import store
-    from evaluators.llm.cache import ENV_PATH
+    from evaluators.paths import ENV_LLM_CACHE, ENV_STORE
 
-    monkeypatch.setenv(ENV_PATH, str(tmp_path / "llm_cache.sqlite3"))
-    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "default_runs.sqlite3"))
+    monkeypatch.setenv(ENV_LLM_CACHE, str(tmp_path / "llm_cache.sqlite3"))
+    monkeypatch.setenv(ENV_STORE, str(tmp_path / "default_runs.sqlite3"))

@@ -484,8 +484,8 @@ def test_split_top_list_across_chunks(monkeypatch, chunk):
     """The element finder of deeply nested JSON lists gives the same spans whatever the chunk size."""
     from evaluators.datasets import json_records, values
 
-    monkeypatch.setattr(json_records, "_CHUNK", chunk)
-    monkeypatch.setattr(values, "_CHUNK", chunk)
+    monkeypatch.setattr(json_records, "SCAN_CHUNK_CHARS", chunk)
+    monkeypatch.setattr(values, "SCAN_CHUNK_CHARS", chunk)
     text = ' [{"a": [1, [2]], "s": "x,]}[{"}, "q\\"]", [[[]]], 5 ]  '
     spans = json_records._split_top_list(text)
     assert [(text[a:b].strip(), d) for a, b, d in spans] == [

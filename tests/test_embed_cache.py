@@ -8,8 +8,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from evaluators import embed_cache as C
-from evaluators import embeddings as E
+from evaluators.encoder import disk_cache as C
+from evaluators.encoder import embeddings as E
 
 
 def test_put_get_and_no_text_stored(tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluators import embeddings as E
+from evaluators.encoder import embeddings as E
+from evaluators.encoder import precision as P
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +18,7 @@ def test_import_is_lazy():
     import subprocess
     import sys
 
-    code = ("import sys, evaluators, evaluators.embeddings, evaluators.labelers.heuristic; "
+    code = ("import sys, evaluators, evaluators.encoder.embeddings, evaluators.labelers.heuristic; "
             "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
@@ -55,9 +56,9 @@ def test_cpu_flag_detection(tmp_path):
     no.write_text("processor\t: 0\nflags\t\t: fpu sse sse2 avx avx2 avx512f\n")
     yes = tmp_path / "cpuinfo_yes"
     yes.write_text("processor\t: 0\nflags\t\t: fpu sse avx512f avx512_bf16 amx_tile\n")
-    assert E.cpu_has_bf16(str(no)) is False
-    assert E.cpu_has_bf16(str(yes)) is True
-    assert E.cpu_has_bf16(str(tmp_path / "missing")) is False
+    assert P.cpu_has_bf16(str(no)) is False
+    assert P.cpu_has_bf16(str(yes)) is True
+    assert P.cpu_has_bf16(str(tmp_path / "missing")) is False
 
 
 def test_bf16_fallback_decisions(model, monkeypatch):
@@ -79,7 +80,7 @@ def test_bf16_fallback_decisions(model, monkeypatch):
 
 
 def test_bf16_matches_fp32_when_available(model):
-    if not E.cpu_has_bf16():
+    if not P.cpu_has_bf16():
         pytest.skip("CPU has no native bf16")
     q = E.bf16_quality(model)
     assert q >= E.BF16_MIN_COSINE, f"bf16 vectors drift from fp32 (min cosine {q:.4f})"

@@ -12,8 +12,9 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 
-from evaluators import embeddings as E
-from evaluators.engines import onnx_encoder as O
+from evaluators.encoder import embeddings as E
+from evaluators.encoder import onnx_graph as O
+from evaluators.encoder import precision as P
 
 TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 12% in 2023.",
          "Paris is the capital of France.", "Bananas are rich in potassium.",
@@ -79,7 +80,7 @@ def test_auto_choice_and_guard_fallbacks(built, monkeypatch):
     folder, meta = built
     was = E.backend()
     try:
-        monkeypatch.setattr(E, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
+        monkeypatch.setattr(P, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
         chosen = _fresh_choice(monkeypatch)
         assert chosen in ("onnx-int8", "onnx-fp32")
         assert "no native bf16" in E.info()["decision"]["reason"]
@@ -108,7 +109,7 @@ def test_auto_choice_and_guard_fallbacks(built, monkeypatch):
 
 
 def test_onnx_start_does_not_import_torch(built):
-    code = ("import sys, json; from evaluators import embeddings as E; E.encode(['hello world']); "
+    code = ("import sys, json; from evaluators.encoder import embeddings as E; E.encode(['hello world']); "
             "print(json.dumps([E.backend(), 'torch' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     backend, torch_loaded = json.loads(out.stdout.strip().splitlines()[-1])
@@ -122,7 +123,7 @@ def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
     from sentence_transformers import CrossEncoder
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-    from evaluators import cross_encoder as CE
+    from evaluators.encoder import cross_encoder as CE
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(
         " ".join(p + " " + h for p, h in CE.CHECK_PAIRS).lower().replace(".", " .").split()))
@@ -136,8 +137,8 @@ def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
     BertTokenizerFast.from_pretrained(str(tmp_path)).save_pretrained(str(tmp_path))  # not vocab_file=
     ce = CrossEncoder(str(tmp_path), device="cpu")
     monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
-    monkeypatch.setattr(E, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
-    monkeypatch.setattr(E, "_cpu_seconds", lambda fn, rounds=2: (fn(), 1.0)[1])
+    monkeypatch.setattr(P, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
+    monkeypatch.setattr(P, "cpu_seconds", lambda fn, rounds=2: (fn(), 1.0)[1])
     monkeypatch.setattr(CE, "MAX_PROB_DIFF", 1.0)  # any drift allowed: ties on time
     assert CE.prepare(ce, "tiny") is ce  # equal CPU time: not faster, kept
     assert "not faster" in CE.decisions["tiny"]["reason"]

@@ -393,7 +393,7 @@ def test_pipeline_rejects_unknown_metric_before_labeling():
 
 
 def test_answer_semantic_similarity_with_the_embedded_model():
-    pytest.importorskip("evaluators.embeddings")
+    pytest.importorskip("evaluators.encoder.embeddings")
     gt = "C.V. Raman's discovery of the Raman effect revolutionized our understanding of light scattering."
     close = "Raman's groundbreaking discovery of the Raman effect transformed our comprehension of light scattering."
     far = "Jagadish Chandra Bose's work on radio waves significantly advanced early wireless communication research."

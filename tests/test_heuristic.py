@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evaluators import EvalOptions, TestCase, embeddings, evaluate, evaluate_batch
+from evaluators import EvalOptions, TestCase, evaluate, evaluate_batch
+from evaluators.encoder import embeddings
 from evaluators.labelers.heuristic import HeuristicMethod, needs_no_support
 from evaluators.sentencize import sentencize_case
 from evaluators.types import SPECIAL_SUPPORT_KEYS

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluators import EvalOptions, TestCase, cross_encoder, embeddings
+from evaluators import EvalOptions, TestCase
+from evaluators.encoder import cross_encoder, embeddings
 from evaluators.labelers import heuristic as H
 from evaluators.sentencize import sentencize_case
 

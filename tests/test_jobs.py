@@ -217,18 +217,18 @@ def test_server_settings_keep_page_runs_from_starving_the_worker(tmp_path):
 
     import tomllib
 
-    from evaluators.engines import onnx_encoder
+    from evaluators.encoder import onnx_graph
 
     cfg = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
     assert cfg["runner"]["postScriptGC"] is False
-    onnx_encoder.set_spinning(True)
+    onnx_graph.set_spinning(True)
     before = sys.getswitchinterval()
     try:
         sys.setswitchinterval(0.005)  # Python's default
         JobQueue(RunStore(tmp_path / "runs.sqlite3"))
-        assert onnx_encoder._SPIN["on"] is False
+        assert onnx_graph.spinning() is False
         # the worker wins the GIL back within 1 ms of each encoder call, not after 5 ms of page work
         assert sys.getswitchinterval() <= 0.001 + 1e-9
     finally:
         sys.setswitchinterval(before)
-        onnx_encoder.set_spinning(True)
+        onnx_graph.set_spinning(True)

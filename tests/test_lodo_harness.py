@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.lodo_data import LabeledCase, _key, ragbench_item
+from bench.lodo_data import LabeledCase, ragbench_item, ragbench_key
 from bench.lodo_metrics import domain_figures, naive_context, naive_f1_cut, novel_token_ratio, rmse
 from bench.lodo_route import judge_score, route_domain
 from bench.shared_data import record_to_case
@@ -45,9 +45,9 @@ def test_ragbench_rows_are_labelled_on_their_own_split():
     assert case.documents[0][b.start:b.end] == b.text and b.doc == 0
     r = item.response_sentences[1]
     assert case.response[r.start:r.end] == r.text
-    unsup = {_key(k) for k in row["labels"]["unsupported_response_sentence_keys"]}
+    unsup = {ragbench_key(k) for k in row["labels"]["unsupported_response_sentence_keys"]}
     assert [s.key not in unsup for s in item.response_sentences] == [True, False]
-    assert _key("0c.") == "0c"
+    assert ragbench_key("0c.") == "0c"
 
 
 def _lc(h, supported, group="g", scores=None, relevant=None):

@@ -29,12 +29,12 @@ def test_spans_are_stored_and_rebuild_the_labeled_split(monkeypatch):
     sc = sentencize.sentencize_case(CASE)
     assert r.spans == sentencize.spans_of(sc)
     assert r.spans.documents == (((0, 29), (30, 48)), ((0, 19),))
-    assert r.sentencized() == sc
+    assert sentencize.sentences_of(r) == sc
     # a later splitter (here: one sentence per text) cannot move the keys of a stored result
     monkeypatch.setattr(sentencize, "split_spans", lambda text, whole_claims=False: [(0, len(text))])
     assert sentencize.sentencize_case(CASE) != sc
-    assert r.sentencized() == sc
-    assert [s.key for s in r.sentencized().doc_sentences] == ["0a", "0b", "1a"]
+    assert sentencize.sentences_of(r) == sc
+    assert [s.key for s in sentencize.sentences_of(r).doc_sentences] == ["0a", "0b", "1a"]
 
 
 def test_spans_that_do_not_fit_the_texts_are_an_error():
@@ -80,7 +80,7 @@ def test_a_version_1_stored_run_is_migrated_on_load(tmp_path):
     assert back.schema_version == SCHEMA_VERSION
     assert all(r.spans is None for r in back.results)  # unknown for an old run: Inspect re-splits
     assert [r.scores for r in back.results] == [r.scores for r in run.results]
-    assert back.results[0].sentencized() == sentencize.sentencize_case(back.results[0].case)
+    assert sentencize.sentences_of(back.results[0]) == sentencize.sentencize_case(back.results[0].case)
 
 
 def test_a_version_1_results_file_is_migrated():

@@ -9,8 +9,8 @@ from pydantic import ValidationError
 
 from evaluators.llm.settings import LLMSettings
 from evaluators.options import EvalOptions
-from evaluators.pipeline import merge_runs
-from evaluators.store import RunStore, RunSummary, default_path
+from evaluators.paths import store_path
+from evaluators.store import RunStore, RunSummary
 from evaluators.types import RunResult
 from tests.ui_fixtures import fake_run, sample_cases
 
@@ -92,7 +92,7 @@ def test_a_run_written_chunk_by_chunk_can_be_read_while_it_goes_and_resumed(tmp_
     assert store.pending(rid, owner="o") == []
     run = store.finish(rid, "finished", timings={"wall_s": 1.5})
     assert run == store.load(rid, owner="o")
-    want = merge_runs([part1, part2], method="ui_fake", settings={"method": "ui_fake"})
+    want = RunResult.merge([part1, part2], method="ui_fake", settings={"method": "ui_fake"})
     assert run.results == want.results and run.usage == want.usage and run.timings["wall_s"] == 1.5
     s = store.get(rid, owner="o")
     assert s.status == "finished" and s.num_done == 4 and s.means == RunStore.summary(run)["means"]
@@ -164,7 +164,7 @@ def test_purge_if_due_applies_retention_at_most_once_an_interval(tmp_path, monke
 
 def test_path_from_env(tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_EVAL_STORE", str(tmp_path / "x" / "env.sqlite3"))
-    assert default_path() == tmp_path / "x" / "env.sqlite3"
+    assert store_path() == tmp_path / "x" / "env.sqlite3"
     store = RunStore()
     store.save(fake_run())
     assert (tmp_path / "x" / "env.sqlite3").is_file()

@@ -159,8 +159,14 @@ def test_trace_metrics_are_registered_like_any_family():
     """One vocabulary: the TRACE metrics are declared in the metric registry (family 'trace'),
     read through CaseResult.value, never requested as family metrics."""
     from evaluators.families import METRICS, Ctx, list_metrics, validate_metric_names
-    from evaluators.metric_names import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SUMMARY_METRICS, TRACE_METRICS
-    from evaluators.types import TestCase
+    from evaluators.types import (
+        AVERAGE,
+        EXPECTED_ADHERENCE,
+        OVERALL_SUPPORTED,
+        SUMMARY_METRICS,
+        TRACE_METRICS,
+        TestCase,
+    )
 
     assert [n for n, m in METRICS.items() if m.family == "trace"] == [
         *TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, AVERAGE]
@@ -182,7 +188,8 @@ def test_trace_metrics_are_registered_like_any_family():
 
 
 def test_expected_adherence_is_the_mean_probability_and_adherence_without_probabilities():
-    from evaluators.types import CaseResult, TestCase
+    from evaluators.schema import load_run
+    from evaluators.types import CaseResult, RunResult, TestCase
 
     def lab(*sents):
         return SentenceLabels(method="m", document_keys=("0a",), sentences=tuple(
@@ -203,8 +210,9 @@ def test_expected_adherence_is_the_mean_probability_and_adherence_without_probab
     cr = CaseResult(case=TestCase(id="1", question="q", response="r", documents=["d"]), method="trace",
                     labels=labels, scores=compute(labels), variants={"trace": labels},
                     variant_scores={"trace": compute(labels)})
-    old = cr.model_dump(exclude_computed_fields=True)
-    del old["scores"]["expected_adherence"], old["variant_scores"]["trace"]["expected_adherence"]
-    back = CaseResult.model_validate(old)
+    old = RunResult(method="trace", results=(cr,)).model_dump(exclude_computed_fields=True)
+    case = old["results"][0]
+    del case["scores"]["expected_adherence"], case["variant_scores"]["trace"]["expected_adherence"]
+    back = load_run(old).results[0]
     assert back.scores.expected_adherence == pytest.approx(0.65) == back.value("expected_adherence")
     assert back.variant_scores["trace"].expected_adherence == pytest.approx(0.65)

@@ -8,10 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evaluators.pipeline import merge_runs
 from evaluators.sentencize import sentencize_case
 from evaluators.store import RunSummary
-from evaluators.types import TRACE_METRICS
+from evaluators.types import TRACE_METRICS, RunResult
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
 from ui import charts, compare_view, jobs, tables
 from ui import highlight as hl
@@ -126,11 +125,11 @@ def test_paired_frame_sorted_by_disagreement():
 def test_merge_runs_keeps_order_usage_and_cancel_flag():
     cases = sample_cases()
     parts = [fake_run(cases[:2]), fake_run(cases[2:])]
-    merged = merge_runs(parts, method="ui_fake", cancelled=False)
+    merged = RunResult.merge(parts, method="ui_fake", cancelled=False)
     assert [r.case.id for r in merged.results] == [c.id for c in cases]
     assert merged.timings["total_s"] == pytest.approx(sum(p.timings["total_s"] for p in parts))
     assert merged.means() == fake_run(cases).means()
-    partial = merge_runs(parts[:1], method="ui_fake", cancelled=True)
+    partial = RunResult.merge(parts[:1], method="ui_fake", cancelled=True)
     assert partial.cancelled and len(partial.results) == 2
 
 

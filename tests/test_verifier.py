@@ -54,7 +54,7 @@ def test_tokenizer_sees_words_not_unk(tmp_path, tiny_path):
     ids = v.tokenizer("paris is in france .")["input_ids"]
     assert len(v.tokenizer) == len((tmp_path / "vocab.txt").read_text().split())
     assert unk not in ids and len(set(ids)) >= 5
-    base = V.load_tokenizer(V._base_dir())  # the embedded MiniLM's 30,522 WordPieces
+    base = V.load_tokenizer(V.base_model_dir())  # the embedded MiniLM's 30,522 WordPieces
     assert len(base) == 30522 and "[UNK]" not in base.tokenize("The Eiffel Tower is in Paris.")
     (tmp_path / "short").mkdir()
     (tmp_path / "short" / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n", encoding="utf-8")
@@ -151,7 +151,7 @@ def test_base_format_fills_frozen_embeddings_from_the_embedded_model(tmp_path):
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
-    cfg = BertConfig.from_pretrained(str(V._base_dir()))
+    cfg = BertConfig.from_pretrained(str(V.base_model_dir()))
     cfg.num_labels = 1
     cfg.num_hidden_layers = 1  # keep the test light: one layer, embeddings from the wheel
     torch.manual_seed(0)
@@ -168,7 +168,7 @@ def test_base_format_fills_frozen_embeddings_from_the_embedded_model(tmp_path):
     emb = v.model.bert.embeddings.word_embeddings.weight
     from safetensors.torch import load_file
 
-    base = load_file(str(V._base_dir() / "model.safetensors"))["embeddings.word_embeddings.weight"]
+    base = load_file(str(V.base_model_dir() / "model.safetensors"))["embeddings.word_embeddings.weight"]
     assert torch.equal(emb.detach(), base.float())
 
 

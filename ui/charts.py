@@ -7,8 +7,7 @@ from typing import Any, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from evaluators.metric_names import OVERALL_SUPPORTED, TRACE_METRICS
-from evaluators.types import RunResult
+from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
 
 def nice(name: str) -> str:

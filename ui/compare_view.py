@@ -7,10 +7,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from evaluators import agreement as compare
-from evaluators.metric_names import OVERALL_SUPPORTED, TRACE_METRICS
+from evaluators.agreement import agreement_table, method_vs_method, roc_points
 from evaluators.store import RunSummary
-from evaluators.types import RunResult
+from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -39,14 +38,14 @@ def inspect_link(source: Any, label: str, saved_ids: Mapping[str, str]):
 
 def correlations(a: RunResult, b: RunResult, metric: str, paired: pd.DataFrame
                  ) -> tuple[list[dict[str, Any]], str]:
-    """Correlation rows (with bootstrap intervals) from ``compare.method_vs_method``; plain pandas
+    """Correlation rows (with bootstrap intervals) from ``evaluators.agreement.method_vs_method``; plain pandas
     correlations, with the reason, when the statistics cannot be computed for these runs."""
     try:
-        res = compare.method_vs_method(a, b, metric, top=15, n_boot=N_BOOT)
+        res = method_vs_method(a, b, metric, top=15, n_boot=N_BOOT)
         corr = res.get("correlations")
         if isinstance(corr, dict):
             corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in corr.items()]
-        return list(corr or []), "evaluators.compare (with intervals)"
+        return list(corr or []), "evaluators.agreement (with intervals)"
     except ValueError as exc:
         why = str(exc)
     rows = []
@@ -88,13 +87,13 @@ def means_table(saved: list[RunSummary], ids: list[str]) -> pd.DataFrame:
 
 def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:
     try:
-        return compare.agreement_table(run), None
+        return agreement_table(run), None
     except Exception as exc:  # noqa: BLE001
         return None, f"Could not compute agreement: {exc}"
 
 
 def roc(run: RunResult | list[RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
     try:
-        return list(compare.roc_points(run, label)), None
+        return list(roc_points(run, label)), None
     except Exception as exc:  # noqa: BLE001
         return [], f"No ROC for {label!r}: {exc}"

@@ -9,7 +9,8 @@ import streamlit as st
 
 from evaluators.jobs import JobQueue
 from evaluators.limits import Limits
-from evaluators.store import RunStore, default_path
+from evaluators.paths import store_path
+from evaluators.store import RunStore
 
 
 def secrets():
@@ -34,7 +35,7 @@ def _store(path: str) -> RunStore:
 def store() -> RunStore:
     """The run history (path from $RAG_EVAL_STORE or the user data dir), purged of runs older
     than the owner's retention setting when it opens and then hourly."""
-    s = _store(str(default_path()))
+    s = _store(str(store_path()))
     s.purge_if_due(limits().keep_days)
     return s
 
@@ -46,4 +47,4 @@ def _queue(path: str) -> JobQueue:
 
 def queue() -> JobQueue:
     """The server's one job queue (one worker thread, shared by every session)."""
-    return _queue(str(default_path()))
+    return _queue(str(store_path()))

@@ -9,8 +9,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from evaluators.export import to_rows
-from evaluators.metric_names import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
-from evaluators.types import RunResult
+from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS, RunResult
 
 COUNT_COLUMNS = SENTENCE_COUNTS
 OPS: dict[str, Callable[[Any, Any], Any]] = {

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..metric_names import AVERAGE, OVERALL_SUPPORTED, TRACE_METRICS
 from ..stats import N_BOOT, mean_ci, proportion_ci
-from ..types import RunResult
+from ..types import AVERAGE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 from .labels import groups_for
 
 

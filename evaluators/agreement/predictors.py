@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..metric_names import OVERALL_SUPPORTED, TRACE_METRICS
-from ..types import RunResult, SentenceLabels, TraceScores
+from ..types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult, SentenceLabels, TraceScores
 
 #: The labeler's lowest per-sentence support probability (when it gives one).
 MIN_SENTENCE_SUPPORT = "min_sentence_support"

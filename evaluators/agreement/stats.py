@@ -6,7 +6,7 @@ Each comes twice, on purpose: the reported figure is computed with scikit-learn 
 the same figures (``binary_stats_fast``, ``graded_stats_fast``): AUROC as the Mann–Whitney rank sum
 (ties count one half), best F1 over the distinct score thresholds, Kendall τ-b from the pair sign
 matrices, Spearman as the Pearson correlation of ``scipy.stats.rankdata`` ranks. They agree with
-the library functions to rounding (``tests/test_compare.py``) and are 10–50× faster per call;
+the library functions to rounding (``tests/test_agreement.py``) and are 10–50× faster per call;
 the library functions differ from them in the last bits on a third of inputs, so swapping them in
 would change reported intervals.
 """

@@ -1,4 +1,4 @@
-"""``cache``: show or clear the on-disk embedding cache (``evaluators.embed_cache``)."""
+"""``cache``: show or clear the on-disk embedding cache (``evaluators.encoder.disk_cache``)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from ..embed_cache import ENV_PATH, EmbeddingCache, from_env
+    from ..encoder.disk_cache import EmbeddingCache, from_env
+    from ..paths import ENV_EMBED_CACHE
 
     cache = EmbeddingCache(args.path) if args.path else from_env()
     if cache is None:
-        print(f"the embedding cache is disabled (${ENV_PATH})")
+        print(f"the embedding cache is disabled (${ENV_EMBED_CACHE})")
         return 0
     if args.action == "clear":
         n = cache.clear()

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..metric_names import SUMMARY_METRICS
+from ..types import SUMMARY_METRICS
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -195,7 +195,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     out = to_json_dict(run)
-    from ..embeddings import info as encoder_info
+    from ..encoder.embeddings import info as encoder_info
 
     if encoder_info()["loaded"]:  # which encoder ran, and why (int8 / bf16 / fp32)
         out["encoder"] = encoder_info()["decision"]

@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 
 from .errors import DatasetError
 from .mapping import LABEL_COLUMNS, MAPPABLE_FIELDS, ColumnMapping, guess_mapping
-from .read import MAX_COLUMNS, SUPPORTED_EXTENSIONS, _frame, read_table
+from .read import MAX_COLUMNS, SUPPORTED_EXTENSIONS, frame_of, read_table
 from .validate import MAX_TEXT_CHARS, LoadResult, to_cases
 from .values import MAX_DEPTH, nesting_depth
 
@@ -68,7 +68,7 @@ def load_cases(path: str | Path, mapping: ColumnMapping | None = None,
 def cases_from_records(records: Sequence[Mapping[str, Any]], name: str = "records",
                        mapping: ColumnMapping | None = None) -> LoadResult:
     """Validate in-memory records (e.g. from an API) the same way as a file."""
-    df = _frame([dict(r) for r in records], name)
+    df = frame_of([dict(r) for r in records], name)
     if len(df.columns) == 0:
         raise DatasetError(name, "no records")
     m = mapping or guess_mapping(list(df.columns), filename=name)

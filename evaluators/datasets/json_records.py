@@ -16,14 +16,14 @@ from typing import Any
 from .errors import DatasetError
 from .mapping import guess_mapping
 from .values import (
-    _CHUNK,
     MAX_DEPTH,
     PARSE_DEPTH,
-    _depths,
-    _skeleton,
-    _type_name,
+    SCAN_CHUNK_CHARS,
+    bracket_depths,
+    json_skeleton,
     loads,
     too_deep_to_parse,
+    type_name,
 )
 
 #: Keys under which a JSON object may hold its list of records (tried in this order).
@@ -44,7 +44,7 @@ def _malformed(name: str, text: str, exc: json.JSONDecodeError, offset: int = 0)
     return DatasetError(name, f"malformed JSON at line {line}, column {col}: {exc.msg}{hint}")
 
 
-def _json_records(text: str, name: str) -> Records:
+def parse_json_records(text: str, name: str) -> Records:
     try:
         obj = loads(text)
     except json.JSONDecodeError as exc:
@@ -61,7 +61,7 @@ def _json_records(text: str, name: str) -> Records:
             records.append(rec)
             rows.append(i)
         else:
-            errors.append(DatasetError(name, f"record is a {_type_name(rec)}, expected an object", row=i))
+            errors.append(DatasetError(name, f"record is a {type_name(rec)}, expected an object", row=i))
     return records, rows, errors
 
 
@@ -75,12 +75,12 @@ def _split_top_list(text: str) -> list[tuple[int, int, int]] | None:
     i = len(text) - len(text.lstrip())
     if not text.startswith("[", i):
         return None
-    raw = _skeleton(text)
+    raw = json_skeleton(text)
     spans: list[tuple[int, int, int]] = []
     start, carry, deepest = i + 1, 0, 1
-    for off in range(i, len(raw), _CHUNK):
-        chunk = raw[off:off + _CHUNK]
-        depth = _depths(chunk, carry)
+    for off in range(i, len(raw), SCAN_CHUNK_CHARS):
+        chunk = raw[off:off + SCAN_CHUNK_CHARS]
+        depth = bracket_depths(chunk, carry)
         carry = int(depth[-1])
         closed = np.flatnonzero(depth <= 0)
         end = int(closed[0]) if len(closed) else len(chunk)  # relative; len = not in this chunk
@@ -124,7 +124,7 @@ def _deep_list_records(text: str, name: str) -> Records:
             records.append(rec)
             rows.append(i)
         else:
-            errors.append(DatasetError(name, f"record is a {_type_name(rec)}, expected an object", row=i))
+            errors.append(DatasetError(name, f"record is a {type_name(rec)}, expected an object", row=i))
     return records, rows, errors
 
 
@@ -165,7 +165,7 @@ def _lines(text: str) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split(sep)]
 
 
-def _jsonl_records(text: str, name: str) -> Records:
+def parse_jsonl_records(text: str, name: str) -> Records:
     records, rows, errors = [], [], []
     for lineno, line in enumerate(_lines(text), start=1):
         if not line.strip():
@@ -183,7 +183,7 @@ def _jsonl_records(text: str, name: str) -> Records:
             errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
             continue
         if not isinstance(rec, dict):
-            errors.append(DatasetError(name, f"line holds a {_type_name(rec)}, expected an object",
+            errors.append(DatasetError(name, f"line holds a {type_name(rec)}, expected an object",
                                        row=lineno))
             continue
         records.append(rec)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .encoding import binary_kind, decode_text
 from .errors import DatasetError
-from .json_records import _json_records, _jsonl_records
+from .json_records import parse_json_records, parse_jsonl_records
 
 SUPPORTED_EXTENSIONS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet")
 
@@ -116,9 +116,9 @@ def _read(data: bytes, name: str, ext: str) -> pd.DataFrame:
         if ext in (".csv", ".tsv"):
             df, source_rows, parse_errors = _read_csv(text, name, "\t" if ext == ".tsv" else ",")
         else:
-            reader = _json_records if ext == ".json" else _jsonl_records
+            reader = parse_json_records if ext == ".json" else parse_jsonl_records
             records, source_rows, parse_errors = reader(text, name)
-            df = _frame(records, name)
+            df = frame_of(records, name)
     raw_header = df.attrs.pop("raw_header", None)
     delimiter = df.attrs.pop("delimiter", None)
     df.columns = [str(c) for c in df.columns]
@@ -184,7 +184,7 @@ def _too_wide(name: str, n: int) -> DatasetError:
                               "keep the columns the evaluation needs")
 
 
-def _frame(records: list[dict[str, Any]], name: str = "records") -> pd.DataFrame:
+def frame_of(records: list[dict[str, Any]], name: str = "records") -> pd.DataFrame:
     # dtype=object keeps values exactly as parsed (no int->float upcasting, no string dtype).
     cols: dict[str, None] = {}
     for r in records:

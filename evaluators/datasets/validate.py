@@ -23,13 +23,13 @@ from .errors import DatasetError
 from .mapping import ColumnMapping
 from .values import (
     MAX_DEPTH,
-    _is_missing,
-    _py,
-    _short,
-    _type_name,
+    is_missing,
     loads,
     nesting_depth,
+    shorten,
+    to_python,
     too_deep_to_parse,
+    type_name,
 )
 
 #: Longest text accepted in one cell (question, response, one document, ground truth).
@@ -65,12 +65,12 @@ class _RowError(Exception):
 
 
 def _text(v: Any, column: str, required: bool) -> str | None:
-    if _is_missing(v):
+    if is_missing(v):
         if required:
             raise _RowError(column, "missing value")
         return None
     if not isinstance(v, str):
-        raise _RowError(column, f"expected text, got a {_type_name(v)} ({_short(v)})")
+        raise _RowError(column, f"expected text, got a {type_name(v)} ({shorten(v)})")
     if not v.strip():
         if required:
             raise _RowError(column, "empty value")
@@ -101,7 +101,7 @@ def _doc_text(d: Any, column: str, i: int) -> str:
                 return text
         raise _RowError(column, f"document {i + 1} is an object without a text field "
                                 f"(keys: {', '.join(map(str, d)) or 'none'})")
-    raise _RowError(column, f"document {i + 1} is a {_type_name(d)} ({_short(d)}), expected text")
+    raise _RowError(column, f"document {i + 1} is a {type_name(d)} ({shorten(d)}), expected text")
 
 
 _NUMBER_LIST = re.compile(r"\[[\s\d.eE+,-]*\]")
@@ -117,9 +117,9 @@ def _looks_like_list(s: str) -> bool:
 
 
 def _documents(v: Any, column: str) -> tuple[str, ...]:
-    if _is_missing(v):
+    if is_missing(v):
         return ()
-    v = _py(v)
+    v = to_python(v)
     if isinstance(v, str):
         s = v.strip()
         if not s:
@@ -142,7 +142,7 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
                                 f"character {exc.pos}); give a JSON list of strings or plain text"
                     ) from None
             if not isinstance(v, list):
-                raise _RowError(column, f"expected a list of documents, got a {_type_name(v)}")
+                raise _RowError(column, f"expected a list of documents, got a {type_name(v)}")
             if nesting_depth(v) > MAX_DEPTH:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
                                         "of lists)")
@@ -151,19 +151,19 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
     if isinstance(v, dict):
         return (_doc_text(v, column, 0),)
     if not isinstance(v, (list, tuple)):
-        raise _RowError(column, f"expected a list of documents or text, got a {_type_name(v)} ({_short(v)})")
-    missing = [i + 1 for i, d in enumerate(v) if _is_missing(d)]
+        raise _RowError(column, f"expected a list of documents or text, got a {type_name(v)} ({shorten(v)})")
+    missing = [i + 1 for i, d in enumerate(v) if is_missing(d)]
     if missing:
         raise _RowError(column, f"document {missing[0]} is null; remove it or give its text")
     return tuple(_doc_text(d, column, i) for i, d in enumerate(v))
 
 
 def _ground_truth(v: Any, column: str) -> str | None:
-    v = _py(v) if not isinstance(v, str) else v
+    v = to_python(v) if not isinstance(v, str) else v
     if isinstance(v, list):  # ragas v1 "ground_truths"
         parts = [x for x in v if isinstance(x, str) and x.strip()]
-        if len(parts) != len([x for x in v if not _is_missing(x)]):
-            raise _RowError(column, f"expected text or a list of texts, got {_short(v)}")
+        if len(parts) != len([x for x in v if not is_missing(x)]):
+            raise _RowError(column, f"expected text or a list of texts, got {shorten(v)}")
         if not parts:
             return None
         _check_text("\n".join(parts), column, "")
@@ -176,7 +176,7 @@ _BOOL_TEXT = {"true": True, "false": False, "yes": True, "no": False}
 
 def _label_value(v: Any) -> Any:
     """CSV cells are text: 'true' -> True, '0.75' -> 0.75, '{"a": 1}' -> dict."""
-    v = _py(v)
+    v = to_python(v)
     if not isinstance(v, str):
         return v
     s = v.strip()
@@ -197,18 +197,18 @@ def _label_value(v: Any) -> Any:
 
 def _ident(v: Any, column: str) -> str | None:
     """The id as text; None when the cell is empty (the row then gets an id from its number)."""
-    v = _py(v)
-    if _is_missing(v) or (isinstance(v, str) and not v.strip()):
+    v = to_python(v)
+    if is_missing(v) or (isinstance(v, str) and not v.strip()):
         return None
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise _RowError(column, f"expected a text or integer id, got a {_type_name(v)} ({_short(v)})")
+        raise _RowError(column, f"expected a text or integer id, got a {type_name(v)} ({shorten(v)})")
     if isinstance(v, float):
         if not v.is_integer():
             raise _RowError(column, f"expected a text or integer id, got {v!r}")
         v = int(v)
     s = str(v).strip()
     if len(s) > 1000 or "\x00" in s:
-        raise _RowError(column, f"id is not a usable name ({_short(s)}); give a short text or number")
+        raise _RowError(column, f"id is not a usable name ({shorten(s)}); give a short text or number")
     return s
 
 
@@ -283,18 +283,18 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
     labels: dict[str, Any] = {}
     for col in mapping.label_columns:
         v = rec[col]
-        if _is_missing(v) or (isinstance(v, str) and not v.strip()):
+        if is_missing(v) or (isinstance(v, str) and not v.strip()):
             continue
         v = _label_value(v)
         if col.lower() == "labels":
             if not isinstance(v, dict):
-                row_errors.append(_RowError(col, f"expected an object of labels, got {_short(v)}"))
+                row_errors.append(_RowError(col, f"expected an object of labels, got {shorten(v)}"))
                 continue
             labels.update(v)
         else:
             labels[col] = v
-    metadata = {c: _py(rec[c]) for c in meta_cols
-                if not _is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
+    metadata = {c: to_python(rec[c]) for c in meta_cols
+                if not is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
     return ident, fields, row_errors

@@ -17,7 +17,7 @@ import pandas as pd
 #: the dashboard's tables).
 MAX_DEPTH = 32
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
     if isinstance(v, bool):
         return "boolean"
     if isinstance(v, (int, float)) or _is_number(v):
@@ -38,7 +38,7 @@ def _is_number(v: Any) -> bool:
         return False
 
 
-def _is_missing(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
     if v is None:
         return True
     if isinstance(v, (str, bytes, list, tuple, dict)) or hasattr(v, "__len__"):
@@ -52,7 +52,7 @@ def _is_missing(v: Any) -> bool:
 _PLAIN = (str, int, bool, type(None))
 
 
-def _py(v: Any) -> Any:
+def to_python(v: Any) -> Any:
     """numpy / pandas values -> plain JSON-friendly Python."""
     if type(v) in _PLAIN:  # the common leaves, answered without attribute probing
         return v
@@ -64,9 +64,9 @@ def _py(v: Any) -> Any:
         except (ValueError, AttributeError):
             pass
     if isinstance(v, dict):
-        return {str(k): x if type(x) in _PLAIN else _py(x) for k, x in v.items()}
+        return {str(k): x if type(x) in _PLAIN else to_python(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [x if type(x) in _PLAIN else _py(x) for x in v]
+        return [x if type(x) in _PLAIN else to_python(x) for x in v]
     if isinstance(v, float) and math.isnan(v):
         return None
     if isinstance(v, (pd.Timestamp,)):
@@ -74,10 +74,10 @@ def _py(v: Any) -> Any:
     return v
 
 
-def _short(v: Any, n: int = 60) -> str:
+def shorten(v: Any, n: int = 60) -> str:
     try:
-        s = repr(_py(v))
-    except RecursionError:  # a value nested too deeply for _py: a bounded repr instead
+        s = repr(to_python(v))
+    except RecursionError:  # a value nested too deeply for to_python: a bounded repr instead
         s = reprlib.repr(v)
     return s if len(s) <= n else s[: n - 1] + "…"
 
@@ -119,10 +119,10 @@ loads = json.JSONDecoder(strict=False).decode
 #: limit, and raising that RecursionError costs about a millisecond each time.
 PARSE_DEPTH = 200
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_CHUNK = 1 << 22
+SCAN_CHUNK_CHARS = 1 << 22
 
 
-def _skeleton(text: str):
+def json_skeleton(text: str):
     """The text as uint8 codes with strings blanked out (same length, so positions hold); outside
     strings valid JSON is ASCII."""
     import numpy as np
@@ -131,7 +131,7 @@ def _skeleton(text: str):
                          dtype=np.uint8)
 
 
-def _depths(chunk, carry: int):
+def bracket_depths(chunk, carry: int):
     """Bracket depth after each character of a chunk of the skeleton."""
     import numpy as np
 
@@ -145,9 +145,9 @@ def too_deep_to_parse(text: str) -> bool:
     the bracket depth with numpy."""
     if text.count("[") + text.count("{") <= PARSE_DEPTH:
         return False
-    raw, carry = _skeleton(text), 0
-    for off in range(0, len(raw), _CHUNK):
-        depth = _depths(raw[off:off + _CHUNK], carry)
+    raw, carry = json_skeleton(text), 0
+    for off in range(0, len(raw), SCAN_CHUNK_CHARS):
+        depth = bracket_depths(raw[off:off + SCAN_CHUNK_CHARS], carry)
         if int(depth.max()) > PARSE_DEPTH:
             return True
         carry = int(depth[-1])

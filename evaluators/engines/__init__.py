@@ -1,2 +1,3 @@
-"""Execution engines: the ONNX Runtime encoder (``onnx_encoder``) and the optional Ray engine
-(``ray_engine``, needs ``pip install -r requirements-ray.txt``). Importing this package is light."""
+"""Execution engines past one process: the optional Ray engine (``ray_engine``, needs
+``pip install -r requirements-ray.txt``). Engines use the encoder (``evaluators.encoder``), never the
+reverse. Importing this package is light."""

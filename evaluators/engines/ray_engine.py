@@ -6,7 +6,7 @@
 
 The chunks are exactly those of a local run (``evaluate_batch`` cuts them); each is one row of a
 Ray Dataset, and ``map_batches`` sends it to a pool of actors that each load the encoder once. The
-encoder is batch-independent (``engines.onnx_encoder``: per-token int8, batches of one token
+encoder is batch-independent (``encoder.onnx_graph``: per-token int8, batches of one token
 length), so every case gets the same vectors — and the same labels — as in a local run; outcomes are
 handed back in input order. Only offline methods (no LLM) run this way: nothing secret is shipped.
 
@@ -60,7 +60,7 @@ class ChunkLabeler:
     """A Ray actor: builds the method (loads the encoder) once, then labels one chunk per call."""
 
     def __init__(self, method: str, options: bytes) -> None:
-        from .. import embeddings
+        from ..encoder import embeddings
         from ..methods import get_method
 
         embeddings.load()
@@ -101,7 +101,7 @@ def label_chunks(chunks: Sequence[Sequence[Any]], method: str, options: Any, *, 
                          "LLM: use engine='local'")
     if not chunks:
         return
-    from .. import embeddings
+    from ..encoder import embeddings
 
     embeddings.load()  # build the ONNX encoder once here, before the workers start
     ray = ensure_ray(address)

@@ -1,4 +1,4 @@
-"""Embedding helpers of the family metrics (the embedded MiniLM via ``evaluators.embeddings``;
+"""Embedding helpers of the family metrics (the embedded MiniLM via ``evaluators.encoder.embeddings``;
 an optional cross-encoder by local path or hub name, never downloaded)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 def encode(texts: Sequence[str]):
     """L2-normalised rows, one per text (process-wide cached model)."""
-    from ..embeddings import encode as _encode
+    from ..encoder.embeddings import encode as _encode
 
     return _encode(list(texts))
 
@@ -21,9 +21,9 @@ def cosine(a: Any, b: Any) -> float:
 
 
 def cross_encoder_scores(name: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
-    """Scores in [0, 1] from ``evaluators.cross_encoder`` (the one loader: never downloads; the
+    """Scores in [0, 1] from ``evaluators.encoder.cross_encoder`` (the one loader: never downloads; the
     same reading as the ``trace`` labeler's NLI plug-in). A model that is not available locally
     raises ``CrossEncoderUnavailable`` (a RuntimeError) naming it."""
-    from .. import cross_encoder
+    from ..encoder import cross_encoder
 
     return [float(x) for x in cross_encoder.probabilities(name, list(pairs))]

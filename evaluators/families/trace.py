@@ -9,7 +9,7 @@ declarations give one place for what each TRACE metric means, its range and dire
 
 from __future__ import annotations
 
-from ..metric_names import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED
+from ..types import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED
 from .base import Ctx, Family, Metric, Skip, register
 
 FAMILY: Family = "trace"

@@ -15,8 +15,7 @@ run's two variants, ``evaluators.agreement.variant_agreement``.
 from __future__ import annotations
 
 from .. import trace_metrics
-from ..metric_names import TRACE_METRICS
-from ..types import SentenceLabels
+from ..types import TRACE_METRICS, SentenceLabels
 
 
 def agreement(a: SentenceLabels, b: SentenceLabels) -> dict[str, float]:

@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import cross_encoder
+from ..encoder import cross_encoder
 from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
@@ -151,7 +151,7 @@ class HeuristicMethod(BaseMethod):
 
     def warm_up(self) -> None:
         """Load the embedded model and the combiner parameters now (both cached process-wide)."""
-        from .. import embeddings
+        from ..encoder import embeddings
 
         embeddings.get_model()
         load_params()
@@ -256,7 +256,7 @@ class HeuristicMethod(BaseMethod):
             texts.append(it.case.question)
             texts.extend(s.text for s in it.doc_sentences)
             texts.extend(s.text for s in it.response_sentences)
-        from .. import embeddings
+        from ..encoder import embeddings
 
         uniq = list(dict.fromkeys(texts))
         vecs = embeddings.encode(uniq)

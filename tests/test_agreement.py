@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import f1_score, precision_recall_curve, precision_score, recall_score, roc_auc_score
 
-from evaluators import compare
+from evaluators import agreement
 from evaluators.agreement import stats as agreement_stats
 from evaluators.export import to_json_dict
 from evaluators.types import SentenceLabels, SentenceSupport
@@ -43,22 +43,22 @@ def _rows(df, statistic, metric="adherence", label="hallucinated"):
 
 
 def test_table_columns_and_perfect_scorer():
-    df = compare.agreement_table(_binary_run("perfect"), n_boot=N_BOOT)
-    assert list(df.columns) == compare.COLUMNS
+    df = agreement.agreement_table(_binary_run("perfect"), n_boot=N_BOOT)
+    assert list(df.columns) == agreement.COLUMNS
     auroc = _rows(df, "auroc")
     assert auroc.value == 1.0 and auroc.ci_low == 1.0 and auroc.n == 60
     assert "1 − adherence" in auroc.note and "30 of 60" in auroc.note
     assert _rows(df, "best_f1").value == 1.0
     for stat in ("f1", "precision", "recall"):
         assert _rows(df, stat).value == 1.0
-    json.dumps(compare.table_records(df), allow_nan=False)
+    json.dumps(agreement.table_records(df), allow_nan=False)
 
 
 def test_inverted_and_random_scorers():
-    inv = compare.agreement_table(_binary_run("inverted"), n_boot=N_BOOT)
+    inv = agreement.agreement_table(_binary_run("inverted"), n_boot=N_BOOT)
     assert _rows(inv, "auroc").value == 0.0
     assert _rows(inv, "f1").value == 0.0 and _rows(inv, "recall").value == 0.0
-    rnd = compare.agreement_table(_binary_run("random", n=200, seed=4), n_boot=N_BOOT)
+    rnd = agreement.agreement_table(_binary_run("random", n=200, seed=4), n_boot=N_BOOT)
     r = _rows(rnd, "auroc")
     assert r.ci_low < 0.5 < r.ci_high
     assert 0.3 < r.value < 0.7
@@ -66,7 +66,7 @@ def test_inverted_and_random_scorers():
 
 def test_point_figures_equal_sklearn_with_ties():
     run = _binary_run("random", n=120, seed=9)
-    df = compare.agreement_table(run, n_boot=N_BOOT)
+    df = agreement.agreement_table(run, n_boot=N_BOOT)
     y = np.array([r.case.labels["hallucinated"] for r in run.results])
     score = np.array([1 - r.scores.adherence for r in run.results])  # many ties
     flagged = np.array([not r.scores.overall_supported for r in run.results])
@@ -99,14 +99,14 @@ def test_fast_replicate_formulas_equal_sklearn():
 
 def test_all_ties_give_half_with_a_note():
     res = [make_case(i, [True, False], labels={"hallucinated": i % 2 == 0}) for i in range(20)]
-    df = compare.agreement_table(make_run(res), n_boot=N_BOOT)
+    df = agreement.agreement_table(make_run(res), n_boot=N_BOOT)
     r = _rows(df, "auroc")
     assert r.value == 0.5 and "all scores are equal" in r.note
 
 
 def test_single_class_is_a_clear_message_not_a_crash():
     res = [make_case(i, [True, i % 3 == 0], labels={"hallucinated": False}) for i in range(12)]
-    df = compare.agreement_table(make_run(res), n_boot=N_BOOT)
+    df = agreement.agreement_table(make_run(res), n_boot=N_BOOT)
     r = _rows(df, "auroc")
     assert r.value is None or math.isnan(r.value)
     assert "only one class present in 'hallucinated'" in r.note
@@ -115,8 +115,8 @@ def test_single_class_is_a_clear_message_not_a_crash():
     assert _rows(df, "precision").value == 0.0
     rec = _rows(df, "recall")
     assert "recall undefined" in rec.note
-    json.dumps(compare.table_records(df), allow_nan=False)
-    assert compare.roc_points(make_run(res), "hallucinated") == []
+    json.dumps(agreement.table_records(df), allow_nan=False)
+    assert agreement.roc_points(make_run(res), "hallucinated") == []
 
 
 def test_graded_likert_labels():
@@ -127,7 +127,7 @@ def test_graded_likert_labels():
         res.append(make_case(i, adherence_sents, labels={"faithfulness": {"mean": float(likert), "median": likert},
                                                        "rev": 5 - likert}))
     run = make_run(res)
-    df = compare.agreement_table(run, n_boot=N_BOOT)
+    df = agreement.agreement_table(run, n_boot=N_BOOT)
     assert set(df.label) == {"faithfulness.mean"}  # 'rev' maps to no metric: not auto-compared
     rho = _rows(df, "spearman", label="faithfulness.mean")
     assert rho.value == pytest.approx(1.0)
@@ -136,13 +136,13 @@ def test_graded_likert_labels():
     # labels 1..4 -> 0, 1/3, 2/3, 1; adherence 0.25, 0.5, 0.75, 1.0
     expect = math.sqrt(np.mean([(0.25 - 0) ** 2, (0.5 - 1 / 3) ** 2, (0.75 - 2 / 3) ** 2, 0.0]))
     assert rmse.value == pytest.approx(expect) and "1–4" in rmse.note
-    inv = compare.agreement_table(run, ["rev:adherence"], n_boot=N_BOOT)
+    inv = agreement.agreement_table(run, ["rev:adherence"], n_boot=N_BOOT)
     assert _rows(inv, "spearman", label="rev").value == pytest.approx(-1.0)
 
 
 def test_constant_scores_give_no_correlation():
     res = [make_case(i, [True], labels={"adherence_score": float(i % 3) / 2}) for i in range(10)]
-    df = compare.agreement_table(make_run(res), n_boot=N_BOOT)
+    df = agreement.agreement_table(make_run(res), n_boot=N_BOOT)
     r = _rows(df, "spearman", label="adherence_score")
     assert r.value is None or math.isnan(r.value)
     assert "scores are constant" in r.note
@@ -153,24 +153,24 @@ def test_label_detection_and_explicit_columns():
         "hallucinated": "yes" if i % 2 else "no", "topic": "x", "relevance_score": 0.1 * i,
         "overall_supported": bool(i % 2 == 0), "spans": [[0, 1]], "quality": i / 10}) for i in range(10)]
     run = make_run(res)
-    assert compare.detect_label_columns(run.results) == {
+    assert agreement.detect_label_columns(run.results) == {
         "hallucinated": "binary", "relevance_score": "graded", "overall_supported": "binary"}
-    df = compare.agreement_table(run, n_boot=N_BOOT)
+    df = agreement.agreement_table(run, n_boot=N_BOOT)
     assert set(df[df.label == "relevance_score"].metric) == {"context_relevance"}
     # overall_supported (positive = good) is scored with adherence, not 1 − adherence
     assert _rows(df, "auroc", label="overall_supported").value == 1.0
     assert _rows(df, "auroc", label="hallucinated").value == 1.0  # "yes" exactly on the unsupported cases
     with pytest.raises(ValueError, match="not found in any case; labels present: hallucinated"):
-        compare.agreement_table(run, ["missing"])
+        agreement.agreement_table(run, ["missing"])
     with pytest.raises(ValueError, match="no default metric"):
-        compare.agreement_table(run, ["quality"])
+        agreement.agreement_table(run, ["quality"])
     with pytest.raises(ValueError, match="neither yes/no nor numeric"):
-        compare.agreement_table(run, ["topic"])
+        agreement.agreement_table(run, ["topic"])
     with pytest.raises(ValueError, match="neither yes/no nor numeric"):
-        compare.agreement_table(run, ["spans"])
+        agreement.agreement_table(run, ["spans"])
     with pytest.raises(ValueError, match="not in the run; available"):
-        compare.agreement_table(run, ["hallucinated:nope"])
-    only = compare.agreement_table(run, ["hallucinated:completeness"], n_boot=N_BOOT)
+        agreement.agreement_table(run, ["hallucinated:nope"])
+    only = agreement.agreement_table(run, ["hallucinated:completeness"], n_boot=N_BOOT)
     assert set(only.metric) == {"completeness"}
 
 
@@ -184,8 +184,8 @@ def test_group_column_resamples_sources_and_widens_intervals():
             res.append(make_case(src * 6 + k, [True, not bad], labels={"hallucinated": hall},
                                  metadata={"meta": {"source_id": f"s{src}"}}))
     run = make_run(res)
-    flat = _rows(compare.agreement_table(run, n_boot=N_BOOT), "auroc")
-    grouped = _rows(compare.agreement_table(run, group_column="source_id", n_boot=N_BOOT), "auroc")
+    flat = _rows(agreement.agreement_table(run, n_boot=N_BOOT), "auroc")
+    grouped = _rows(agreement.agreement_table(run, group_column="source_id", n_boot=N_BOOT), "auroc")
     assert grouped.value == flat.value
     assert "resampled by 'source_id' (12 groups)" in grouped.note
     assert (grouped.ci_high - grouped.ci_low) > 1.5 * (flat.ci_high - flat.ci_low)
@@ -194,7 +194,7 @@ def test_group_column_resamples_sources_and_widens_intervals():
 def test_unscored_cases_are_left_out_and_counted():
     run = _binary_run("perfect", n=20)
     run = make_run([*run.results, failed_case(99, {"hallucinated": True})])
-    r = _rows(compare.agreement_table(run, n_boot=N_BOOT), "auroc")
+    r = _rows(agreement.agreement_table(run, n_boot=N_BOOT), "auroc")
     assert r.n == 20 and "1 unscored case(s) left out" in r.note
 
 
@@ -205,7 +205,7 @@ def test_family_metric_and_min_sentence_support_predictors():
         res.append(make_case(i, [True, True], labels={"hallucinated": hall},
                              probs=[0.9, 0.2 if hall else 0.8],
                              family={"faithfulness": 0.1 if hall else 0.9, "answer_relevancy": 0.5}))
-    df = compare.agreement_table(make_run(res), n_boot=N_BOOT)
+    df = agreement.agreement_table(make_run(res), n_boot=N_BOOT)
     assert _rows(df, "auroc", metric="min_sentence_support").value == 1.0
     assert _rows(df, "auroc", metric="faithfulness").value == 1.0
     assert _rows(df, "f1", metric="faithfulness").value == 1.0  # default threshold 0.5
@@ -222,12 +222,12 @@ def test_hybrid_variants_are_separate_methods():
         c = make_case(i, [True], labels={"hallucinated": i % 2 == 0}, method="hybrid")
         res.append(c.model_copy(update={"variants": {"gpt_labeling": lab},
                                         "variant_scores": {"gpt_labeling": trace_metrics.compute(lab)}}))
-    df = compare.agreement_table(make_run(res, method="hybrid"), n_boot=N_BOOT)
+    df = agreement.agreement_table(make_run(res, method="hybrid"), n_boot=N_BOOT)
     assert {"hybrid", "hybrid:gpt_labeling"} <= set(df.method)
 
 
 def test_roc_points_shape():
-    pts = compare.roc_points(_binary_run("random", n=50, seed=3), "hallucinated")
+    pts = agreement.roc_points(_binary_run("random", n=50, seed=3), "hallucinated")
     adh = [p for p in pts if p["metric"] == "adherence"]
     assert adh[0]["fpr"] == 0.0 and adh[0]["tpr"] == 0.0 and adh[0]["threshold"] is None
     assert adh[-1]["fpr"] == 1.0 and adh[-1]["tpr"] == 1.0
@@ -239,21 +239,21 @@ def test_roc_points_shape():
 
 def test_method_vs_method():
     a = _binary_run("random", n=40, seed=1)
-    same = compare.method_vs_method(a, a, n_boot=N_BOOT)
+    same = agreement.method_vs_method(a, a, n_boot=N_BOOT)
     assert same["correlations"]["pearson"]["mean"] == pytest.approx(1.0)
     assert same["correlations"]["mean_abs_diff"]["mean"] == 0.0 and same["disagreements"] == []
     b = make_run([make_case(i, [True, i % 5 != 0, True, True]) for i in range(30)], method="other")
-    out = compare.method_vs_method(a, b, top=5, n_boot=N_BOOT)
+    out = agreement.method_vs_method(a, b, top=5, n_boot=N_BOOT)
     assert out["n"] == 30 and out["only_in_a"] == 10 and out["method_b"] == "other"
     diffs = [abs(d["diff"]) for d in out["disagreements"]]
     assert diffs == sorted(diffs, reverse=True) and len(diffs) <= 5 and diffs[0] > 0
     d0 = out["disagreements"][0]
     assert d0["diff"] == pytest.approx(d0["a"] - d0["b"]) and d0["question"]
-    binary = compare.method_vs_method(a, a, metric="overall_supported", n_boot=N_BOOT)
+    binary = agreement.method_vs_method(a, a, metric="overall_supported", n_boot=N_BOOT)
     assert binary["correlations"]["cohen_kappa"]["mean"] == pytest.approx(1.0)
     assert binary["correlations"]["agreement"]["mean"] == 1.0
     with pytest.raises(ValueError, match="in neither run"):
-        compare.method_vs_method(a, b, metric="nope")
+        agreement.method_vs_method(a, b, metric="nope")
     json.dumps(out, allow_nan=False)
 
 
@@ -262,7 +262,7 @@ def test_run_intervals_match_means_and_export():
                                                                          "regex_match": float(i % 2)})
            for i in range(30)]
     run = make_run([*res, failed_case(77)])
-    iv = compare.run_intervals(run)
+    iv = agreement.run_intervals(run)
     means = run.means()
     for m in ("context_relevance", "context_utilization", "completeness", "adherence", "overall_supported",
               "average"):
@@ -277,7 +277,7 @@ def test_run_intervals_match_means_and_export():
     json.dumps(out, allow_nan=False, default=str)
     empty = to_json_dict(make_run([failed_case(1)]))
     assert empty["intervals"]["adherence"]["mean"] is None
-    grouped = compare.run_intervals(make_run(res), group_column="gid")  # missing -> singletons
+    grouped = agreement.run_intervals(make_run(res), group_column="gid")  # missing -> singletons
     assert grouped["adherence"]["mean"] == pytest.approx(iv["adherence"]["mean"])
 
 
@@ -288,20 +288,20 @@ def test_ppi_estimates_with_partial_labels():
         bad = bool(rng.random() < 0.3)
         labels = {"hallucinated": bad if rng.random() < 0.9 else not bad} if i < 60 else {}
         res.append(make_case(i, [True, not bad], labels=labels))
-    out = compare.ppi_estimates(make_run(res))
+    out = agreement.ppi_estimates(make_run(res))
     (row,) = out
     assert row["label"] == "hallucinated" and row["n_labeled"] == 60 and row["n_total"] == 300
     assert row["low"] <= row["estimate"] <= row["high"]
     assert 0 <= row["low"] and row["high"] <= 1
     assert row["labels_only"]["method"] == "wilson"
-    rep = compare.agreement_report(make_run(res), n_boot=100)
+    rep = agreement.agreement_report(make_run(res), n_boot=100)
     assert "prediction-powered mean of hallucinated" in rep["text"]
     assert rep["roc"]["hallucinated"] and rep["table"]
     json.dumps({k: v for k, v in rep.items()}, allow_nan=False, default=str)
 
 
 def test_format_table():
-    df = compare.agreement_table(_binary_run("perfect", n=10), n_boot=50)
-    text = compare.format_table(df)
+    df = agreement.agreement_table(_binary_run("perfect", n=10), n_boot=50)
+    text = agreement.format_table(df)
     assert "value [95% CI]" in text and "1.000 [1.000, 1.000]" in text
-    assert compare.format_table(df.iloc[0:0]) == "(no human labels to compare with)"
+    assert agreement.format_table(df.iloc[0:0]) == "(no human labels to compare with)"

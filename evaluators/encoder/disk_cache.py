@@ -1,8 +1,7 @@
 """Embedding vectors on disk, so a re-run only encodes new sentences.
 
-One SQLite file next to the run store (``embeddings.sqlite3`` in the folder of
-``store.default_path()``, which follows ``$RAG_EVAL_STORE``), or ``$RAG_EVAL_EMBED_CACHE`` (a file
-path; ``off`` / ``0`` / empty-string-like values disable it). Rows are keyed by
+Where: :func:`evaluators.paths.embed_cache_path` (``embeddings.sqlite3`` beside the run history,
+or ``$RAG_EVAL_EMBED_CACHE``, a file path; ``off`` / ``0`` / empty-string-like values disable it). Rows are keyed by
 (model tag = model id + backend/precision, SHA-256 of the text) and hold only the float32 vector:
 no text, nothing secret. A size cap (``$RAG_EVAL_EMBED_CACHE_MB``, default 512 MB) evicts the
 least recently used rows; :func:`clear` / ``python -m evaluators cache clear`` empties it.
@@ -21,12 +20,11 @@ from typing import Sequence
 
 import numpy as np
 
-ENV_PATH = "RAG_EVAL_EMBED_CACHE"
+from ..paths import embed_cache_path
+
 ENV_MB = "RAG_EVAL_EMBED_CACHE_MB"
 DEFAULT_MAX_MB = 512
 _ROW_OVERHEAD = 64  # bytes per row besides the vector (key, tag id, timestamp, index)
-#: Values of a cache-path variable that turn the cache off (also read by ``llm.cache``).
-OFF_VALUES = frozenset({"0", "off", "no", "false", "none", "disabled"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tags (id INTEGER PRIMARY KEY, tag TEXT UNIQUE NOT NULL);
@@ -37,19 +35,12 @@ CREATE INDEX IF NOT EXISTS vectors_used ON vectors (used);
 """
 
 
-def default_path() -> Path:
-    from .store import default_path as store_path
-
-    return store_path().parent / "embeddings.sqlite3"
-
-
 def from_env() -> "EmbeddingCache | None":
     """The cache configured by the environment (None when disabled)."""
-    raw = os.environ.get(ENV_PATH)
-    if raw is not None and raw.strip().lower() in OFF_VALUES | {""}:
+    path = embed_cache_path()
+    if path is None:
         return None
-    mb = float(os.environ.get(ENV_MB, DEFAULT_MAX_MB))
-    return EmbeddingCache(Path(raw).expanduser() if raw else default_path(), max_mb=mb)
+    return EmbeddingCache(path, max_mb=float(os.environ.get(ENV_MB, DEFAULT_MAX_MB)))
 
 
 def text_key(text: str) -> bytes:

@@ -20,6 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from . import precision
+
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _cache: dict[str, Any] = {}
@@ -109,10 +111,8 @@ def prepare(model: Any, name: str = "") -> Any:
     the model unchanged. The choice and its reason go to ``decisions[name]``."""
     decision: dict[str, Any] = {"precision": "fp32"}
     decisions[name] = decision
-    from . import embeddings  # the bi-encoder's precision request and CPU decisions
-
-    req = embeddings._requested()
-    if req in ("torch-fp32", "onnx-fp32") or (req == "auto" and embeddings._want_bf16()) or req == "torch-bf16":
+    req = precision.requested()
+    if req in ("torch-fp32", "onnx-fp32") or (req == "auto" and precision.want_bf16()) or req == "torch-bf16":
         decision["reason"] = "fp32 requested" if "fp32" in req else "CPU has native bf16: kept as is"
         return model
     try:
@@ -131,8 +131,8 @@ def prepare(model: Any, name: str = "") -> Any:
             q: Any = torch.ao.quantization.quantize_dynamic(copy.deepcopy(ce), {torch.nn.Linear},
                                                             dtype=torch.qint8, inplace=True)
             p8 = _softmax(q.predict(pairs, **kw))
-            t32 = embeddings._cpu_seconds(lambda: ce.predict(pairs * 4, **kw))
-            t8 = embeddings._cpu_seconds(lambda: q.predict(pairs * 4, **kw))
+            t32 = precision.cpu_seconds(lambda: ce.predict(pairs * 4, **kw))
+            t8 = precision.cpu_seconds(lambda: q.predict(pairs * 4, **kw))
     except Exception as exc:  # noqa: BLE001 - quantization unavailable: keep fp32, say why
         decision["reason"] = f"int8 failed: {type(exc).__name__}: {exc}"
         return model
@@ -141,7 +141,7 @@ def prepare(model: Any, name: str = "") -> Any:
     if diff > MAX_PROB_DIFF:
         decision["reason"] = f"int8 moved a check probability by {diff:.3f} > {MAX_PROB_DIFF}"
         return model
-    if req != "onnx-int8" and t8 > embeddings.INT8_MAX_TIME_RATIO * t32:
+    if req != "onnx-int8" and t8 > precision.INT8_MAX_TIME_RATIO * t32:
         decision["reason"] = f"int8 not faster ({t8:.3f}s vs {t32:.3f}s CPU time)"
         return model
     decision.update({"precision": "int8", "reason": f"int8 kept the check probabilities (max diff {diff:.3f})"

@@ -1,0 +1,248 @@
+"""The house flows one way: the import graph of the library (``evaluators/``) and of ``bench/`` has
+no cycle, between modules or between the library's packages; the library never imports the
+dashboard (``ui/``, ``pages/``, ``app.py``) or Streamlit; the types layer imports nothing of the
+project; and no module takes another module's private names.
+
+Every import counts, wherever it stands (module top, inside a function, under ``TYPE_CHECKING``):
+a lazy import is still a dependency. The graph is read from the source with ``ast``; nothing is run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = "evaluators"
+DASHBOARD = ("ui", "pages", "app")
+#: Modules that may import nothing of the project (the bottom of the house).
+NOTHING_BELOW = ("evaluators.types",)
+
+
+@dataclass
+class Graph:
+    #: module -> {imported module: first line that imports it}
+    edges: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+    #: (module, line, "imported.module._name") for every private name taken from another module
+    private: list[tuple[str, int, str]] = field(default_factory=list)
+    #: (module, line, top-level name) of imports of third-party packages
+    external: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, Path]:
+    files = [ROOT / "app.py"]
+    for top in (LIBRARY, "bench", "ui", "pages"):
+        files += sorted((ROOT / top).rglob("*.py"))
+    return {module_name(p): p for p in files if p.exists() and "__pycache__" not in p.parts}
+
+
+def _is_package(mod: str, modules: dict[str, Path]) -> bool:
+    return modules[mod].name == "__init__.py"
+
+
+def _resolve_from(mod: str, node: ast.ImportFrom, modules: dict[str, Path]) -> str | None:
+    if node.level:
+        pkg = mod.split(".") if _is_package(mod, modules) else mod.split(".")[:-1]
+        if node.level > 1:
+            pkg = pkg[: len(pkg) - (node.level - 1)]
+        base = ".".join(pkg + ([node.module] if node.module else []))
+    else:
+        base = node.module or ""
+    return base or None
+
+
+def build_graph(modules: dict[str, Path]) -> Graph:
+    g = Graph()
+    for mod, path in modules.items():
+        g.edges.setdefault(mod, {})
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bound: dict[str, str] = {}  # local name -> project module it names
+
+        def add(target: str, line: int, _mod: str = mod) -> None:
+            if target != _mod:
+                g.edges[_mod].setdefault(target, line)
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    name = alias.name
+                    if name in modules or name.split(".")[0] in {LIBRARY, "bench", "ui", "pages"}:
+                        target = name
+                        while target not in modules and "." in target:
+                            target = target.rsplit(".", 1)[0]
+                        if target in modules:
+                            add(target, node.lineno)
+                            bound[alias.asname or name.split(".")[0]] = target if alias.asname else name.split(".")[0]
+                    else:
+                        g.external.append((mod, node.lineno, name.split(".")[0]))
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve_from(mod, node, modules)
+                if base is None:
+                    continue
+                if base not in modules and base.split(".")[0] not in {LIBRARY, "bench", "ui", "pages"}:
+                    g.external.append((mod, node.lineno, base.split(".")[0]))
+                    continue
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    if sub in modules:  # `from pkg import module`
+                        add(sub, node.lineno)
+                        bound[alias.asname or alias.name] = sub
+                    elif base in modules:
+                        add(base, node.lineno)
+                        if alias.name.startswith("_") and not alias.name.startswith("__"):
+                            g.private.append((mod, node.lineno, f"{base}.{alias.name}"))
+        for node in ast.walk(tree):  # `module._name` on a module this one imported
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in bound and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and bound[node.value.id] in modules and bound[node.value.id] != mod):
+                g.private.append((mod, node.lineno, f"{bound[node.value.id]}.{node.attr}"))
+    return g
+
+
+def cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        work = [(v, iter(sorted(edges.get(v, ()))))]
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        while work:
+            node, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on:
+                    low[node] = min(low[node], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def describe(comp: list[str], edges: dict[str, dict[str, int]]) -> str:
+    inside = set(comp)
+    arrows = [f"    {a} -> {b} (line {line})" for a in comp for b, line in sorted(edges.get(a, {}).items())
+              if b in inside]
+    return "cycle of " + ", ".join(comp) + ":\n" + "\n".join(arrows)
+
+
+def unit(mod: str) -> str:
+    """The package a library module belongs to (``evaluators.llm.client`` -> ``evaluators.llm``);
+    a top-level module is its own unit."""
+    parts = mod.split(".")
+    return ".".join(parts[:2])
+
+
+def collapse(edges: dict[str, dict[str, int]], keep: str) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for a, targets in edges.items():
+        if not a.startswith(keep):
+            continue
+        ua = unit(a)
+        out.setdefault(ua, {})
+        for b, line in targets.items():
+            if b.startswith(keep) and unit(b) != ua and a != keep and b != keep:
+                out[ua].setdefault(unit(b), line)
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph():
+    modules = project_modules()
+    return modules, build_graph(modules)
+
+
+def _scoped(edges: dict[str, dict[str, int]], prefix: str) -> dict[str, dict[str, int]]:
+    return {a: {b: n for b, n in t.items() if b.split(".")[0] == prefix}
+            for a, t in edges.items() if a.split(".")[0] == prefix}
+
+
+@pytest.mark.parametrize("prefix", [LIBRARY, "bench"])
+def test_no_module_cycles(graph, prefix):
+    _, g = graph
+    edges = _scoped(g.edges, prefix)
+    found = cycles(edges)
+    assert not found, "import cycles:\n" + "\n".join(describe(c, edges) for c in found)
+
+
+def test_no_cycles_between_library_packages(graph):
+    """A package (``llm/``, ``families/``, ``encoder/`` ...) is one room: imports between rooms run one
+    way too (the package's ``__init__`` re-exporting its own modules is inside the room)."""
+    _, g = graph
+    edges = collapse(_scoped(g.edges, LIBRARY), LIBRARY)
+    found = cycles(edges)
+    assert not found, "package cycles:\n" + "\n".join(describe(c, edges) for c in found)
+
+
+def test_library_never_imports_the_dashboard(graph):
+    modules, g = graph
+    bad = [f"{a} imports {b} (line {line})" for a, t in g.edges.items() if a.split(".")[0] == LIBRARY
+           for b, line in t.items() if b.split(".")[0] in DASHBOARD]
+    bad += [f"{a} imports {name} (line {line})" for a, line, name in g.external
+            if a.split(".")[0] == LIBRARY and name == "streamlit"]
+    assert not bad, "the library must not know the UI:\n" + "\n".join(bad)
+
+
+def test_the_types_layer_imports_nothing_of_the_project(graph):
+    modules, g = graph
+    for mod in NOTHING_BELOW:
+        assert mod in modules
+        assert not g.edges[mod], f"{mod} imports {sorted(g.edges[mod])}"
+
+
+def test_no_module_takes_another_modules_private_names(graph):
+    _, g = graph
+    bad = [f"{a} line {line}: {name}" for a, line, name in g.private
+           if a.split(".")[0] in (LIBRARY, "bench")]
+    assert not bad, "private names taken across modules:\n" + "\n".join(sorted(bad))
+
+
+def test_the_checker_sees_a_cycle_and_a_private_name(tmp_path):
+    """The checks above can fail: a two-module cycle and a private import are found and named."""
+    edges = {"evaluators.a": {"evaluators.b": 3}, "evaluators.b": {"evaluators.a": 7}, "evaluators.c": {}}
+    found = cycles(edges)
+    assert found == [["evaluators.a", "evaluators.b"]]
+    assert "evaluators.a -> evaluators.b (line 3)" in describe(found[0], edges)
+    collapsed = collapse({"evaluators.p.x": {"evaluators.q.y": 1}, "evaluators.q.y": {"evaluators.p.z": 2},
+                          "evaluators.p.z": {}}, LIBRARY)
+    assert cycles(collapsed) == [["evaluators.p", "evaluators.q"]]
