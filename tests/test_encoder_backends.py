@@ -1,11 +1,9 @@
-"""The encoder backends: the locally built ONNX graph against the sentence-transformers model,
-the int8 quality guard and its fall-backs, batch independence, and a torch-free start."""
+"""The encoder backends: the locally built ONNX graph against the sentence-transformers model and
+the committed reference vectors, batch independence, the choice measured on this machine (kept
+with the graph, made again on another CPU), the check that runs when a backend loads, and a rerun
+that loads no model."""
 
 from __future__ import annotations
-
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 from evaluators.encoder import embeddings as E
 from evaluators.encoder import onnx_graph as O
 from evaluators.encoder import precision as P
+from evaluators.encoder.check_texts import CHECK_SENTENCES, reference_vectors
 
 TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 12% in 2023.",
          "Paris is the capital of France.", "Bananas are rich in potassium.",
@@ -23,18 +22,28 @@ TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 
 
 @pytest.fixture(scope="module")
 def built():
-    folder, meta = E._onnx_meta()  # builds once per machine (user cache dir), then reused
-    return folder, meta
+    return E.onnx_meta()  # builds once per machine (user cache dir), then reused
+
+
+def test_reference_vectors_are_the_sentence_transformers_fp32_vectors():
+    """The committed check vectors (every backend is checked against them, without torch) are what
+    sentence-transformers gives in fp32 (remake: python -m evaluators encoder reference)."""
+    pytest.importorskip("sentence_transformers")
+    ref = reference_vectors()
+    now = E.torch_encode(E.torch_model(), CHECK_SENTENCES, bf16=False)
+    assert ref.shape == now.shape == (len(CHECK_SENTENCES), E.DIMENSION)
+    assert np.min(np.sum(ref * now, axis=1)) > 0.99999
 
 
 def test_onnx_graphs_match_the_torch_model(built):
+    pytest.importorskip("sentence_transformers")
     folder, meta = built
-    ref = E._raw_encode(E.get_model(), TEXTS, bf16=False)
+    ref = E.torch_encode(E.torch_model(), TEXTS, bf16=False)
     fp32 = O.OnnxEncoder(folder / "minilm-fp32.onnx").encode(TEXTS)
     int8 = O.OnnxEncoder(folder / "minilm-int8.onnx").encode(TEXTS)
     assert np.min(np.sum(ref * fp32, axis=1)) > 0.9999  # same arithmetic
     assert np.min(np.sum(ref * int8, axis=1)) >= E.MIN_COSINE
-    assert meta["min_cosine_fp32"] > 0.9999 and len(meta["reference"]) == len(E._CHECK_SENTENCES)
+    assert meta["min_cosine_fp32"] > 0.9999 and meta["min_cosine_int8"] >= E.MIN_COSINE
 
 
 def test_vectors_do_not_depend_on_the_batch(built):
@@ -65,56 +74,107 @@ def test_data_parallel_sessions_give_the_single_session_vectors_in_input_order(b
     assert np.allclose(par.encode(texts), b, atol=1e-5)
 
 
-def _fresh_choice(monkeypatch, **env):
+ROWS = {"onnx-int8": {"ok": True, "min_cosine": 0.993, "load_s": 0.1, "ms_per_text": 1.1, "score_s": 5.6},
+        "onnx-fp32": {"ok": True, "min_cosine": 1.0, "load_s": 0.2, "ms_per_text": 1.6, "score_s": 8.2},
+        "torch-bf16": {"ok": False, "min_cosine": 0.95, "why": "min cosine 0.9500 < 0.99 on the check sentences"}}
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """A private model cache and a forgotten choice; the real choice is restored afterwards."""
+    monkeypatch.setenv("RAG_EVAL_MODEL_CACHE", str(tmp_path / "models"))
     for k in ("RAG_EVAL_PRECISION", "RAG_EVAL_BF16"):
         monkeypatch.delenv(k, raising=False)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.setattr(E, "_backend", None)
-    monkeypatch.setattr(E, "_onnx", None)
-    monkeypatch.setattr(E, "_decision", {})
-    return E.load()
+    E.reset()
+    yield tmp_path
+    monkeypatch.undo()
+    E.reset()
 
 
-def test_auto_choice_and_guard_fallbacks(built, monkeypatch):
-    folder, meta = built
-    was = E.backend()
+def _fake_measure(calls, rows=ROWS, faster=None):
+    def measure(folder, meta):
+        calls.append(P.cpu_signature())
+        r = {k: dict(v) for k, v in rows.items()}
+        if faster:
+            r[faster]["score_s"] = 0.5
+        ok = {k: v for k, v in r.items() if v["ok"]}
+        m = {"version": E.MEASURE_VERSION, "cpu": P.cpu_signature(), "available": E.available(),
+             "reference_texts": E.REFERENCE_TEXTS, "backends": r, "choice": min(ok, key=lambda k: ok[k]["score_s"]),
+             "measured_at": "now"}
+        E._write_meta(folder, {**meta, "measured": m})
+        return m
+    return measure
+
+
+def test_the_choice_is_the_fastest_backend_that_passes_its_check_and_is_kept(fresh, monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(E, "measure", _fake_measure(calls))
+    c = E.choose()
+    assert c["backend"] == "onnx-int8" and calls  # the least load + REFERENCE_TEXTS texts
+    assert "onnx-int8 1.10 ms/text" in c["reason"] and "torch-bf16 refused (min cosine 0.9500" in c["reason"]
+    assert c["tag"].startswith(f"{E.MODEL_ID}|onnx-int8|2-")
+    E.reset()
+    assert E.choose()["backend"] == "onnx-int8" and len(calls) == 1  # kept with the graph: not measured again
+    # the same folder opened on another machine (a prebuilt image): measured again there
+    monkeypatch.setattr(E, "cpu_signature", lambda: "Another CPU | avx2 | 16 cpus")
+    monkeypatch.setattr(E, "measure", _fake_measure(calls, faster="onnx-fp32"))
+    E.reset()
+    assert E.choose()["backend"] == "onnx-fp32" and len(calls) == 2
+
+
+def test_a_forced_backend_is_used_and_an_impossible_one_is_a_clear_error(fresh, monkeypatch):
+    monkeypatch.setattr(E, "measure", _fake_measure([]))
+    monkeypatch.setenv("RAG_EVAL_PRECISION", "onnx-fp32")
+    assert E.choose()["backend"] == "onnx-fp32" and "requested" in E.choose()["reason"]
+    E.reset()
+    monkeypatch.setenv("RAG_EVAL_PRECISION", "bf16")
+    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])  # the default install: no torch
+    monkeypatch.setattr(E, "torch_installed", lambda: False)
+    monkeypatch.setattr(P, "torch_installed", lambda: False)
+    with pytest.raises(P.TorchExtraMissing, match="requirements-torch.txt"):
+        E.choose()
+
+
+def test_a_backend_that_fails_its_check_when_loaded_gives_way_to_the_next_best(fresh, monkeypatch):
+    monkeypatch.setattr(E, "measure", _fake_measure([]))
+    calls = []
+
+    def instantiate(name):
+        calls.append(name)
+        E._loaded = name
+        return 0.5 if name == "onnx-int8" else 1.0
+    monkeypatch.setattr(E, "_instantiate", instantiate)
+    assert E.load() == "onnx-fp32" and calls == ["onnx-int8", "onnx-fp32"]
+    assert "onnx-int8 min cosine 0.5000 < 0.99" in E.info()["decision"]["reason"]
+    assert E.cache_tag().startswith(f"{E.MODEL_ID}|onnx-fp32|")  # its vectors never mix with int8's
+
+
+def test_a_real_measurement_on_this_machine(fresh, monkeypatch):
+    """Build and measure for real (torch backends left out: they are measured in a fresh process,
+    which the tests of the torch extra do not need to pay for)."""
+    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])
+    c = E.choose()
+    rows = c["measured"]["backends"]
+    assert set(rows) == {"onnx-int8", "onnx-fp32"} and all(r["ok"] for r in rows.values())
+    assert c["backend"] == min(rows, key=lambda k: rows[k]["score_s"])
+    assert all(r["ms_per_text"] > 0 and r["load_s"] > 0 for r in rows.values())
+    assert E.load() == c["backend"] and E.info()["decision"]["min_cosine"] >= E.MIN_COSINE
+
+
+def test_a_rerun_of_cached_texts_loads_no_model(fresh, monkeypatch):
+    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])
+    monkeypatch.setenv("RAG_EVAL_EMBED_CACHE", str(fresh / "embeddings.sqlite3"))
+    E.reset_disk_cache()
     try:
-        monkeypatch.setattr(P, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
-        chosen = _fresh_choice(monkeypatch)
-        assert chosen in ("onnx-int8", "onnx-fp32")
-        assert "no native bf16" in E.info()["decision"]["reason"]
-        # int8 that lost quality when built: onnx-fp32, and the reason is said
-        bad = dict(meta, min_cosine_int8=0.95)
-        monkeypatch.setattr(E, "_onnx_meta", lambda: (folder, bad))
-        assert _fresh_choice(monkeypatch) == "onnx-fp32"
-        assert "int8 min cosine 0.9500 < 0.99" in E.info()["decision"]["reason"]
-        # int8 not faster on this CPU: onnx-fp32
-        slow = dict(meta, cpu_s_int8=2.0, cpu_s_fp32=1.0)
-        monkeypatch.setattr(E, "_onnx_meta", lambda: (folder, slow))
-        assert _fresh_choice(monkeypatch) == "onnx-fp32"
-        assert "not faster" in E.info()["decision"]["reason"]
-        # a stored reference the graph no longer matches (runtime check): torch fp32
-        wrong = dict(meta, reference=(-np.asarray(meta["reference"])).tolist())
-        monkeypatch.setattr(E, "_onnx_meta", lambda: (folder, wrong))
-        assert _fresh_choice(monkeypatch) == "torch-fp32"
-        assert "onnx-fp32 min cosine" in E.info()["decision"]["reason"]
-        # forced fp32 stays on torch
-        assert _fresh_choice(monkeypatch, RAG_EVAL_PRECISION="fp32") == "torch-fp32"
-        with pytest.raises(ValueError, match="RAG_EVAL_PRECISION"):
-            _fresh_choice(monkeypatch, RAG_EVAL_PRECISION="fp8")
+        first = E.encode(TEXTS)
+        assert E.info()["loaded"]
+        E.reset()  # a new process, as far as the encoder is concerned
+        again = E.encode(TEXTS)
+        assert E.info()["loaded"] is False and E.info()["chosen"]  # every vector from the disk cache
+        assert np.array_equal(first, again)
     finally:
-        monkeypatch.undo()
-        E.set_backend(was)
-
-
-def test_onnx_start_does_not_import_torch(built):
-    code = ("import sys, json; from evaluators.encoder import embeddings as E; E.encode(['hello world']); "
-            "print(json.dumps([E.backend(), 'torch' in sys.modules]))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    backend, torch_loaded = json.loads(out.stdout.strip().splitlines()[-1])
-    if backend.startswith("onnx"):
-        assert torch_loaded is False
+        monkeypatch.setenv("RAG_EVAL_EMBED_CACHE", "off")
+        E.reset_disk_cache()
 
 
 def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
@@ -137,8 +197,7 @@ def test_cross_encoder_int8_guard(monkeypatch, tmp_path):
     BertTokenizerFast.from_pretrained(str(tmp_path)).save_pretrained(str(tmp_path))  # not vocab_file=
     ce = CrossEncoder(str(tmp_path), device="cpu")
     monkeypatch.delenv("RAG_EVAL_PRECISION", raising=False)
-    monkeypatch.setattr(P, "cpu_flags", lambda cpuinfo="/proc/cpuinfo": {"avx2"})
-    monkeypatch.setattr(P, "cpu_seconds", lambda fn, rounds=2: (fn(), 1.0)[1])
+    monkeypatch.setattr(P, "cpu_seconds", lambda fn, rounds=2: (fn(), 1.0)[1])  # int8 and fp32 tie
     monkeypatch.setattr(CE, "MAX_PROB_DIFF", 1.0)  # any drift allowed: ties on time
     assert CE.prepare(ce, "tiny") is ce  # equal CPU time: not faster, kept
     assert "not faster" in CE.decisions["tiny"]["reason"]

@@ -25,7 +25,7 @@ QUESTION = "When was the Eiffel Tower completed and who designed it?"
 
 @pytest.fixture(scope="session")
 def model():
-    return embeddings.get_model()
+    return embeddings.load()
 
 
 def _label(case: TestCase, **heuristic):

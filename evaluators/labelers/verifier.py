@@ -143,6 +143,9 @@ class Verifier:
         self.path = path
 
     def _load(self, path: Path) -> None:
+        from ..encoder.precision import need_torch
+
+        need_torch("the learned verifier")
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
