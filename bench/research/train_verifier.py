@@ -1,7 +1,7 @@
 """Train the learned sentence verifier (a MiniLM-L6 cross-encoder; CPU only, seeded, resumable).
 
-    nohup .venv/bin/python -m bench.train_verifier > bench/out/verifier/train.log 2>&1 &
-    .venv/bin/python -m bench.train_verifier --stages full --ship   # + the all-domain model, shipped
+    nohup .venv/bin/python -m bench.research.train_verifier > bench/out/verifier/train.log 2>&1 &
+    .venv/bin/python -m bench.research.train_verifier --stages full --ship   # + the all-domain model, shipped
 
 Recipe (one setting for every domain):
 
@@ -15,12 +15,12 @@ Recipe (one setting for every domain):
   ExpertQA slices, DocNLI FEVER / MNLI, WANLI), so this model has seen none of the ten domains.
 * Stages ``fold0..2``: fine-tuning the ``nli`` model on response sentences of the labelled domains
   (claim = response sentence, premise = its top-3 document sentences by MiniLM cosine, label =
-  supported), leaving out the domains of the fold (``bench.verifier_data.FOLDS``): each domain is
+  supported), leaving out the domains of the fold (``bench.research.verifier_data.FOLDS``): each domain is
   later scored only by the fold model that never saw it. A share of NLI pairs is replayed.
 * Stage ``full`` (only with ``--stages full``): the same on all domains, the model that ships.
 * Sampling per training domain: an equal quota, unsupported sentences first up to ``--neg-share``;
   ``--synth-share`` adds edited supported claims of the same domains as negatives
-  (``bench/verifier_synth.py``: swapped names / numbers / roles, negations, flipped comparatives).
+  (``bench/research/verifier_synth.py``: swapped names / numbers / roles, negations, flipped comparatives).
 * AdamW (encoder 1e-4 / 5e-5, head 1e-3), 10 % linear warm-up then decay, one pass (``--nli-epochs``
   for more over the NLI pairs), batch 16,
   max 128 tokens, seeded (data order, dropout
@@ -51,9 +51,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
-from bench import verifier_data as VD  # noqa: E402
+from bench.research import verifier_data as VD  # noqa: E402
 from evaluators.labelers import verifier as V  # noqa: E402
 
 FROZEN = ("bert.embeddings.word_embeddings.weight",)
@@ -127,8 +127,8 @@ def domain_examples(domains: list[str], n: int, neg_share: float, seed: int) -> 
 
 def synth_examples(domains: list[str], n: int, seed: int) -> list[dict[str, Any]]:
     """n edited (unsupported) claims made from the supported sentences of ``domains``
-    (``bench.verifier_synth``), an equal quota per domain."""
-    from bench import verifier_synth
+    (``bench.research.verifier_synth``), an equal quota per domain."""
+    from bench.research import verifier_synth
 
     out: list[dict[str, Any]] = []
     quota = int(math.ceil(n / max(1, len(domains))))
@@ -254,7 +254,7 @@ def train_stage(name: str, examples: list[dict[str, Any]], init: Path | None, ar
     el = time.time() - t0
     V.save_weights(model, final, max_length=args.max_length, extra_meta={
         "stage": name, "pairs": str(len(examples)), "seed": str(args.seed),
-        "trained_by": "bench/train_verifier.py"})
+        "trained_by": "bench/research/train_verifier.py"})
     with (sdir / "timing.json").open("w", encoding="utf-8") as fh:
         json.dump({"seconds_this_run": round(el, 1), "pairs_this_run": seen,
                    "pairs_per_s": round(seen / max(el, 1e-9), 2), "resumed_at": start}, fh)
@@ -276,7 +276,7 @@ def main() -> int:
     ap.add_argument("--full-pairs", type=int, default=2400)
     ap.add_argument("--neg-share", type=float, default=0.4)
     ap.add_argument("--synth-share", type=float, default=0.0,
-                    help="share of edited supported claims (label 0, bench/verifier_synth.py) in fold stages")
+                    help="share of edited supported claims (label 0, bench/research/verifier_synth.py) in fold stages")
     ap.add_argument("--nli-replay", type=float, default=0.15, help="share of NLI pairs in fold stages")
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--batch", type=int, default=16)

@@ -1,6 +1,6 @@
 """Which extra signals would help the offline detector? An ablation on the shared dev sets.
 
-    .venv/bin/python -m bench.detector_ablation          # ~3 min on 2 cores; skips without ../shared/data
+    .venv/bin/python -m bench.research.detector_ablation          # ~3 min on 2 cores; skips without ../shared/data
 
 The shipped combiner (``bench/train_detector.py``) uses the 18 FEATURES of
 ``evaluators/labelers/heuristic_features.py``. This script adds candidate signal groups on top and
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 from bench import lodo_cache  # noqa: E402
 from bench import train_detector as td  # noqa: E402
