@@ -6,7 +6,8 @@
    package is in it;
 2. a read-only copy of the project tree (the image's ``/app``) and a fresh HOME only the app's user
    can write (uid 1000 when run as root, as a Space runs the container);
-3. the build steps the Dockerfile runs as that user (``encoder build``, ``ui.warm``);
+3. the build steps the Dockerfile runs as that user (``encoder build``, ``ui.warm``), then the CLI
+   on the 16 sample cases from that venv;
 4. the Dockerfile's CMD as that user with its ENV, until ``/_stcore/health`` answers (timed);
 5. a headless-Chromium run of the 16 sample cases (``scripts/space_browser.py``: time from the click
    on Run to the finished run).
@@ -243,6 +244,19 @@ def main(argv: list[str] | None = None) -> int:
             if res.returncode:
                 raise RuntimeError(res.stderr[-2000:])
             print("   " + (res.stdout.strip().splitlines() or [""])[-1])
+    with step(f"3b the CLI as {user}: trace on the 16 sample cases", results):
+        out = home / "cli.json"
+        res = subprocess.run(as_user(["python", "-m", "evaluators", "evaluate", "data/sample_rag.jsonl", "--out",
+                                      str(out), "--no-progress"], uid, gid), cwd=app_dir, env=env,
+                             capture_output=True, text=True, timeout=600)
+        if res.returncode:
+            raise RuntimeError(res.stderr[-2000:])
+        cli = json.loads(out.read_text(encoding="utf-8"))
+        results["cli"] = {"scored": cli["num_scored"], "cases": cli["num_samples"],
+                          "encoder": (cli.get("encoder") or {}).get("backend")}
+        print(f"   {cli['num_scored']} of {cli['num_samples']} scored with {results['cli']['encoder']}")
+        if cli["num_scored"] != cli["num_samples"]:
+            raise RuntimeError(f"only {cli['num_scored']} of {cli['num_samples']} cases scored")
     log = work / "app.log"
     proc = None
     with step("4 start (the Dockerfile's CMD) until /_stcore/health answers", results):
