@@ -281,6 +281,21 @@ def test_run_intervals_match_means_and_export():
     assert grouped["adherence"]["mean"] == pytest.approx(iv["adherence"]["mean"])
 
 
+def test_run_intervals_cover_expected_adherence():
+    """Issue 30 item 2: the Results bar of expected_adherence had a 95 % interval of zero width
+    (per-case std 0.30): run_intervals left the metric out, so the chart drew mean..mean."""
+    rng = np.random.default_rng(1)
+    res = [make_case(i, [True, True], probs=[float(p), float(q)])
+           for i, (p, q) in enumerate(rng.uniform(0.05, 0.95, size=(40, 2)))]
+    run = make_run([*res, failed_case(99)])
+    iv = agreement.run_intervals(run)["expected_adherence"]
+    vals = [r.scores.expected_adherence for r in res]
+    assert np.std(vals) > 0.1
+    assert iv["mean"] == pytest.approx(float(np.mean(vals))) and iv["n"] == 40
+    assert iv["low"] < iv["mean"] < iv["high"] and iv["high"] - iv["low"] > 0.05
+    assert "expected_adherence" in to_json_dict(run)["intervals"]
+
+
 def test_ppi_estimates_with_partial_labels():
     rng = np.random.default_rng(0)
     res = []

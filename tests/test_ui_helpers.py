@@ -140,6 +140,20 @@ def test_progress_text():
     assert jobs.progress_text(10, 10, 3).endswith("done")
 
 
+def test_metric_bars_never_draw_a_zero_width_interval_for_a_missing_one():
+    """Issue 30 item 2: a metric without an interval got error bars mean..mean (zero width), and a
+    lower bound of exactly 0.0 was read as missing."""
+    stats = pd.DataFrame([{"metric": "adherence", "mean": 0.5, "std": 0.3, "n": 10},
+                          {"metric": "expected_adherence", "mean": 0.6, "std": 0.3, "n": 10}])
+    fig = charts.metric_bars(stats, {"adherence": {"low": 0.0, "high": 0.8}})
+    err = fig.data[0].error_y
+    assert list(err.arrayminus)[0] == pytest.approx(0.5)  # low = 0.0 is a bound, not "missing"
+    assert list(err.array)[0] == pytest.approx(0.3)
+    # no interval for expected_adherence: no bar at all rather than a fake zero-width one
+    assert list(err.array)[1] is None and list(err.arrayminus)[1] is None
+    assert "no interval" in fig.data[0].hovertext[1] and "0.00–0.80" in fig.data[0].hovertext[0]
+
+
 def test_charts():
     run = fake_run()
     df = tables.case_frame(run)

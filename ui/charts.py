@@ -24,22 +24,40 @@ def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
+def _bound(iv: Mapping[str, Any] | None, key: str) -> float | None:
+    v = (iv or {}).get(key)
+    return None if v is None else float(v)
+
+
 def metric_bars(stats: pd.DataFrame, intervals: Mapping[str, Mapping[str, Any]] | None = None) -> go.Figure:
-    """Mean per metric with error bars: the bootstrap interval when given, else ± one std."""
+    """Mean per metric with error bars: the bootstrap interval when given (a metric without one
+    gets no bar — never a zero-width one), else ± one std."""
     x = [nice(m) for m in stats["metric"]]
     y = stats["mean"].astype(float).tolist()
+    hover: list[str] = []
     if intervals:
-        lo = [max(0.0, y[i] - float(intervals.get(m, {}).get("low", y[i]) or y[i]))
-              for i, m in enumerate(stats["metric"])]
-        hi = [max(0.0, float(intervals.get(m, {}).get("high", y[i]) or y[i]) - y[i])
-              for i, m in enumerate(stats["metric"])]
+        lo: list[float | None] = []
+        hi: list[float | None] = []
+        for m, mean in zip(stats["metric"], y):
+            low, high = _bound(intervals.get(m), "low"), _bound(intervals.get(m), "high")
+            if low is None or high is None:
+                lo.append(None)
+                hi.append(None)
+                why = (intervals.get(m) or {}).get("note") or "not computed"
+                hover.append(f"{nice(m)}: mean {mean:.3f} · no interval ({why})")
+            else:
+                lo.append(max(0.0, mean - low))
+                hi.append(max(0.0, high - mean))
+                hover.append(f"{nice(m)}: mean {mean:.3f} · 95% interval {low:.2f}–{high:.2f}")
         err = dict(type="data", symmetric=False, array=hi, arrayminus=lo)
         note = "mean with 95% interval"
     else:
-        err = dict(type="data", array=stats["std"].fillna(0).astype(float).tolist())
+        std = stats["std"].fillna(0).astype(float).tolist()
+        err = dict(type="data", array=std)
+        hover = [f"{nice(m)}: mean {mean:.3f} ± {s:.3f} (std)" for m, mean, s in zip(stats["metric"], y, std)]
         note = "mean ± std"
-    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8",
-                           text=[f"{v:.2f}" for v in y], textposition="inside",
+    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8", hovertext=hover,
+                           hoverinfo="text", text=[f"{v:.2f}" for v in y], textposition="inside",
                            insidetextanchor="start", textfont=dict(color="white")))
     fig.update_yaxes(range=[0, max([1.0, *y]) * 1.15])
     return _layout(fig, f"Metrics ({note})")
