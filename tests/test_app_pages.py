@@ -271,6 +271,51 @@ def test_sidebar_provider_change_resets_the_model():
     assert at.session_state[state.MODEL] == state.DEFAULT_MODELS["openai"]
 
 
+def test_llm_settings_survive_the_jump_to_results(jobs_done):
+    """Issue 30 item 1: when a finished run opened Results (st.switch_page), Streamlit dropped every
+    sidebar widget value: the next run silently used the default model (and lost a typed key)."""
+    at = _with_cases().run()
+    at.sidebar.selectbox(key=state.PROVIDER).set_value("openai").run()
+    at.sidebar.text_input(key=state.MODEL).input("my-model").run()
+    at.sidebar.text_input(key=state.API_KEY).input("sk-typed-1234").run()
+    _start(at)
+    jobs_done(at)
+    assert at.title[0].value == "Results"
+    assert at.session_state[state.PROVIDER] == "openai"
+    assert at.session_state[state.MODEL] == "my-model"
+    assert at.session_state[state.API_KEY] == "sk-typed-1234"
+    page(at, "2_evaluate")
+    assert at.sidebar.text_input(key=state.MODEL).value == "my-model"
+
+
+def test_a_run_is_saved_under_the_name_its_placeholder_shows(jobs_done):
+    """Issue 30 item 5: the placeholder said "ui_fake on t.jsonl", the run was saved as
+    "ui_fake · 14:03:07"."""
+    at = _start(_with_cases().run())
+    shown = at.text_input(key="evaluate.name").placeholder
+    jobs_done(at)
+    (saved,) = RunStore().list(owner=TOKEN)
+    assert saved.name == shown == "ui_fake on t.jsonl"
+
+
+def test_openai_compatible_says_base_url_required_and_unknown_price(monkeypatch):
+    """Issue 30 item 9: "Base URL (optional)" for a provider that needs one; $0.0000 for a model
+    without a known price."""
+    at = _with_cases().run()
+    assert at.sidebar.text_input(key=state.BASE_URL).label == "Base URL (optional)"
+    at.sidebar.selectbox(key=state.PROVIDER).set_value("openai_compatible").run()
+    assert at.sidebar.text_input(key=state.BASE_URL).label == "Base URL (required)"
+    assert any("needs a base URL" in c.value for c in at.sidebar.caption)
+    assert not any("groq" in c.value for c in at.sidebar.caption)
+    at.sidebar.text_input(key=state.BASE_URL).input("http://127.0.0.1:9/v1").run()
+    at.sidebar.text_input(key=state.MODEL).input("my-local-model").run()
+    page(at, "2_evaluate")
+    at.radio(key="evaluate.method").set_value("gpt_labeling").run()
+    assert metrics(at)["Cost (USD)"] == "unknown"
+    at.sidebar.selectbox(key=state.PROVIDER).set_value("groq").run()
+    assert metrics(at)["Cost (USD)"].startswith("$")
+
+
 def test_inspect_link_in_a_fresh_session_loads_the_run_from_history():
     run = fx.fake_run()
     rid = RunStore().save(run, "shared run", owner=TOKEN)
@@ -335,6 +380,29 @@ def test_a_run_goes_on_off_page_with_progress_everywhere_and_results_show_finish
     assert at.selectbox(key="results.run").value in at.session_state[state._RUNS]
     assert any("Finished" in s.value for s in at.success)
     assert len(at.dataframe[-1].value) == 9
+
+
+def test_progress_counts_cases_inside_a_chunk_and_run_is_disabled_meanwhile(jobs_done):
+    """Issue 30 items 3 and 4: a 16-case run in one chunk showed "0 / 16" until done, and the Run
+    button stayed clickable while the session's run was going on."""
+    fx.GATE.clear()
+    fx.TICK_HOLD = 5  # 5 cases finish, then the chunk waits
+    at = _start(_with_cases(n_cases(16)).run(), chunk=25)
+    queue = __import__("ui.resources", fromlist=["queue"]).queue()
+    rid = queue.jobs(TOKEN)[0].id
+    deadline = time.time() + 30
+    while queue.get(rid, TOKEN).labeled < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    at.run()
+    (bar,) = _progress(at)
+    assert "5 / 16 cases" in bar and "ETA" in bar and "measuring" not in bar, bar
+    run_button = at.button(key="evaluate.run")
+    assert run_button.disabled
+    assert any("going on" in c.value for c in at.caption), [c.value for c in at.caption]
+    fx.GATE.set()
+    jobs_done(at)
+    page(at, "2_evaluate")
+    assert not at.button(key="evaluate.run").disabled
 
 
 def test_cancel_keeps_finished_chunks(jobs_done):

@@ -36,13 +36,14 @@ _CASE = "state.case_id"
 _NOTICE = "state.notice"
 _SAVED = "state.saved_ids"
 _MEMO = "state.memo"
+_SIDEBAR_KEPT = "state.sidebar_kept"
 
 # Widget keys of the shared sidebar (app.py renders them on every page, so they persist).
 PROVIDER = "sidebar.provider"
 MODEL = "sidebar.model"
 BASE_URL = "sidebar.base_url"
 API_KEY = "sidebar.api_key"
-
+SIDEBAR_KEYS = (PROVIDER, MODEL, BASE_URL, API_KEY)
 
 
 @dataclass
@@ -209,6 +210,25 @@ def pop_notice() -> str | None:
 
 
 # ---- LLM settings ------------------------------------------------------------------------------
+def restore_sidebar() -> None:
+    """Put back the sidebar's values a page switch made by the server dropped.
+
+    ``st.switch_page`` (a finished run opening Results, Compare's "Open") starts the new page with
+    no widget states from the browser, and Streamlit then forgets every widget value — the model,
+    provider, base URL and typed key the visitor set. A copy kept under a plain (non-widget) key
+    survives; called before the sidebar's widgets are drawn."""
+    ss = _ss()
+    for k, v in (ss.get(_SIDEBAR_KEPT) or {}).items():
+        if k not in ss:
+            ss[k] = v
+
+
+def keep_sidebar() -> None:
+    """Remember the sidebar's current values (after its widgets are drawn); memory only."""
+    ss = _ss()
+    ss[_SIDEBAR_KEPT] = {k: ss[k] for k in SIDEBAR_KEYS if k in ss}
+
+
 def llm_choice() -> dict[str, Any]:
     ss = _ss()
     provider = ss.get(PROVIDER) or PROVIDERS[0]
