@@ -47,9 +47,41 @@ def jsonl(cases) -> bytes:
                                  "documents": list(c.documents), **c.labels}) for c in cases).encode()
 
 
+# ---- Start / Glossary ----------------------------------------------------------------------------
+def test_start_page_explains_methods_and_loads_the_sample_in_one_click():
+    """Issue 30 item 12: the app opened on Upload, saying nothing of what it does, what the
+    methods cost or what the samples hold."""
+    at = app().run()
+    assert not at.exception and at.title[0].value == "RAG evaluation dashboard"
+    methods = at.dataframe[0].value.set_index("method")
+    assert [m for m in methods.index if m != "ui_fake"] == ["trace", "gpt_labeling", "hybrid", "jury"]
+    assert methods.loc["trace", "cost"].startswith("free") and "2 CPU cores" in methods.loc["trace", "speed"]
+    assert "16 LLM calls, about $0.0" in methods.loc["gpt_labeling", "cost"]  # priced from prices.py
+    text = " ".join(m.value for m in at.markdown)
+    assert "5 of them as hallucinated" in text and "16 short question/answer cases" in text
+    assert len(at.get("download_button")) == 2
+    at.button(key="start.sample").click().run()
+    assert not at.exception and at.title[0].value == "Evaluate"
+    assert len(at.session_state[state._DATA].cases) == 16
+    assert any("Loaded sample_rag.jsonl" in i.value for i in at.info)
+
+
+def test_glossary_page_lists_every_metric_from_the_declarations():
+    from evaluators.families import list_metrics
+
+    at = page(app().run(), "6_glossary")
+    df = at.dataframe[0].value
+    assert set(df["metric"]) == {d["name"] for d in list_metrics(include_trace=True)}
+    row = df.set_index("metric").loc["expected_adherence"]
+    assert row["formula"] and row["example"] and row["better"] == "higher" and row["range"] == "0–1"
+    at.text_input(key="glossary.find").input("pii").run()
+    found = set(at.dataframe[0].value["metric"])
+    assert {"answer_contains_pii", "context_contains_pii"} <= found and "adherence" not in found
+
+
 # ---- Upload -----------------------------------------------------------------------------------
 def test_upload_first_render_and_sample_sets():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     assert not at.exception and at.title[0].value == "Upload test cases"
     samples = ud.sample_files()
     assert samples, "data/ should hold sample sets"
@@ -60,7 +92,7 @@ def test_upload_first_render_and_sample_sets():
 
 
 def test_upload_file_and_validation_errors():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     cases = fx.sample_cases()
     raw = jsonl(cases) + b'\n{"id": "bad", "question": "q"}\n'
     at.file_uploader(key="upload.file").set_value(("mine.jsonl", raw, "application/json")).run()
@@ -74,10 +106,21 @@ def test_upload_file_and_validation_errors():
 
 
 def test_upload_unreadable_file_shows_error():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     at.file_uploader(key="upload.file").set_value(("notes.csv", b"", "text/csv")).run()
     assert not at.exception
     assert any("notes.csv" in e.value for e in at.error)
+
+
+def test_a_failed_upload_says_the_dataset_shown_is_the_previous_one():
+    """Issue 30 item 10: a failing upload left the old dataset on screen with no word."""
+    at = page(app().run(), "1_upload")
+    at.file_uploader(key="upload.file").set_value(("good.jsonl", jsonl(fx.sample_cases()), "application/json")).run()
+    assert at.session_state[state._DATA].filename == "good.jsonl"
+    at.file_uploader(key="upload.file").set_value(("broken.csv", b"", "text/csv")).run()
+    assert not at.exception
+    assert any("broken.csv" in e.value for e in at.error)
+    assert any("previous dataset" in w.value and "good.jsonl" in w.value for w in at.warning)
 
 
 def test_upload_size_limit_message(monkeypatch):
@@ -87,7 +130,7 @@ def test_upload_size_limit_message(monkeypatch):
 
 
 def test_column_mapping_can_be_corrected():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     raw = b"ask,said,ctx\nWhat is up?,The sky is up.,The sky is above us.\nWho?,Me.,It was me.\n"
     at.file_uploader(key="upload.file").set_value(("odd.csv", raw, "text/csv")).run()
     for f, col in (("question", "ask"), ("response", "said"), ("documents", "ctx")):
@@ -328,7 +371,7 @@ def test_inspect_link_in_a_fresh_session_loads_the_run_from_history():
 
 
 def test_a_sample_loaded_after_an_upload_stays_loaded():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     at.file_uploader(key="upload.file").set_value(("mine.jsonl", jsonl(fx.sample_cases()), "application/json")).run()
     assert at.session_state[state._DATA].filename == "mine.jsonl"
     sample = ud.sample_files()[0]
@@ -463,7 +506,7 @@ def test_resuming_a_run_that_used_a_typed_key_asks_for_it_again(jobs_done):
 
 
 def test_sidebar_shows_the_upload_in_the_same_run():
-    at = app().run()
+    at = page(app().run(), "1_upload")
     assert any(c.value == "Dataset: none loaded" for c in at.sidebar.caption)
     at.file_uploader(key="upload.file").set_value(("mine.jsonl", jsonl(fx.sample_cases()), "application/json")).run()
     assert any(c.value == "Dataset: mine.jsonl · 3 cases" for c in at.sidebar.caption)

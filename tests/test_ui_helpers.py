@@ -205,3 +205,34 @@ def test_key_resolution_order(monkeypatch):
     assert (c.key, c.key_source) == ("env-key", "$GROQ_API_KEY")
     monkeypatch.delenv("GROQ_API_KEY")
     assert resolve_credentials("groq", None, None).key is None
+
+
+def test_upload_templates_round_trip_through_the_reader(tmp_path):
+    from evaluators.datasets import load_cases
+    from ui import home
+
+    for name, raw in (("t.csv", home.template_csv()), ("t.jsonl", home.template_jsonl())):
+        path = tmp_path / name
+        path.write_bytes(raw)
+        res = load_cases(path)
+        assert not res.errors, res.errors
+        assert [c.id for c in res.cases] == [r["id"] for r in home.TEMPLATE_ROWS]
+        first = res.cases[0]
+        assert first.documents == tuple(home.TEMPLATE_ROWS[0]["documents"])
+        assert first.ground_truth == "Paris"
+        assert [c.labels.get("hallucinated") for c in res.cases] == [False, True]
+
+
+def test_help_texts_come_from_the_metric_declarations():
+    from evaluators.families import get_metric
+    from ui import glossary
+
+    for name in ("adherence", "expected_adherence", "overall_supported", "faithfulness", "answer_similarity"):
+        m = get_metric(name)
+        h = glossary.help_text(name)
+        assert m.formula in h and m.example in h and f"{m.direction} is better" in h
+    assert "0 / 1" in glossary.help_text("overall_supported")
+    assert "0–5" in glossary.help_text("answer_similarity")
+    assert "partly supported" in glossary.help_text("partially_supported_sentences")
+    assert glossary.help_text("question") is None
+    assert glossary.help_text("aspect_critique.coherence") == glossary.help_text("coherence")
