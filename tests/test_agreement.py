@@ -14,7 +14,7 @@ from evaluators import agreement
 from evaluators.agreement import stats as agreement_stats
 from evaluators.export import to_json_dict
 from evaluators.types import SentenceLabels, SentenceSupport
-from tests.test_stats_fixtures import failed_case, make_case, make_run
+from tests.test_stats_fixtures import failed_case, make_case, make_hybrid_case, make_run
 
 N_BOOT = 300
 
@@ -320,3 +320,37 @@ def test_format_table():
     text = agreement.format_table(df)
     assert "value [95% CI]" in text and "1.000 [1.000, 1.000]" in text
     assert agreement.format_table(df.iloc[0:0]) == "(no human labels to compare with)"
+
+
+def test_labeler_agreement_of_a_hybrid_run():
+    """Issue 30 item 15: the agreement between trace and the LLM of a hybrid run, per metric with
+    intervals, and the cases where they disagree most."""
+    rng = np.random.default_rng(3)
+    res = []
+    for i in range(30):
+        llm = [bool(x) for x in rng.random(3) < 0.7]
+        trace = list(llm) if i % 3 else [not llm[0], *llm[1:]]  # every third case: one verdict differs
+        res.append(make_hybrid_case(i, trace, llm, trace_probs=[0.8 if x else 0.2 for x in trace],
+                                    relevant=1 + i % 3, llm_relevant=1 + i % 3))
+    res.append(make_hybrid_case(90, [True], None))  # selective: the LLM never saw this one
+    run = make_run([*res, failed_case(99)], method="hybrid")
+    out = agreement.labeler_agreement(run, n_boot=200)
+    assert (out["a"], out["b"], out["n"], out["cases"]) == ("trace", "gpt_labeling", 30, 32)
+    rows = {r["metric"]: r for r in out["metrics"]}
+    assert {"adherence", "expected_adherence", "overall_supported", "context_relevance"} <= set(rows)
+    adh = rows["adherence"]
+    diffs = [abs(r.variant_scores["trace"].adherence - r.variant_scores["gpt_labeling"].adherence) for r in res[:30]]
+    assert adh["mean_abs_diff"]["value"] == pytest.approx(float(np.mean(diffs)))
+    assert adh["mean_abs_diff"]["low"] <= adh["mean_abs_diff"]["value"] <= adh["mean_abs_diff"]["high"]
+    assert adh["mean_a"] == pytest.approx(float(np.mean([r.variant_scores["trace"].adherence for r in res[:30]])))
+    assert rows["overall_supported"]["agreement"]["value"] is not None
+    assert rows["context_relevance"]["mean_abs_diff"]["value"] == pytest.approx(0.0)  # same relevance
+    sent = out["sentences"]
+    assert sent["support_agreement"]["low"] < sent["support_agreement"]["mean"] < 1.0
+    assert sent["support_kappa"] is not None and sent["sentences_compared"] == 90
+    worst = out["disagreements"]
+    assert worst and {d["id"] for d in worst} <= {f"c{i}" for i in range(0, 30, 3)}
+    assert worst[0]["support_agreement"] == min(d["support_agreement"] for d in worst)
+    json.dumps(out, allow_nan=False)
+    with pytest.raises(ValueError, match="both labelings"):
+        agreement.labeler_agreement(make_run(res[30:], method="hybrid"))

@@ -197,7 +197,7 @@ def test_results_cards_charts_filter_downloads():
     assert len(at.get("plotly_chart")) == 4
     table = at.dataframe[-1].value
     assert list(table["id"]) == ["c1", "c2", "c3", "c4"]
-    at.selectbox(key="results.preset").set_value("unsupported sentences > 0").run()
+    at.selectbox(key="results.preset").set_value("some sentence with no support at all").run()
     want = [r.case.id for r in run.results if r.scores and r.scores.unsupported_sentences > 0]
     assert list(at.dataframe[-1].value["id"]) == want
     at.selectbox(key="results.col").set_value("adherence")
@@ -206,6 +206,65 @@ def test_results_cards_charts_filter_downloads():
     assert at.dataframe[-1].value.empty
     assert len(at.get("download_button")) == 2
     assert any("could not be scored" in e.label for e in at.expander)
+
+
+def test_results_table_reads_in_order_with_plain_values_and_help():
+    """Issue 30 items 6, 13, 14: scores and the Inspect link came last, overall_supported showed
+    0.000 and a missing error "None"; nothing said what a metric means."""
+    run = fx.fake_run()
+    at = page(with_run(run).run(), "3_results")
+    table = at.dataframe[-1].value
+    cols = list(table.columns)
+    assert cols[:2] == ["id", "inspect"] and cols[2:8] == ["context_relevance", "context_utilization",
+                                                          "completeness", "adherence", "expected_adherence",
+                                                          "overall_supported"]
+    assert cols.index("question") > cols.index("unsupported_sentences") and cols[-1] == "error"
+    assert list(table["overall_supported"]) == ["no", "yes", "yes", ""]
+    assert list(table["error"])[:3] == ["", "", ""] and "empty" in list(table["error"])[3]
+    assert list(table["human_hallucinated"]) == ["yes", "no", "no", "yes"]
+    assert str(table["unsupported_sentences"].dtype) == "Int64"
+    assert at.dataframe[-1].proto.placeholder == ""  # a missing number is blank, not "None"
+    cards = {m.label: m for m in at.metric}
+    from evaluators.families import get_metric
+    assert get_metric("adherence").formula in cards["Adherence"].proto.help
+    assert "higher is better" in cards["Expected adherence"].proto.help
+
+
+def test_the_hallucination_preset_includes_partially_supported_sentences():
+    """Issue 30 item 8: "unsupported sentences > 0" missed partially supported sentences."""
+    cases = fx.sample_cases()[:3]
+    cases[1] = cases[1].model_copy(update={"response": "The Berlin Wall fell in protests about dragons."})
+    run = fx.fake_run(cases)
+    partial = [r.case.id for r in run.results if r.scores.partially_supported_sentences]
+    assert partial == ["c2"] and run.results[1].scores.unsupported_sentences == 0
+    at = page(with_run(run).run(), "3_results")
+    at.selectbox(key="results.preset").set_value("some sentence not fully supported (unsupported or partial)").run()
+    assert list(at.dataframe[-1].value["id"]) == ["c1", "c2"]
+
+
+def test_results_tabs_keep_their_state_across_reruns():
+    """Issue 30 item 7 (the browser test checks the visible tab): the tabs track which one is open."""
+    at = page(with_run(fx.fake_run()).run(), "3_results")
+    assert at.session_state["results.tab"] == "Charts"
+
+
+def test_hybrid_results_show_labeler_agreement_with_links_to_both_labelings():
+    """Issue 30 item 15: hybrid runs computed trace-vs-LLM agreement but never showed it."""
+    from tests.test_stats_fixtures import make_hybrid_case, make_run
+
+    res = [make_hybrid_case(i, [True, i % 3 != 0, True], [True, True, i % 2 == 0]) for i in range(12)]
+    run = make_run(res, method="hybrid")
+    rid = RunStore().save(run, "hybrid run", owner=TOKEN)
+    at = app(**{state._RUNS: {"hybrid run": run}, state._CURRENT: "hybrid run", state._SAVED: {"hybrid run": rid}})
+    page(at.run(), "3_results")
+    assert any(t.label == "Agreement (trace vs LLM)" for t in at.tabs)
+    table = next(d.value for d in at.dataframe if "mean |difference| [95% CI]" in d.value.columns)
+    assert "Adherence" in list(table["metric"]) and "Expected adherence" in list(table["metric"])
+    adh = table.set_index("metric").loc["Adherence", "mean |difference| [95% CI]"]
+    assert "[" in adh  # an interval
+    links = [pl.proto for pl in at.get("page_link") if "compare=1" in pl.proto.query_string]
+    assert links and all(f"run={rid}" in pl.query_string for pl in links)
+    assert links[0].page.endswith("inspect") or "4_inspect" in links[0].page
 
 
 # ---- Inspect ------------------------------------------------------------------------------------

@@ -93,9 +93,10 @@ def test_case_frame_filters_and_summary():
     run = fake_run()
     df = tables.case_frame(run)
     assert list(df["id"]) == ["c1", "c2", "c3", "c4"]
-    bad = tables.filter_frame(df, *tables.PRESETS["unsupported sentences > 0"])
+    bad = tables.apply_preset(df, "some sentence with no support at all")
     expected = [r.case.id for r in run.results if r.scores and r.scores.unsupported_sentences > 0]
     assert list(bad["id"]) == expected and "c1" in expected
+    assert tables.apply_preset(df, "all cases") is df
     assert "c4" not in list(tables.filter_frame(df, "adherence", ">=", 0)["id"])  # unscored dropped
     with pytest.raises(KeyError, match="nope"):
         tables.filter_frame(df, "nope", ">", 0)
