@@ -354,3 +354,25 @@ def test_labeler_agreement_of_a_hybrid_run():
     json.dumps(out, allow_nan=False)
     with pytest.raises(ValueError, match="both labelings"):
         agreement.labeler_agreement(make_run(res[30:], method="hybrid"))
+
+
+def test_expected_adherence_rows_against_human_labels_on_request():
+    """Issue 30 item 16: Compare's human-agreement table left out expected_adherence, the metric
+    to rank by; the ``agreement`` command's default output stays as it was."""
+    rng = np.random.default_rng(5)
+    res = []
+    for i in range(40):
+        bad = bool(rng.random() < 0.4)
+        p = float(rng.uniform(0.05, 0.45) if bad else rng.uniform(0.55, 0.95))
+        res.append(make_case(i, [True, not bad], probs=[0.9, p], labels={"hallucinated": bad}))
+    run = make_run(res)
+    plain = agreement.agreement_table(run, n_boot=100)
+    assert "expected_adherence" not in set(plain["metric"])
+    table = agreement.agreement_table(run, n_boot=100, with_expected=True)
+    rows = table[table["metric"] == "expected_adherence"].set_index("statistic")
+    assert set(rows.index) == {"auroc", "best_f1"}  # f1/precision/recall: adherence's decision, not repeated
+    y = [r.case.labels["hallucinated"] for r in res]
+    assert rows.loc["auroc", "value"] == pytest.approx(roc_auc_score(y, [1 - r.scores.expected_adherence for r in res]))
+    assert plain.equals(table[table["metric"] != "expected_adherence"].reset_index(drop=True))
+    roc = agreement.roc_points(run, "hallucinated", with_expected=True)
+    assert "expected_adherence" in {p["metric"] for p in roc}

@@ -299,13 +299,41 @@ def test_compare_two_runs_history_and_human_labels():
     RunStore().save(a, "saved A", owner=TOKEN)
     at = page(with_run(a, b).run(), "5_compare")
     assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
-    top = at.dataframe[1].value if len(at.dataframe) > 1 else at.dataframe[0].value
-    assert "c1" in " ".join(map(str, top.to_dict("records")))
+    frames = [d.value for d in at.dataframe]
+    corr = frames[0]
+    assert list(corr.columns) == ["measure", "value", "95% interval", "what it means", "note"]
+    top = next(f for f in frames if "B − A" in f.columns)
+    assert "c1" in list(top["id"])
     assert at.multiselect(key="compare.human_runs").value == ["run1", "run0"]
     agreement = at.dataframe[-1].value
-    assert {"method", "metric", "label", "statistic", "value"} <= set(agreement.columns)
+    assert {"method", "metric", "label", "statistic", "value", "95% interval"} <= set(agreement.columns)
     assert set(agreement["label"]) == {"hallucinated"} and len(agreement) > 0
+    assert "expected_adherence" in set(agreement["metric"])  # issue 30 item 16: the ranking metric too
     assert len(at.get("plotly_chart")) == 3  # scatter, history means, ROC
+
+
+def test_compare_speaks_plainly_defaults_to_one_dataset_and_links_keep_the_session():
+    """Issue 30 item 16: module names and "resamples undefined" in the text; Run A/B defaulted to
+    the two newest runs whatever they were; the "open" links started a fresh session."""
+    from tests.test_stats_fixtures import make_case, make_run
+
+    same = [f"c{i}" for i in range(10)]
+    trace = make_run([make_case(i, [True, i % 2 == 0], probs=[0.9, 0.3 + i / 20]) for i in range(10)], "trace")
+    hybrid = make_run([make_case(i, [True, i % 3 == 0]) for i in range(10)], "hybrid")
+    other = make_run([make_case(i, [True]) for i in range(20, 30)], "trace")  # newest, other cases
+    assert [r.case.id for r in trace.results] == same
+    ids = {n: RunStore().save(r, n, owner=TOKEN) for n, r in (("run0", trace), ("run1", hybrid), ("run2", other))}
+    at = app(**{state._RUNS: {"run0": trace, "run1": hybrid, "run2": other}, state._CURRENT: "run2",
+                state._SAVED: ids})
+    page(at.run(), "5_compare")
+    assert (at.selectbox(key="compare.a").value, at.selectbox(key="compare.b").value) == ("run0", "run1")
+    text = " ".join([c.value for c in at.caption] + [str(d.value.to_dict()) for d in at.dataframe])
+    assert "evaluators." not in text and "resamples" not in text and "pandas" not in text
+    assert "rank correlation (Spearman)" in list(at.dataframe[0].value["measure"])
+    links = [pl.proto for pl in at.get("page_link") if "case=" in pl.proto.query_string]
+    assert links and all(f"run={ids['run1']}" in pl.query_string and pl.page.endswith("inspect") for pl in links)
+    assert at.selectbox(key="compare.metric").options[:5] == ["Context relevance", "Context utilization",
+                                                               "Completeness", "Adherence", "Expected adherence"]
 
 
 def test_compare_with_no_runs():

@@ -193,7 +193,7 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
     # a metric neither run has: plain correlations of the paired frame, with the reason
     p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
     rows, lib = compare_view.correlations(run, run, "no_such_metric", p)
-    assert "pandas" in lib and "no_such_metric" in lib and rows[0]["value"] == pytest.approx(1.0)
+    assert "no intervals" in lib and "no_such_metric" in lib and rows[0]["value"] == pytest.approx(1.0)
 
 
 def test_key_resolution_order(monkeypatch):
@@ -237,3 +237,30 @@ def test_help_texts_come_from_the_metric_declarations():
     assert "partly supported" in glossary.help_text("partially_supported_sentences")
     assert glossary.help_text("question") is None
     assert glossary.help_text("aspect_critique.coherence") == glossary.help_text("coherence")
+
+
+def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
+    paired = pd.DataFrame({"id": ["a", "b", "c", "d"], "a": [1.0, 1.0, 1.0, 0.2], "b": [1.0, 1.0, 0.5, 0.4]})
+    fig = charts.scatter_pair(paired, "adherence", "A", "B", jitter=0.02)
+    x, y = list(fig.data[0].x), list(fig.data[0].y)
+    assert x[0] != x[1] or y[0] != y[1]  # the two (1, 1) cases no longer sit on each other
+    assert all(abs(x[i] - 1.0) <= 0.02 and abs(y[i] - 1.0) <= 0.02 for i in (0, 1))
+    assert (x[2], y[2], x[3], y[3]) == (1.0, 0.5, 0.2, 0.4)  # distinct points stay put
+    assert [list(c) for c in fig.data[0].customdata] == [[1.0, 1.0], [1.0, 1.0], [1.0, 0.5], [0.2, 0.4]]
+
+
+def test_compare_words_and_default_pair():
+    from ui import compare_view as cv
+
+    assert cv.plain_note("3 of 400 resamples undefined, left out") == (
+        "interval from the 397 of 400 bootstrap samples where it is defined")
+    frame = cv.correlation_frame([{"statistic": "spearman", "value": 0.5, "low": 0.2, "high": 0.7},
+                                  {"statistic": "pearson", "value": "one method's scores are constant: no "
+                                                                    "correlation", "low": None, "high": None}])
+    assert list(frame["measure"]) == ["rank correlation (Spearman)", "linear correlation (Pearson)"]
+    assert frame["95% interval"][0] == "0.20 – 0.70" and pd.isna(frame["value"][1])
+    assert "constant" in frame["note"][1]
+    ids = {"new": frozenset("xyz"), "b": frozenset("abc"), "a": frozenset("abc"), "a2": frozenset("abc")}
+    meth = {"new": "trace", "b": "hybrid", "a": "trace", "a2": "trace"}
+    assert cv.default_pair(["new", "b", "a", "a2"], ids.__getitem__, meth.__getitem__) == ("a", "b")
+    assert cv.default_pair(["new", "b"], ids.__getitem__, meth.__getitem__) == ("b", "new")  # nothing shared

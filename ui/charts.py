@@ -96,10 +96,22 @@ def radar(runs: Mapping[str, RunResult]) -> go.Figure:
 
 
 def scatter_pair(paired: pd.DataFrame, metric: str, label_a: str, label_b: str,
-                 corr_text: str = "") -> go.Figure:
-    fig = go.Figure(go.Scatter(x=paired["a"], y=paired["b"], mode="markers", text=paired["id"],
-                               hovertemplate="case %{text}<br>a=%{x:.3f}<br>b=%{y:.3f}<extra></extra>",
-                               marker=dict(size=8, opacity=0.7)))
+                 corr_text: str = "", jitter: float = 0.015) -> go.Figure:
+    """One dot per case (A's score across, B's up). Dots that would sit on another one (equal
+    scores) are nudged by at most ``jitter``, deterministically; the hover shows the exact scores."""
+    import numpy as np
+
+    a = pd.to_numeric(paired["a"], errors="coerce").astype(float).to_numpy()
+    b = pd.to_numeric(paired["b"], errors="coerce").astype(float).to_numpy()
+    dup = pd.Series(list(zip(a, b))).duplicated(keep=False).to_numpy() if len(a) else np.zeros(0, bool)
+    rng = np.random.default_rng(0)
+    x = a + np.where(dup, rng.uniform(-jitter, jitter, len(a)), 0.0)
+    y = b + np.where(dup, rng.uniform(-jitter, jitter, len(b)), 0.0)
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="markers", text=paired["id"],
+                               customdata=paired[["a", "b"]].to_numpy(),
+                               hovertemplate="case %{text}<br>A = %{customdata[0]:.3f}<br>B = %{customdata[1]:.3f}"
+                                             "<extra></extra>",
+                               marker=dict(size=9, opacity=0.6)))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dot", color="#999"),
                              showlegend=False, hoverinfo="skip"))
     fig.update_xaxes(title=f"{label_a}", range=[-0.05, 1.05])
