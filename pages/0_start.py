@@ -13,10 +13,11 @@ st.markdown(
     "which document sentences are relevant, which the answer used, and whether each answer sentence "
     "is supported. From those labels come the scores (relevance, utilization, completeness, "
     "adherence), and the cases to look at first.")
-st.markdown("1. **Load** test cases (the sample below, or your file on **Upload**) → 2. **Evaluate** "
-            "with a method → 3. **Results**: scores and the suspicious cases; **Inspect** shows one case "
-            "sentence by sentence; **Compare** puts two runs (or your human labels) side by side. "
-            "Every metric is explained on **Glossary**.")
+st.markdown("1. **Load** test cases: the sample below, or your own file on **Upload**.\n"
+            "2. **Evaluate** them with one of the methods below.\n"
+            "3. **Results** shows the scores and the suspicious cases; **Inspect** one case sentence by "
+            "sentence; **Compare** two runs, or the scores with your own human labels.\n\n"
+            "Every metric is explained on **Glossary** (and when you hover its name).")
 
 samples = {p.name: p for p in ud.sample_files()}
 main = samples.get("sample_rag.jsonl") or next(iter(samples.values()), None)
@@ -35,15 +36,20 @@ if main is not None:
 else:
     cases = ()
 
-st.subheader("Three ways to label, one set of scores")
+st.subheader("The methods: what they cost and how long they take")
+st.caption("Each method labels the sentences its own way; the scores are computed from the labels "
+           "the same way for all. LLM methods need a key (sidebar, or the server's).")
 if cases:
-    st.caption(f"Cost and speed for the {len(cases)} sample cases; LLM prices are the providers' list "
-               "prices in evaluators/llm/prices.py (an estimate: no call is made). The Evaluate page "
-               "shows the same estimate for your data before you run.")
-    st.dataframe(state.memo(("start.methods", len(cases)), lambda: home.method_rows(cases)),
-                 hide_index=True, width="stretch")
-st.caption("All methods give the same TRACE scores from their sentence labels; LLM methods need a key "
-           "in the sidebar (or the server's). Family metrics (ragas / Tonic) can be added on Evaluate.")
+    rows = state.memo(("start.methods", len(cases)), lambda: home.method_rows(cases))
+    for col, row in zip(st.columns(len(rows)), rows.to_dict("records")):
+        with col.container(border=True):
+            st.markdown(f"**{row['method']}**  \n{row['what it does']}")
+            st.markdown(f"**Needs:** {row['needs']}  \n**Cost** ({len(cases)} sample cases): {row['cost']}  \n"
+                        f"**Speed:** {row['speed']}")
+            st.caption(f"When: {row['when to use it']}")
+    st.caption("Costs are estimates from the providers' list prices (evaluators/llm/prices.py); no call is "
+               "made. Evaluate shows the same estimate for your own data before you run. Family metrics "
+               "(ragas / Tonic) can be added there too.")
 
 st.subheader("Your own data")
 st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
@@ -53,9 +59,9 @@ st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
             "columns such as `hallucinated` (true/false) to measure how well the scores agree.")
 st.dataframe(home.SHAPES, hide_index=True, width="stretch")
 c1, c2, c3 = st.columns([1, 1, 2])
-c1.download_button("Template (CSV)", home.template_csv(), file_name="rag_eval_template.csv",
+c1.download_button("Download a template (CSV)", home.template_csv(), file_name="rag_eval_template.csv",
                    mime="text/csv", key="start.template_csv", on_click="ignore")
-c2.download_button("Template (JSONL)", home.template_jsonl(), file_name="rag_eval_template.jsonl",
+c2.download_button("Download a template (JSONL)", home.template_jsonl(), file_name="rag_eval_template.jsonl",
                    mime="application/json", key="start.template_jsonl", on_click="ignore")
 with c3:
     st.page_link("pages/1_upload.py", label="Upload your file →", icon="📤")

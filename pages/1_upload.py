@@ -19,6 +19,7 @@ with left:
              "RAGBench (question/response/documents) or the batch format "
              "(query/response/retrieved_documents) are mapped automatically.")
     st.caption(f"Up to {ud.MAX_UPLOAD_MB} MB per file.")
+    st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
 with right:
     samples = ud.sample_files()
     st.write("**Or try a sample set** (the same 16 cases in three formats)")
@@ -49,9 +50,7 @@ if up is not None and st.session_state.get("upload.error"):
                    "again, or go on with this one.")
 
 if data is None:
-    st.info("Upload a file or load a sample set to begin. Which columns are accepted, with a "
-            "template to download: see Start.")
-    st.page_link("pages/0_start.py", label="What to upload (Start page)", icon="🏠")
+    st.info("Upload a file or load a sample set to begin.")
     layout.stop()
 
 n_err = len(data.errors)

@@ -46,6 +46,8 @@ with tab_mm:
         if not common:
             st.warning("These runs share no metric.")
         else:
+            if st.session_state.get("compare.metric") not in common:
+                st.session_state["compare.metric"] = "adherence" if "adherence" in common else common[0]
             metric = c3.selectbox("Metric", common, key="compare.metric", format_func=glossary.nice,
                                   help=glossary.help_text(str(st.session_state.get("compare.metric") or common[0])))
             key = ("compare", a_name, id(run_a), b_name, id(run_b), metric)
@@ -63,14 +65,14 @@ with tab_mm:
                     st.dataframe(cv.correlation_frame(corr), hide_index=True, width="stretch", placeholder="",
                                  column_config={"value": st.column_config.NumberColumn(format="%.3f")})
                 st.write(f"**Where they disagree most** — open a case as run B ({b_name}) labeled it")
-                top = paired.head(10)
-                st.dataframe(top.rename(columns={"a": f"A: {a_name}", "b": f"B: {b_name}", "diff": "B − A"}),
-                             hide_index=True, width="stretch")
+                top = paired[paired["diff"] != 0].head(10)
+                if top.empty:
+                    st.caption("They give every common case the same score.")
                 sid = cv.history_id(sources[b_name], b_name, state.saved_ids())
-                links = st.columns(5)
-                for i, cid in enumerate(top["id"].astype(str)):
-                    links[i % 5].page_link("pages/4_inspect.py", label=f"Inspect {cid}", icon="🔎",
-                                           query_params={"case": cid, **({"run": sid} if sid else {})})
+                for row in top.itertuples():
+                    st.page_link("pages/4_inspect.py", icon="🔎",
+                                 label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
+                                 query_params={"case": str(row.id), **({"run": sid} if sid else {})})
 
 with tab_hist:
     if not saved:

@@ -20,14 +20,11 @@ df = glossary.glossary_frame(family)
 if query.strip():
     q = query.strip().lower()
     df = df[df.apply(lambda r: q in " ".join(map(str, r.values)).lower(), axis=1)]
-st.dataframe(df, hide_index=True, width="stretch", height=min(38 * (len(df) + 1) + 4, 720),
-             column_config={
-                 "metric": st.column_config.TextColumn(pinned=True),
-                 "what it measures": st.column_config.TextColumn(width="large"),
-                 "formula": st.column_config.TextColumn(width="medium"),
-                 "example": st.column_config.TextColumn(width="medium"),
-             })
 st.caption(f"{len(df)} metric(s).")
+grid = st.columns(2)
+for i, row in enumerate(df.to_dict("records")):
+    with grid[i % 2].container(border=True):
+        st.markdown(glossary.card_markdown(row))
 
 st.subheader("Reading the TRACE scores")
 st.markdown(

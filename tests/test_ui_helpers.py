@@ -93,7 +93,7 @@ def test_case_frame_filters_and_summary():
     run = fake_run()
     df = tables.case_frame(run)
     assert list(df["id"]) == ["c1", "c2", "c3", "c4"]
-    bad = tables.apply_preset(df, "some sentence with no support at all")
+    bad = tables.apply_preset(df, "a sentence with no support at all")
     expected = [r.case.id for r in run.results if r.scores and r.scores.unsupported_sentences > 0]
     assert list(bad["id"]) == expected and "c1" in expected
     assert tables.apply_preset(df, "all cases") is df
@@ -252,6 +252,8 @@ def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
 def test_compare_words_and_default_pair():
     from ui import compare_view as cv
 
+    assert cv.method_words("hybrid:gpt_labeling") == "hybrid (its gpt_labeling labels)"
+    assert cv.method_words("trace") == "trace"
     assert cv.plain_note("3 of 400 resamples undefined, left out") == (
         "interval from the 397 of 400 bootstrap samples where it is defined")
     frame = cv.correlation_frame([{"statistic": "spearman", "value": 0.5, "low": 0.2, "high": 0.7},

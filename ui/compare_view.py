@@ -73,6 +73,12 @@ STAT_WORDS: dict[str, tuple[str, str]] = {
 }
 
 
+def method_words(method: str) -> str:
+    """'hybrid:gpt_labeling' -> 'hybrid (its gpt_labeling labels)': one labeler of a hybrid run."""
+    run, _, variant = str(method).partition(":")
+    return f"{run} (its {variant} labels)" if variant else run
+
+
 def plain_note(note: Any) -> str:
     """A statistics note without jargon."""
     text = "" if note is None or (isinstance(note, float) and pd.isna(note)) else str(note)
@@ -107,6 +113,7 @@ def human_frame(table: pd.DataFrame) -> pd.DataFrame:
     if table is None or table.empty:
         return table
     t = table.copy()
+    t["method"] = t["method"].map(method_words)
     t["what it means"] = t["statistic"].map(lambda s: STAT_WORDS.get(s, (s, ""))[1])
     t["statistic"] = t["statistic"].map(lambda s: STAT_WORDS.get(s, (s, ""))[0])
     t["95% interval"] = [_interval(lo, hi) for lo, hi in zip(t["ci_low"], t["ci_high"])]
@@ -172,6 +179,6 @@ def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, st
 
 def roc(run: RunResult | list[RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
     try:
-        return list(roc_points(run, label, with_expected=True)), None
+        return [{**p, "method": method_words(p["method"])} for p in roc_points(run, label, with_expected=True)], None
     except Exception as exc:  # noqa: BLE001
         return [], f"No ROC for {label!r}: {exc}"

@@ -77,6 +77,13 @@ def glossary_frame(family: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def card_markdown(row: dict[str, Any]) -> str:
+    """One glossary entry (a row of :func:`glossary_frame`) as Markdown."""
+    llm = " · needs an LLM" if row["needs an LLM"] == "yes" else ""
+    return (f"**{row['metric']}** · {row['family']} · range {row['range']}, {row['better']} is better{llm}\n\n"
+            f"{row['what it measures']}\n\n**Formula:** `{row['formula']}`  \n**Example:** {row['example']}")
+
+
 def counts_frame() -> pd.DataFrame:
     """The per-case sentence counts shown next to the metrics."""
     return pd.DataFrame([{"column": k, "meaning": v} for k, v in COUNT_DESCRIPTIONS.items()])

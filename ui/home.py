@@ -92,7 +92,7 @@ def sample_summary(path: Path, cases: Sequence[TestCase]) -> str:
     else:
         text += " No human labels."
     if with_gt:
-        text += f" {with_gt} have a reference answer."
+        text += " Every case has a reference answer." if with_gt == n else f" {with_gt} have a reference answer."
     fmt = SAMPLE_FORMATS.get(path.name)
     return text + (f" Format: {fmt}." if fmt else "")
 

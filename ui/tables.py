@@ -31,9 +31,9 @@ def _below(column: str, value: float) -> Callable[[pd.DataFrame], pd.Series]:
 PRESETS: dict[str, Callable[[pd.DataFrame], pd.Series] | None] = {
     "all cases": None,
     # a partially supported sentence is a hallucination too: part of its claim is in no document
-    "some sentence not fully supported (unsupported or partial)":
+    "a sentence not fully supported (incl. partial)":
         lambda df: (_count(df, "unsupported_sentences") + _count(df, "partially_supported_sentences")) > 0,
-    "some sentence with no support at all": lambda df: _count(df, "unsupported_sentences") > 0,
+    "a sentence with no support at all": lambda df: _count(df, "unsupported_sentences") > 0,
     "adherence < 0.5": _below("adherence", 0.5),
     "context relevance < 0.2": _below("context_relevance", 0.2),
     "completeness < 0.5": _below("completeness", 0.5),
