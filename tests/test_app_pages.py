@@ -530,6 +530,10 @@ def test_progress_counts_cases_inside_a_chunk_and_run_is_disabled_meanwhile(jobs
     at.run()
     (bar,) = _progress(at)
     assert "5 / 16 cases" in bar and "ETA" in bar and "measuring" not in bar, bar
+    # the sidebar is drawn with the page (not refreshed with the bar): it names the run, no count
+    # that would go stale next to the bar's
+    assert any(c.value.startswith("⏳ Running: ui_fake on t.jsonl (16 cases)") for c in at.sidebar.caption)
+    assert not any("/16" in c.value for c in at.sidebar.caption)
     run_button = at.button(key="evaluate.run")
     assert run_button.disabled
     assert any("going on" in c.value for c in at.caption), [c.value for c in at.caption]
@@ -612,6 +616,16 @@ def test_the_history_token_is_kept_in_the_url():
     assert len(tok) >= 16 and at.session_state[state._OWNER] == tok
     page(at, "3_results")
     assert at.query_params[state.URL_PARAM] in (tok, [tok])
+
+
+def test_the_history_cookie_is_asked_for_until_the_browser_has_it():
+    """Sent once a session, the cookie was lost when that first run was cut short before its
+    elements reached the browser (a quick click on the Start page): a new tab then had another,
+    empty history (seen as a flaky Chromium test)."""
+    at = app().run()
+    for _ in range(2):
+        assert any("document.cookie" in h.proto.body and TOKEN in h.proto.body for h in at.sidebar.get("html"))
+        page(at, "5_compare")
 
 
 # ---- privacy ---------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ def render() -> None:
     """The LLM settings (widgets: drawn before the page, which reads them)."""
     state.restore_sidebar()
     with st.sidebar:
+        state.send_owner_cookie()
         st.subheader("LLM (for GPT labeling / hybrid)")
         st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
                      help="groq and openai use their official SDKs; openai_compatible needs a base URL.")
@@ -58,7 +59,9 @@ def render_status() -> None:
         st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
-        st.caption("⏳ " + " · ".join(f"{v.name}: {v.labeled}/{v.total}" for v in going))
+        # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own
+        st.caption("⏳ Running: " + " · ".join(f"{v.name} ({v.total} cases)" for v in going)
+                   + " — progress at the top of the page")
     lim = resources.limits()
     st.caption("🔒 Your run history is private to this browser." if not lim.shared_history
                else "👥 The run history is shared by everyone using this server.")

@@ -26,7 +26,6 @@ from . import layout, resources
 # Raw keys: private to this module.
 _DATA = "state.data"
 _OWNER = "state.owner"
-_COOKIE_SENT = "state.owner_cookie_sent"
 _WATCHED = "state.watched_jobs"
 _FILED = "state.filed_jobs"
 _STARTED = "state.started_jobs"
@@ -107,12 +106,19 @@ def owner_token() -> str:
 
 
 def keep_owner_token() -> None:
-    """Put the token back into the URL (page switches clear it) and, once a session, the cookie."""
+    """Put the token back into the URL (page switches clear it)."""
     tok = owner_token()
     if st.query_params.get(URL_PARAM) != tok:
         st.query_params[URL_PARAM] = tok
-    if _cookie() != tok and not _ss().get(_COOKIE_SENT):
-        _ss()[_COOKIE_SENT] = True
+
+
+def send_owner_cookie() -> None:
+    """Ask the browser to keep the token in a cookie — on every run until the cookie the browser
+    connected with holds it. (Sending it once a session lost it when that first run was cut short
+    before its elements reached the browser, e.g. by a quick click on the first page: a new tab
+    then started another, empty history.) Drawn first in the sidebar, before the page's work."""
+    tok = owner_token()
+    if _cookie() != tok:
         # the token matches [A-Za-z0-9_-]: safe inside the script. Partitioned + Secure on https so
         # it also works inside an embedding page (a Hugging Face Space's iframe).
         st.html(f"""<script>(function(){{var s=location.protocol==='https:'?
