@@ -8,11 +8,13 @@ from ui import jobs, layout, sidebar
 st.set_page_config(page_title="RAG evaluation dashboard", page_icon="🔎", layout="wide")
 
 PAGES = [
-    st.Page("pages/1_upload.py", title="Upload", icon=":material/upload_file:", url_path="upload", default=True),
+    st.Page("pages/0_start.py", title="Start", icon=":material/home:", url_path="start", default=True),
+    st.Page("pages/1_upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
     st.Page("pages/2_evaluate.py", title="Evaluate", icon=":material/play_circle:", url_path="evaluate"),
     st.Page("pages/3_results.py", title="Results", icon=":material/bar_chart:", url_path="results"),
     st.Page("pages/4_inspect.py", title="Inspect", icon=":material/manage_search:", url_path="inspect"),
     st.Page("pages/5_compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/6_glossary.py", title="Glossary", icon=":material/menu_book:", url_path="glossary"),
 ]
 
 page = st.navigation(PAGES)

@@ -150,7 +150,7 @@ def open_session(browser, url: str):
     page.goto(url)
     from playwright.sync_api import expect
 
-    expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("heading", name="RAG evaluation dashboard")).to_be_visible(timeout=60_000)
     return page
 
 

@@ -43,6 +43,7 @@ def open_visitor(url: str, path: Path, n: int) -> Visitor:
     """A new visitor that uploaded ``path`` (``n`` cases ready) and is on Evaluate."""
     v = Visitor(url)
     v.rerun()
+    v.goto("upload")
     shown = v.upload("Drop a CSV", path.name, path.read_bytes())
     if shown.metrics.get("Cases ready") != str(n):
         raise RuntimeError(f"upload of {path.name}: {shown.metrics} (expected {n} cases ready)")

@@ -157,7 +157,7 @@ class Visitor:
                     raise TimeoutError("the script run did not finish")
                 self._cv.wait(min(left, 1.0))
 
-    default_page = "upload"  # app.py's default st.Page
+    default_page = "start"  # app.py's default st.Page
 
     def goto(self, url_path: str) -> Rerun:
         if url_path not in self.pages and url_path == self.default_page:

@@ -64,6 +64,8 @@ class _Job:
     started: float | None = None
     ended: float | None = None
     done_here: int = 0
+    #: Cases of the chunk going on that the method finished (not stored yet).
+    in_chunk: int = 0
     cancel: bool = False
     usage: Usage = field(default_factory=Usage)
     #: Set (under the lock) by the one thread that ends the job.
@@ -79,10 +81,11 @@ class JobView:
     method: str
     status: JobStatus
     total: int
+    #: Cases stored (they survive a restart).
     done: int
     error: str | None
     elapsed_s: float
-    #: Seconds left at the current pace (None until a chunk of this job finished here).
+    #: Seconds left at the current pace (None until a case of this job finished here).
     eta_s: float | None
     #: Earlier unfinished jobs of the same owner (this one starts after them).
     waiting_for: int
@@ -90,6 +93,8 @@ class JobView:
     sharing: int
     usage: Usage
     cancel_requested: bool
+    #: Cases finished: ``done`` plus those of the chunk going on (the count a progress bar shows).
+    labeled: int = 0
 
     @property
     def active(self) -> bool:
@@ -243,13 +248,15 @@ class JobQueue:
         now = time.time()
         elapsed = (j.ended or now) - (j.started or now)
         eta = None
-        if j.status in ACTIVE and j.done_here and elapsed > 0:
-            eta = (j.total - j.done) * elapsed / j.done_here
+        finished_here = j.done_here + j.in_chunk
+        if j.status in ACTIVE and finished_here and elapsed > 0:
+            eta = (j.total - j.done - j.in_chunk) * elapsed / finished_here
         earlier = sum(1 for o in self._jobs.values() if o.owner == j.owner and o.status in ACTIVE
                       and o.created < j.created)
         sharing = len({o.owner for o in self._jobs.values() if o.status in ACTIVE})
         return JobView(j.id, j.name, j.method, j.status, j.total, j.done, j.error, elapsed, eta,
-                       earlier if j.status in ACTIVE else 0, sharing, j.usage, j.cancel)
+                       earlier if j.status in ACTIVE else 0, sharing, j.usage, j.cancel,
+                       labeled=j.done + j.in_chunk)
 
     def _next(self) -> _Job | None:
         """The oldest unfinished job of the owner with work served least recently (a newcomer
@@ -319,6 +326,13 @@ class JobQueue:
             gc.collect()
             gc.freeze()
 
+    def _progress_of(self, job: _Job):
+        """``progress(done, total)`` of the chunk going on: the cases the method finished in it."""
+        def progress(done: int, total: int) -> None:
+            with self._cv:
+                job.in_chunk = max(job.in_chunk, min(done, total))
+        return progress
+
     def _work(self) -> None:
         from .pipeline import evaluate_batch  # lazy: loads labelers only when there is work
 
@@ -337,17 +351,19 @@ class JobQueue:
             try:
                 self._warm_up(job.method)
                 part = evaluate_batch([c for _, c in chunk], job.method, options=options,
-                                      chunk_size=len(chunk))
+                                      chunk_size=len(chunk), progress=self._progress_of(job))
                 self.store.add_chunk(job.id, chunk[0][0], part)
             except Exception as exc:  # noqa: BLE001 - keep what finished; the run can resume
                 with self._cv:
                     job.closing = True
+                    job.in_chunk = 0
                 self._close(job, "interrupted", f"{type(exc).__name__}: {exc}")
                 continue
             finally:
                 _release_memory()
             with self._cv:
                 self.chunks_run += 1
+                job.in_chunk = 0
                 job.todo = job.todo[len(chunk):]
                 job.done += len(chunk)
                 job.done_here += len(chunk)

@@ -7,6 +7,7 @@ cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family m
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -25,7 +26,8 @@ from .types import (
     Usage,
 )
 
-#: ``progress(done, total)`` after each chunk of cases.
+#: ``progress(done, total)`` as cases finish: after each chunk, and inside a chunk whenever the
+#: method ticks (the LLM labelers tick once per case; called from their worker thread).
 Progress = Callable[[int, int], None]
 
 __all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch"]
@@ -179,19 +181,21 @@ def _label_chunks(impl: Method, pending: list[tuple[int, SentencizedCase]], opts
     total = len(results)
     done = total - len(pending)
     chunks = [pending[s:s + step] for s in range(0, len(pending), step)]
-    labeled: Iterator[tuple[list[LabelOutcome], float]]
+    labeled: Iterator[tuple[list[LabelOutcome], float]] | None = None
     if engine == "ray" and chunks:
         from .engines.ray_engine import label_chunks
 
         labeled = label_chunks([[it for _, it in c] for c in chunks], method, opts, address=ray_address,
                                should_stop=should_stop)
-    else:
-        labeled = (_label_local(impl, [it for _, it in c], method, opts) for c in chunks)
     t_label = 0.0
     for chunk in chunks:
         if should_stop and should_stop():
             return t_label, True
-        outs, dt = next(labeled)
+        if labeled is not None:
+            outs, dt = next(labeled)
+        else:
+            outs, dt = _label_local(impl, [it for _, it in chunk], method, opts,
+                                    _ticker(progress, done, len(chunk), total))
         t_label += dt
         per_case = dt / max(1, len(chunk))
         for (i, item), out in zip(chunk, outs):
@@ -202,11 +206,30 @@ def _label_chunks(impl: Method, pending: list[tuple[int, SentencizedCase]], opts
     return t_label, False
 
 
-def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: EvalOptions
-                 ) -> tuple[list[LabelOutcome], float]:
+def _ticker(progress: Progress | None, done: int, size: int, total: int) -> Callable[[int], None]:
+    """The ``tick`` given to a method for one chunk: reports ``done`` + the cases ticked so far
+    (at most the chunk's size; the chunk's end is reported by the caller). Thread-safe."""
+    if progress is None:
+        return lambda n: None
+    lock = threading.Lock()
+    ticked = [0]
+
+    def tick(n: int) -> None:
+        with lock:
+            before = ticked[0]
+            ticked[0] = min(size, before + max(0, int(n)))
+            now = ticked[0]
+        if size > now > before:  # the chunk's last case is reported once the chunk is stored
+            progress(done + now, total)
+
+    return tick
+
+
+def _label_local(impl: Any, items: list[SentencizedCase], method: str, opts: EvalOptions,
+                 tick: Callable[[int], None] | None = None) -> tuple[list[LabelOutcome], float]:
     tc = time.perf_counter()
     try:
-        outs = impl.label(items, opts, lambda n: None)
+        outs = impl.label(items, opts, tick or (lambda n: None))
         if len(outs) != len(items):
             raise RuntimeError(f"method returned {len(outs)} outcomes for {len(items)} cases")
     except Exception as exc:  # noqa: BLE001 - the chunk is flagged, the run goes on

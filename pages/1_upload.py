@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
-from ui import layout
-from ui import state
+from ui import home, layout, state
 
 st.title("Upload test cases")
 if notice := state.pop_notice():
@@ -20,15 +19,18 @@ with left:
              "RAGBench (question/response/documents) or the batch format "
              "(query/response/retrieved_documents) are mapped automatically.")
     st.caption(f"Up to {ud.MAX_UPLOAD_MB} MB per file.")
+    st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
 with right:
     samples = ud.sample_files()
-    st.write("**Or try a sample set**")
+    st.write("**Or try a sample set** (the same 16 cases in three formats)")
     if not samples:
         st.caption("No sample files in data/.")
     for p in samples:
-        if st.button(f"Load {p.name}", key=f"upload.sample.{p.name}", width="stretch"):
+        if st.button(f"Load {p.name}", key=f"upload.sample.{p.name}", width="stretch",
+                     help=home.SAMPLE_FORMATS.get(p.name)):
             try:
                 state.set_data(ud.load_path(p))
+                st.session_state["upload.error"] = None
             except ud.DataError as exc:
                 st.error(str(exc))
 
@@ -39,10 +41,14 @@ if up is not None and st.session_state.get("upload.seen") != up.file_id:  # a ne
         state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id))
     except ud.DataError as exc:
         st.session_state["upload.error"] = f"Could not read {up.name}: {exc}"
+data = state.get_data()
 if up is not None and st.session_state.get("upload.error"):
     st.error(st.session_state["upload.error"])
+    if data is not None:
+        st.warning(f"**Still the previous dataset below: {ud.md_escape(data.filename)}** "
+                   f"({len(data.cases)} cases) — the new file was not loaded. Fix the file and drop it "
+                   "again, or go on with this one.")
 
-data = state.get_data()
 if data is None:
     st.info("Upload a file or load a sample set to begin.")
     layout.stop()

@@ -69,8 +69,9 @@ if with_params:
     if not isinstance(params, dict) or not all(isinstance(v, dict) for v in params.values()):
         st.error('Metric parameters must be a JSON object like {"regex": {"pattern": "…"}}.')
         params = {}
-name = st.text_input("Run name (optional)", key="evaluate.name",
-                     placeholder=f"{method} on {state.get_data().filename}")
+default_name = jobs.default_run_name(method, state.get_data().filename)
+name = st.text_input("Run name (optional)", key="evaluate.name", placeholder=default_name,
+                     help="Empty: the run is saved as the grey text shown.")
 
 options = EvalOptions(metrics=tuple(picked), metric_params=params, llm=llm, **extra)
 llm_metrics = any(by_name[n]["needs_llm"] for n in picked)
@@ -92,13 +93,14 @@ if spec.needs_llm or llm_metrics:
         st.error(f"Could not estimate: {exc}")
     if est is not None:
         fam = est.get("family_metrics") or {}
-        cost = None if est.get("cost_usd") is None else est["cost_usd"] + (fam.get("cost_usd") or 0.0)
         st.write("**Before you run** (estimate, no LLM call made)")
         c = st.columns(4)
         c[0].metric("LLM calls", f"{jobs.estimated_calls(est):,}")
         c[1].metric("Prompt tokens", f"{est.get('prompt_tokens', 0) + fam.get('prompt_tokens', 0):,}")
         c[2].metric("Completion tokens", f"{est.get('completion_tokens', 0) + fam.get('completion_tokens', 0):,}")
-        c[3].metric("Cost (USD)", "unknown" if cost is None else f"${cost:,.4f}")
+        c[3].metric("Cost (USD)", jobs.cost_text(est), help=None if jobs.cost_text(est) != "unknown" else
+                    f"No price is known for {est.get('model') or 'this model'}: set one with "
+                    "EVALUATORS_PRICE_TABLE (see evaluators/llm/prices.py).")
     if pays and (lim := jobs.limits_text()):
         st.caption(lim)
 
@@ -108,10 +110,15 @@ if why:
 can_run = (not spec.needs_llm or llm is not None) and not why
 chunk = st.select_slider("Cases per step (smaller = finer progress and cancel)",
                          [5, 10, 25, 50, 100], value=25, key="evaluate.chunk")
+going = jobs.going()
 if st.button(f"Run {spec.name} on {len(cases)} cases", key="evaluate.run", type="primary",
-             disabled=not can_run):
-    if refused := jobs.start(cases, method, options, name=name, chunk_size=chunk, estimate=est):
+             disabled=not can_run or bool(going)):
+    if refused := jobs.start(cases, method, options, name=name.strip() or default_name, chunk_size=chunk,
+                             estimate=est):
         st.error(refused)
+if going:
+    st.caption(f"⏳ Your run “{going[0].name}” is going on (progress at the top): Run is available "
+               "again when it ends or is cancelled.")
 
 if (run := state.get_current_run()) is not None:
     st.divider()

@@ -1,9 +1,8 @@
-"""Compare: method vs method on the same cases, run vs run from the history, agreement with humans."""
+"""Compare: two runs case by case, the run history, and agreement with human labels."""
 
-import pandas as pd
 import streamlit as st
 
-from ui import charts, compare_view as cv, history, layout, state, tables
+from ui import charts, compare_view as cv, glossary, history, layout, state, tables
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
@@ -25,51 +24,64 @@ def frame(name: str):
     return state.memo(("frame", name, id(run)), lambda: tables.case_frame(run))
 
 
-tab_mm, tab_hist, tab_human = st.tabs(["Method vs method", "Run history", "Agreement with human labels"])
+tab_mm, tab_hist, tab_human = st.tabs(["Two runs, case by case", "Run history", "Agreement with human labels"],
+                                      key="compare.tab", on_change="rerun")
 
 with tab_mm:
     names = list(sources)
     if len(names) < 2:
         st.info("Only one run so far: run another method on the same cases to compare them.")
     else:
+        st.caption("Pick two runs of the same cases — by default the newest pair of different methods. "
+                   "Each dot is a case: on the dotted diagonal both runs give it the same score.")
+        if st.session_state.get("compare.a") not in names or st.session_state.get("compare.b") not in names:
+            a0, b0 = cv.default_pair(names, lambda n: frozenset(r.case.id for r in load(n).results),
+                                     lambda n: load(n).method)
+            st.session_state["compare.a"], st.session_state["compare.b"] = a0, b0
         c1, c2, c3 = st.columns(3)
-        a_name = c1.selectbox("Run A", names, index=1, key="compare.a")
-        b_name = c2.selectbox("Run B", names, index=0, key="compare.b")
+        a_name = c1.selectbox("Run A (across)", names, key="compare.a")
+        b_name = c2.selectbox("Run B (up)", names, key="compare.b")
         run_a, run_b = load(a_name), load(b_name)
-        common = sorted(set(tables.metric_columns(frame(a_name)))
-                        & set(tables.metric_columns(frame(b_name))),
-                        key=lambda m: list(charts.LABELS).index(m) if m in charts.LABELS else 99)
+        common = [m for m in tables.metric_columns(frame(a_name)) if m in set(tables.metric_columns(frame(b_name)))]
         if not common:
             st.warning("These runs share no metric.")
         else:
-            metric = c3.selectbox("Metric", common, key="compare.metric", format_func=charts.nice)
+            if st.session_state.get("compare.metric") not in common:
+                st.session_state["compare.metric"] = "adherence" if "adherence" in common else common[0]
+            metric = c3.selectbox("Metric", common, key="compare.metric", format_func=glossary.nice,
+                                  help=glossary.help_text(str(st.session_state.get("compare.metric") or common[0])))
             key = ("compare", a_name, id(run_a), b_name, id(run_b), metric)
             paired = state.memo(key + ("paired",), lambda: tables.paired_frame(run_a, run_b, metric))
             if paired.empty:
-                st.warning("No case is scored in both runs (compare runs on the same cases).")
+                st.warning("No case is scored in both runs: compare runs of the same cases.")
             else:
-                with st.spinner("Computing correlations with bootstrap intervals…"):
-                    corr, lib = state.memo(key + ("corr",),
-                                           lambda: cv.correlations(run_a, run_b, metric, paired))
+                with st.spinner("Computing how well they agree…"):
+                    corr, how = state.memo(key + ("corr",), lambda: cv.correlations(run_a, run_b, metric, paired))
                 st.plotly_chart(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)),
                                 key="compare.scatter")
-                st.caption(f"{len(paired)} common cases · correlations from {lib}")
+                st.caption(f"{len(paired)} cases in both runs · dots of equal scores are nudged apart a "
+                           f"little so none hides another (hover for the exact scores) · {how}")
                 if corr:
-                    st.dataframe(pd.DataFrame(corr), hide_index=True, width="stretch")
-                st.write("**Where they disagree most**")
-                link = cv.inspect_link(sources[b_name], b_name, state.saved_ids())
-                top = paired.head(15).assign(inspect=lambda d: [link(i) for i in d["id"].astype(str)])
-                st.dataframe(top.rename(columns={"a": a_name, "b": b_name}), hide_index=True,
-                             width="stretch", column_config={
-                                 "inspect": st.column_config.LinkColumn(display_text="open ↗")})
-                st.caption(f"The links open the case as labeled by run B ({b_name}).")
+                    st.dataframe(cv.correlation_frame(corr), hide_index=True, width="stretch", placeholder="",
+                                 column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+                st.write(f"**Where they disagree most** — open a case as run B ({b_name}) labeled it")
+                top = paired[paired["diff"] != 0].head(10)
+                if top.empty:
+                    st.caption("They give every common case the same score.")
+                sid = cv.history_id(sources[b_name], b_name, state.saved_ids())
+                for row in top.itertuples():
+                    st.page_link("pages/4_inspect.py", icon="🔎",
+                                 label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
+                                 query_params={"case": str(row.id), **({"run": sid} if sid else {})})
 
 with tab_hist:
     if not saved:
         st.info("The run history is empty (finished runs are saved automatically, without keys).")
     else:
         hist = cv.history_frame(saved)
-        st.dataframe(hist, hide_index=True, width="stretch")
+        st.dataframe(hist, hide_index=True, width="stretch", placeholder="", column_config={
+            m: st.column_config.NumberColumn(glossary.nice(m), help=glossary.help_text(m), format="%.3f")
+            for m in hist.columns if glossary.help_text(m)})
         picks = st.multiselect("Runs to compare", list(hist["id"]), default=list(hist["id"])[:2],
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))
@@ -86,21 +98,25 @@ with tab_hist:
             st.rerun()
 
 with tab_human:
-    h_names = st.multiselect("Runs (one row block per method)", list(sources), default=list(sources)[:2],
+    labeled = [n for n in sources if tables.human_label_columns(load(n))] if len(sources) <= 12 else list(sources)
+    h_names = st.multiselect("Runs (one block of rows per method)", list(sources), default=labeled[:2],
                              key="compare.human_runs")
     h_runs = [load(n) for n in h_names]
     label_cols = sorted({c for r in h_runs for c in tables.human_label_columns(r)})
     if not h_runs:
-        st.info("Pick at least one run.")
+        st.info("Pick at least one run whose cases carry human labels (e.g. the sample set's `hallucinated`).")
     elif not label_cols:
         st.info("These runs' cases carry no human labels (map label columns on the Upload page).")
     else:
+        st.caption("How well each score finds what a person marked (e.g. hallucinated answers). "
+                   "expected_adherence is the score to rank by.")
         key = ("human", tuple(h_names), tuple(id(r) for r in h_runs))
         table, err = state.memo(key + ("agreement",), lambda: cv.agreement(h_runs))
         if err:
             st.warning(err)
         else:
-            st.dataframe(table, hide_index=True, width="stretch")
+            st.dataframe(cv.human_frame(table), hide_index=True, width="stretch", placeholder="",
+                         column_config={"value": st.column_config.NumberColumn(format="%.3f")})
         label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
         points, err = state.memo(key + ("roc", label), lambda: cv.roc(h_runs, label))
         if err:

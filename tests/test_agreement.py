@@ -14,7 +14,7 @@ from evaluators import agreement
 from evaluators.agreement import stats as agreement_stats
 from evaluators.export import to_json_dict
 from evaluators.types import SentenceLabels, SentenceSupport
-from tests.test_stats_fixtures import failed_case, make_case, make_run
+from tests.test_stats_fixtures import failed_case, make_case, make_hybrid_case, make_run
 
 N_BOOT = 300
 
@@ -281,6 +281,21 @@ def test_run_intervals_match_means_and_export():
     assert grouped["adherence"]["mean"] == pytest.approx(iv["adherence"]["mean"])
 
 
+def test_run_intervals_cover_expected_adherence():
+    """Issue 30 item 2: the Results bar of expected_adherence had a 95 % interval of zero width
+    (per-case std 0.30): run_intervals left the metric out, so the chart drew mean..mean."""
+    rng = np.random.default_rng(1)
+    res = [make_case(i, [True, True], probs=[float(p), float(q)])
+           for i, (p, q) in enumerate(rng.uniform(0.05, 0.95, size=(40, 2)))]
+    run = make_run([*res, failed_case(99)])
+    iv = agreement.run_intervals(run)["expected_adherence"]
+    vals = [r.scores.expected_adherence for r in res]
+    assert np.std(vals) > 0.1
+    assert iv["mean"] == pytest.approx(float(np.mean(vals))) and iv["n"] == 40
+    assert iv["low"] < iv["mean"] < iv["high"] and iv["high"] - iv["low"] > 0.05
+    assert "expected_adherence" in to_json_dict(run)["intervals"]
+
+
 def test_ppi_estimates_with_partial_labels():
     rng = np.random.default_rng(0)
     res = []
@@ -305,3 +320,59 @@ def test_format_table():
     text = agreement.format_table(df)
     assert "value [95% CI]" in text and "1.000 [1.000, 1.000]" in text
     assert agreement.format_table(df.iloc[0:0]) == "(no human labels to compare with)"
+
+
+def test_labeler_agreement_of_a_hybrid_run():
+    """Issue 30 item 15: the agreement between trace and the LLM of a hybrid run, per metric with
+    intervals, and the cases where they disagree most."""
+    rng = np.random.default_rng(3)
+    res = []
+    for i in range(30):
+        llm = [bool(x) for x in rng.random(3) < 0.7]
+        trace = list(llm) if i % 3 else [not llm[0], *llm[1:]]  # every third case: one verdict differs
+        res.append(make_hybrid_case(i, trace, llm, trace_probs=[0.8 if x else 0.2 for x in trace],
+                                    relevant=1 + i % 3, llm_relevant=1 + i % 3))
+    res.append(make_hybrid_case(90, [True], None))  # selective: the LLM never saw this one
+    run = make_run([*res, failed_case(99)], method="hybrid")
+    out = agreement.labeler_agreement(run, n_boot=200)
+    assert (out["a"], out["b"], out["n"], out["cases"]) == ("trace", "gpt_labeling", 30, 32)
+    rows = {r["metric"]: r for r in out["metrics"]}
+    assert {"adherence", "expected_adherence", "overall_supported", "context_relevance"} <= set(rows)
+    adh = rows["adherence"]
+    diffs = [abs(r.variant_scores["trace"].adherence - r.variant_scores["gpt_labeling"].adherence) for r in res[:30]]
+    assert adh["mean_abs_diff"]["value"] == pytest.approx(float(np.mean(diffs)))
+    assert adh["mean_abs_diff"]["low"] <= adh["mean_abs_diff"]["value"] <= adh["mean_abs_diff"]["high"]
+    assert adh["mean_a"] == pytest.approx(float(np.mean([r.variant_scores["trace"].adherence for r in res[:30]])))
+    assert rows["overall_supported"]["agreement"]["value"] is not None
+    assert rows["context_relevance"]["mean_abs_diff"]["value"] == pytest.approx(0.0)  # same relevance
+    sent = out["sentences"]
+    assert sent["support_agreement"]["low"] < sent["support_agreement"]["mean"] < 1.0
+    assert sent["support_kappa"] is not None and sent["sentences_compared"] == 90
+    worst = out["disagreements"]
+    assert worst and {d["id"] for d in worst} <= {f"c{i}" for i in range(0, 30, 3)}
+    assert worst[0]["support_agreement"] == min(d["support_agreement"] for d in worst)
+    json.dumps(out, allow_nan=False)
+    with pytest.raises(ValueError, match="both labelings"):
+        agreement.labeler_agreement(make_run(res[30:], method="hybrid"))
+
+
+def test_expected_adherence_rows_against_human_labels_on_request():
+    """Issue 30 item 16: Compare's human-agreement table left out expected_adherence, the metric
+    to rank by; the ``agreement`` command's default output stays as it was."""
+    rng = np.random.default_rng(5)
+    res = []
+    for i in range(40):
+        bad = bool(rng.random() < 0.4)
+        p = float(rng.uniform(0.05, 0.45) if bad else rng.uniform(0.55, 0.95))
+        res.append(make_case(i, [True, not bad], probs=[0.9, p], labels={"hallucinated": bad}))
+    run = make_run(res)
+    plain = agreement.agreement_table(run, n_boot=100)
+    assert "expected_adherence" not in set(plain["metric"])
+    table = agreement.agreement_table(run, n_boot=100, with_expected=True)
+    rows = table[table["metric"] == "expected_adherence"].set_index("statistic")
+    assert set(rows.index) == {"auroc", "best_f1"}  # f1/precision/recall: adherence's decision, not repeated
+    y = [r.case.labels["hallucinated"] for r in res]
+    assert rows.loc["auroc", "value"] == pytest.approx(roc_auc_score(y, [1 - r.scores.expected_adherence for r in res]))
+    assert plain.equals(table[table["metric"] != "expected_adherence"].reset_index(drop=True))
+    roc = agreement.roc_points(run, "hallucinated", with_expected=True)
+    assert "expected_adherence" in {p["metric"] for p in roc}

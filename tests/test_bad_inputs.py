@@ -180,6 +180,7 @@ def test_upload_page_shows_bad_files_without_a_traceback():
     from tests import ui_fixtures as fx
 
     at = AppTest.from_file(fx.APP, default_timeout=60).run()
+    at.switch_page("pages/1_upload.py").run()  # the app opens on Start
     for name, shown in (("deep_nesting.json", "nested too deeply"), ("png_renamed.csv", "PNG image"),
                         ("truncated.json", "truncated?"), ("excel_renamed.csv", "Excel")):
         at.file_uploader(key="upload.file").set_value((name, (BAD / name).read_bytes(), "text/plain")).run()

@@ -229,7 +229,7 @@ def test_two_visitors_never_see_each_others_runs_or_rows(browser, server, tmp_pa
 
     bob = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     bob.goto(url)
-    expect(bob.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=30_000)
+    expect(bob.get_by_role("heading", name="RAG evaluation dashboard")).to_be_visible(timeout=30_000)  # Start
     expect(bob.get_by_text("Dataset: none loaded")).to_be_visible()
     for name, empty in (("Results", "No finished run yet"), ("Compare", "No runs yet"),
                         ("Evaluate", "No cases loaded yet")):

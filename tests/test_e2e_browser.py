@@ -53,7 +53,9 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(url)
+            page.goto(url)  # the Start page explains the app; Upload is one click away
+            expect(page.get_by_role("heading", name="RAG evaluation dashboard")).to_be_visible(timeout=30_000)
+            page.get_by_role("link", name="Upload").first.click()
             expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=30_000)
 
             # Upload through the real file chooser.

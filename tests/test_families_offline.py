@@ -403,17 +403,35 @@ def test_answer_semantic_similarity_with_the_embedded_model():
     assert 0.0 <= lo < hi <= 1.0 and hi > 0.8 and hi - lo > 0.3
 
 
-def test_readme_metric_table_is_in_sync_with_the_declarations():
+def test_metric_docs_are_in_sync_with_the_declarations():
+    """README's TRACE table and docs/metrics.md are generated from the declarations."""
     from pathlib import Path
 
-    from evaluators.families.docs import END, START, readme_section
+    from evaluators.families.docs import END, START, TRACE_END, TRACE_START, reference_section, trace_section
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert START in text and END in text
-    section = START + text.split(START, 1)[1].split(END, 1)[0] + END
-    assert section == readme_section(), "run: python -m evaluators.families.docs README.md"
-    for d in list_metrics():
+    root = Path(__file__).resolve().parents[1]
+    fix = "run: python -m evaluators.families.docs"
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert TRACE_START in readme and TRACE_END in readme
+    assert TRACE_START + readme.split(TRACE_START, 1)[1].split(TRACE_END, 1)[0] + TRACE_END == trace_section(), fix
+    assert START not in readme, "the full metric reference lives in docs/metrics.md"
+    ref = (root / "docs" / "metrics.md").read_text(encoding="utf-8")
+    section = START + ref.split(START, 1)[1].split(END, 1)[0] + END
+    assert section == reference_section(), fix
+    for d in list_metrics(include_trace=True):
         assert f"| `{d['name']}` |" in section
+    for m in ("context_relevance", "context_utilization", "completeness", "adherence", "expected_adherence",
+              "overall_supported"):
+        assert f"| `{m}` |" in trace_section()
+
+
+def test_every_metric_declares_formula_range_direction_and_example():
+    decls = list_metrics(include_trace=True)
+    assert {"expected_adherence", "overall_supported", "faithfulness", "regex"} <= {d["name"] for d in decls}
+    for d in decls:
+        assert d["formula"].strip() and d["example"].strip() and d["description"].strip(), d["name"]
+        assert d["direction"] in ("higher", "lower") and len(d["range"]) == 2, d["name"]
+        assert "→" in d["example"], d["name"]  # inputs -> value
 
 
 def test_library_run_with_binary_callback_exports_json():

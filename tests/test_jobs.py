@@ -105,6 +105,41 @@ def test_results_are_readable_while_the_run_goes_on(queue, rec):
     assert len(queue.store.load(job.id, owner="o").results) == 6
 
 
+class Ticker(BaseMethod):
+    """Labels case by case, ticking after each; blocks after ``hold_after`` cases until ``gate``."""
+
+    def __init__(self, hold_after: int) -> None:
+        self.hold_after = hold_after
+        self.gate = threading.Event()
+
+    def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
+        outs = []
+        for i, it in enumerate(items):
+            if i == self.hold_after:
+                assert self.gate.wait(30)
+            outs.extend(FakeMethod().label([it], options, lambda n: None))
+            tick(1)
+        return outs
+
+
+def test_progress_moves_within_a_chunk(queue, register_method):
+    """Issue 30 item 3: a 16-case run in one chunk showed 0/16 until it was done; the count now
+    follows the cases the method finishes inside the chunk (stored cases stay ``done``)."""
+    t = Ticker(hold_after=5)
+    register_method("ticker", t)
+    job = queue.submit("o", cases("c", 16), "ticker", OPTS, chunk_size=25)
+    deadline = time.time() + 10
+    while queue.get(job.id, "o").labeled < 5 and time.time() < deadline:
+        time.sleep(0.02)
+    view = queue.get(job.id, "o")
+    assert (view.labeled, view.done, view.total) == (5, 0, 16)
+    assert view.eta_s is not None  # the pace is known once a case finished
+    t.gate.set()
+    assert queue.wait(job.id, 30) == "finished"
+    view = queue.get(job.id, "o")
+    assert view.labeled == view.done == 16
+
+
 def test_cancel_keeps_finished_chunks(queue, rec):
     rec.gate.clear()
     job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)

@@ -17,12 +17,12 @@ def test_a_page_run_alone_is_rerun_through_app_py_and_keeps_the_click():
     at = AppTest.from_file(fx.APP, default_timeout=60)
     at.query_params[state.URL_PARAM] = "test-visitor-legacy-mode"
     at.run()
-    sample = next(b for b in at.button if b.key and b.key.startswith("upload.sample."))
-    at.button(key=sample.key).click().run()  # a click in a run Streamlit starts as a bare page
+    at.button(key="start.sample").click().run()  # a click in a run Streamlit starts as a bare page
     assert not at.exception, at.exception
-    assert int({m.label: m.value for m in at.metric}["Cases ready"]) > 0  # the click was not lost
+    assert len(at.session_state[state._DATA].cases) > 0  # the click was not lost ...
+    assert at.title[0].value == "Evaluate" and at.button(key="evaluate.run")  # ... and opened Evaluate
     assert any(s.value.startswith("LLM") for s in at.sidebar.subheader)  # app.py's sidebar is there
-    at.switch_page("pages/2_evaluate.py").run()
+    at.switch_page("pages/1_upload.py").run()
     assert not at.exception, at.exception
-    assert at.title[0].value == "Evaluate" and at.button(key="evaluate.run")
+    assert int({m.label: m.value for m in at.metric}["Cases ready"]) > 0
     assert any(s.value.startswith("LLM") for s in at.sidebar.subheader)

@@ -223,3 +223,18 @@ def test_json_mode_rejected_by_server_falls_back(llm_server, settings):
     r = evaluate_batch([CASE], "gpt_labeling", llm=settings()).results[0]
     assert r.error is None
     assert [("response_format" in q.json) for q in llm_server.requests] == [True, False]
+
+
+def test_progress_counts_each_llm_reply_within_a_chunk(llm_server, settings):
+    """Issue 30 item 3: gpt_labeling reports every finished case, not one tick per chunk."""
+    from evaluators.testing.llm_server import keyed_labels_responder
+
+    llm_server.respond(keyed_labels_responder)
+    cases = [CASE.model_copy(update={"id": f"p{i}", "question": f"{CASE.question} ({i})"})
+             for i in range(6)]
+    seen: list[tuple[int, int]] = []
+    run = evaluate_batch(cases, "gpt_labeling", llm=settings(concurrency=2),
+                         chunk_size=6, progress=lambda d, t: seen.append((d, t)))
+    assert all(r.ok for r in run.results)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1] == (6, 6)
+    assert {d for d, _ in seen} >= {1, 2, 3, 4, 5, 6}, seen

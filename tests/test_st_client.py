@@ -33,7 +33,9 @@ def test_visitor_uploads_runs_and_switches_pages_without_a_browser(server, tmp_p
     url, store = server
     v = Visitor(url)
     first = v.rerun()
-    assert "Upload test cases" in first.headings and set(v.pages) >= {"evaluate", "results", "inspect"}
+    assert "RAG evaluation dashboard" in first.headings  # the Start page, served at "/"
+    assert set(v.pages) >= {"upload", "evaluate", "results", "inspect", "glossary"}
+    assert "Upload test cases" in v.goto("upload").headings
     shown = v.upload("Drop a CSV", "cases.jsonl", write_cases(tmp_path / "a.jsonl", 4, "a").read_bytes())
     assert shown.metrics.get("Cases ready") == "4"
     ev = v.goto("evaluate")
@@ -47,7 +49,7 @@ def test_visitor_uploads_runs_and_switches_pages_without_a_browser(server, tmp_p
         time.sleep(0.5)
     res = v.goto("results")
     assert "Results" in res.headings and res.metrics.get("Adherence") not in (None, "n/a")
-    assert "Upload test cases" in v.goto("upload").headings  # the default page, also served at "/"
+    assert "Upload test cases" in v.goto("upload").headings
     # another visitor: its own (empty) history, although the first one's run is on the server
     other = Visitor(url)
     other.rerun()

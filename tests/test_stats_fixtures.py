@@ -35,3 +35,26 @@ def failed_case(i: int, labels: dict[str, Any] | None = None, method: str = "tra
 
 def make_run(results: Sequence[CaseResult], method: str = "trace") -> RunResult:
     return RunResult(method=method, results=tuple(results))
+
+
+def make_hybrid_case(i: int, trace_sents: Sequence[bool], llm_sents: Sequence[bool] | None, *,
+                     trace_probs: Sequence[float] | None = None, relevant: int = 2,
+                     llm_relevant: int = 2) -> CaseResult:
+    """A hybrid case: ``trace`` and (when ``llm_sents`` is given) ``gpt_labeling`` labels as
+    variants, their scores and per-case agreement, the LLM's labels final (as ``hybrid`` does)."""
+    from evaluators.labelers.agreement import agreement
+
+    t = make_case(i, trace_sents, relevant=relevant, probs=trace_probs).labels
+    assert t is not None
+    variants = {"trace": t}
+    final = t
+    if llm_sents is not None:
+        g = make_case(i, llm_sents, relevant=llm_relevant, method="gpt_labeling").labels
+        assert g is not None
+        variants["gpt_labeling"] = final = g
+    base = make_case(i, trace_sents)
+    return base.model_copy(update={
+        "method": "hybrid", "labels": final, "scores": trace_metrics.compute(final),
+        "labeled_by": final.method, "variants": variants,
+        "variant_scores": {k: trace_metrics.compute(v) for k, v in variants.items()},
+        "agreement": agreement(t, variants["gpt_labeling"]) if llm_sents is not None else {}})

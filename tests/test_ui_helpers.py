@@ -93,9 +93,10 @@ def test_case_frame_filters_and_summary():
     run = fake_run()
     df = tables.case_frame(run)
     assert list(df["id"]) == ["c1", "c2", "c3", "c4"]
-    bad = tables.filter_frame(df, *tables.PRESETS["unsupported sentences > 0"])
+    bad = tables.apply_preset(df, "a sentence with no support at all")
     expected = [r.case.id for r in run.results if r.scores and r.scores.unsupported_sentences > 0]
     assert list(bad["id"]) == expected and "c1" in expected
+    assert tables.apply_preset(df, "all cases") is df
     assert "c4" not in list(tables.filter_frame(df, "adherence", ">=", 0)["id"])  # unscored dropped
     with pytest.raises(KeyError, match="nope"):
         tables.filter_frame(df, "nope", ">", 0)
@@ -140,6 +141,20 @@ def test_progress_text():
     assert jobs.progress_text(10, 10, 3).endswith("done")
 
 
+def test_metric_bars_never_draw_a_zero_width_interval_for_a_missing_one():
+    """Issue 30 item 2: a metric without an interval got error bars mean..mean (zero width), and a
+    lower bound of exactly 0.0 was read as missing."""
+    stats = pd.DataFrame([{"metric": "adherence", "mean": 0.5, "std": 0.3, "n": 10},
+                          {"metric": "expected_adherence", "mean": 0.6, "std": 0.3, "n": 10}])
+    fig = charts.metric_bars(stats, {"adherence": {"low": 0.0, "high": 0.8}})
+    err = fig.data[0].error_y
+    assert list(err.arrayminus)[0] == pytest.approx(0.5)  # low = 0.0 is a bound, not "missing"
+    assert list(err.array)[0] == pytest.approx(0.3)
+    # no interval for expected_adherence: no bar at all rather than a fake zero-width one
+    assert list(err.array)[1] is None and list(err.arrayminus)[1] is None
+    assert "no interval" in fig.data[0].hovertext[1] and "0.00–0.80" in fig.data[0].hovertext[0]
+
+
 def test_charts():
     run = fake_run()
     df = tables.case_frame(run)
@@ -178,7 +193,7 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
     # a metric neither run has: plain correlations of the paired frame, with the reason
     p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
     rows, lib = compare_view.correlations(run, run, "no_such_metric", p)
-    assert "pandas" in lib and "no_such_metric" in lib and rows[0]["value"] == pytest.approx(1.0)
+    assert "no intervals" in lib and "no_such_metric" in lib and rows[0]["value"] == pytest.approx(1.0)
 
 
 def test_key_resolution_order(monkeypatch):
@@ -191,3 +206,63 @@ def test_key_resolution_order(monkeypatch):
     assert (c.key, c.key_source) == ("env-key", "$GROQ_API_KEY")
     monkeypatch.delenv("GROQ_API_KEY")
     assert resolve_credentials("groq", None, None).key is None
+
+
+def test_upload_templates_round_trip_through_the_reader(tmp_path):
+    from evaluators.datasets import load_cases
+    from ui import home
+
+    for name, raw in (("t.csv", home.template_csv()), ("t.jsonl", home.template_jsonl())):
+        path = tmp_path / name
+        path.write_bytes(raw)
+        res = load_cases(path)
+        assert not res.errors, res.errors
+        assert [c.id for c in res.cases] == [r["id"] for r in home.TEMPLATE_ROWS]
+        first = res.cases[0]
+        assert first.documents == tuple(home.TEMPLATE_ROWS[0]["documents"])
+        assert first.ground_truth == "Paris"
+        assert [c.labels.get("hallucinated") for c in res.cases] == [False, True]
+
+
+def test_help_texts_come_from_the_metric_declarations():
+    from evaluators.families import get_metric
+    from ui import glossary
+
+    for name in ("adherence", "expected_adherence", "overall_supported", "faithfulness", "answer_similarity"):
+        m = get_metric(name)
+        h = glossary.help_text(name)
+        assert m.formula in h and m.example in h and f"{m.direction} is better" in h
+    assert "0 / 1" in glossary.help_text("overall_supported")
+    assert "0–5" in glossary.help_text("answer_similarity")
+    assert "partly supported" in glossary.help_text("partially_supported_sentences")
+    assert glossary.help_text("question") is None
+    assert glossary.help_text("aspect_critique.coherence") == glossary.help_text("coherence")
+
+
+def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
+    paired = pd.DataFrame({"id": ["a", "b", "c", "d"], "a": [1.0, 1.0, 1.0, 0.2], "b": [1.0, 1.0, 0.5, 0.4]})
+    fig = charts.scatter_pair(paired, "adherence", "A", "B", jitter=0.02)
+    x, y = list(fig.data[0].x), list(fig.data[0].y)
+    assert x[0] != x[1] or y[0] != y[1]  # the two (1, 1) cases no longer sit on each other
+    assert all(abs(x[i] - 1.0) <= 0.02 and abs(y[i] - 1.0) <= 0.02 for i in (0, 1))
+    assert (x[2], y[2], x[3], y[3]) == (1.0, 0.5, 0.2, 0.4)  # distinct points stay put
+    assert [list(c) for c in fig.data[0].customdata] == [[1.0, 1.0], [1.0, 1.0], [1.0, 0.5], [0.2, 0.4]]
+
+
+def test_compare_words_and_default_pair():
+    from ui import compare_view as cv
+
+    assert cv.method_words("hybrid:gpt_labeling") == "hybrid (its gpt_labeling labels)"
+    assert cv.method_words("trace") == "trace"
+    assert cv.plain_note("3 of 400 resamples undefined, left out") == (
+        "interval from the 397 of 400 bootstrap samples where it is defined")
+    frame = cv.correlation_frame([{"statistic": "spearman", "value": 0.5, "low": 0.2, "high": 0.7},
+                                  {"statistic": "pearson", "value": "one method's scores are constant: no "
+                                                                    "correlation", "low": None, "high": None}])
+    assert list(frame["measure"]) == ["rank correlation (Spearman)", "linear correlation (Pearson)"]
+    assert frame["95% interval"][0] == "0.20 – 0.70" and pd.isna(frame["value"][1])
+    assert "constant" in frame["note"][1]
+    ids = {"new": frozenset("xyz"), "b": frozenset("abc"), "a": frozenset("abc"), "a2": frozenset("abc")}
+    meth = {"new": "trace", "b": "hybrid", "a": "trace", "a2": "trace"}
+    assert cv.default_pair(["new", "b", "a", "a2"], ids.__getitem__, meth.__getitem__) == ("a", "b")
+    assert cv.default_pair(["new", "b"], ids.__getitem__, meth.__getitem__) == ("b", "new")  # nothing shared

@@ -18,6 +18,7 @@ def upload(raw: bytes, name: str = "dupes.jsonl") -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
     at.query_params[state.URL_PARAM] = "test-visitor-upload-warnings"
     at.run()
+    at.switch_page("pages/1_upload.py").run()  # the app opens on Start
     at.file_uploader(key="upload.file").set_value((name, raw, "application/json")).run()
     assert not at.exception, at.exception
     return at

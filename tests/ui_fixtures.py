@@ -26,6 +26,9 @@ _WORD = re.compile(r"[a-z0-9]{3,}")
 GATE = threading.Event()
 GATE.set()
 HOLD_AFTER: int | None = None
+#: With ``TICK_HOLD = n`` the labeler ticks after every case and waits for ``GATE`` after n cases
+#: of a chunk (a chunk that is going on, with cases finished inside it).
+TICK_HOLD: int | None = None
 CALLS: list[int] = []
 
 
@@ -38,9 +41,21 @@ class FakeMethod(BaseMethod):
     supported when >= 60% of its words occur in one doc sentence, partially when >= 30%."""
 
     def label(self, items: Sequence[SentencizedCase], options: EvalOptions, tick) -> list[LabelOutcome]:
+        if TICK_HOLD is not None:
+            out = []
+            for i, it in enumerate(items):
+                if i == TICK_HOLD:
+                    GATE.wait(timeout=30)
+                out.extend(self._label([it]))
+                tick(1)
+            CALLS.append(len(items))
+            return out
         if HOLD_AFTER is None or len(CALLS) >= HOLD_AFTER:
             GATE.wait(timeout=30)
         CALLS.append(len(items))
+        return self._label(items)
+
+    def _label(self, items: Sequence[SentencizedCase]) -> list[LabelOutcome]:
         out = []
         for it in items:
             q = words(it.case.question)
@@ -75,14 +90,14 @@ FAKE_SPEC = MethodSpec("ui_fake", "UI test labeler", "Word overlap (tests only).
 def fake_method(monkeypatch):
     """Register ``ui_fake`` for one test only (the method registry is process-wide); its gate
     open and its call log empty."""
-    global HOLD_AFTER
+    global HOLD_AFTER, TICK_HOLD
     monkeypatch.setitem(METHODS._items, "ui_fake", FAKE_SPEC)
     GATE.set()
-    HOLD_AFTER = None
+    HOLD_AFTER = TICK_HOLD = None
     CALLS.clear()
     yield FAKE_SPEC
     GATE.set()
-    HOLD_AFTER = None
+    HOLD_AFTER = TICK_HOLD = None
 
 XSS_DOC = 'Paris is the capital of France. <img src=x onerror=alert(1)> <script>window.__xss=1</script>'
 

@@ -24,22 +24,40 @@ def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
+def _bound(iv: Mapping[str, Any] | None, key: str) -> float | None:
+    v = (iv or {}).get(key)
+    return None if v is None else float(v)
+
+
 def metric_bars(stats: pd.DataFrame, intervals: Mapping[str, Mapping[str, Any]] | None = None) -> go.Figure:
-    """Mean per metric with error bars: the bootstrap interval when given, else ± one std."""
+    """Mean per metric with error bars: the bootstrap interval when given (a metric without one
+    gets no bar — never a zero-width one), else ± one std."""
     x = [nice(m) for m in stats["metric"]]
     y = stats["mean"].astype(float).tolist()
+    hover: list[str] = []
     if intervals:
-        lo = [max(0.0, y[i] - float(intervals.get(m, {}).get("low", y[i]) or y[i]))
-              for i, m in enumerate(stats["metric"])]
-        hi = [max(0.0, float(intervals.get(m, {}).get("high", y[i]) or y[i]) - y[i])
-              for i, m in enumerate(stats["metric"])]
+        lo: list[float | None] = []
+        hi: list[float | None] = []
+        for m, mean in zip(stats["metric"], y):
+            low, high = _bound(intervals.get(m), "low"), _bound(intervals.get(m), "high")
+            if low is None or high is None:
+                lo.append(None)
+                hi.append(None)
+                why = (intervals.get(m) or {}).get("note") or "not computed"
+                hover.append(f"{nice(m)}: mean {mean:.3f} · no interval ({why})")
+            else:
+                lo.append(max(0.0, mean - low))
+                hi.append(max(0.0, high - mean))
+                hover.append(f"{nice(m)}: mean {mean:.3f} · 95% interval {low:.2f}–{high:.2f}")
         err = dict(type="data", symmetric=False, array=hi, arrayminus=lo)
         note = "mean with 95% interval"
     else:
-        err = dict(type="data", array=stats["std"].fillna(0).astype(float).tolist())
+        std = stats["std"].fillna(0).astype(float).tolist()
+        err = dict(type="data", array=std)
+        hover = [f"{nice(m)}: mean {mean:.3f} ± {s:.3f} (std)" for m, mean, s in zip(stats["metric"], y, std)]
         note = "mean ± std"
-    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8",
-                           text=[f"{v:.2f}" for v in y], textposition="inside",
+    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color="#4c78a8", hovertext=hover,
+                           hoverinfo="text", text=[f"{v:.2f}" for v in y], textposition="inside",
                            insidetextanchor="start", textfont=dict(color="white")))
     fig.update_yaxes(range=[0, max([1.0, *y]) * 1.15])
     return _layout(fig, f"Metrics ({note})")
@@ -78,10 +96,22 @@ def radar(runs: Mapping[str, RunResult]) -> go.Figure:
 
 
 def scatter_pair(paired: pd.DataFrame, metric: str, label_a: str, label_b: str,
-                 corr_text: str = "") -> go.Figure:
-    fig = go.Figure(go.Scatter(x=paired["a"], y=paired["b"], mode="markers", text=paired["id"],
-                               hovertemplate="case %{text}<br>a=%{x:.3f}<br>b=%{y:.3f}<extra></extra>",
-                               marker=dict(size=8, opacity=0.7)))
+                 corr_text: str = "", jitter: float = 0.015) -> go.Figure:
+    """One dot per case (A's score across, B's up). Dots that would sit on another one (equal
+    scores) are nudged by at most ``jitter``, deterministically; the hover shows the exact scores."""
+    import numpy as np
+
+    a = pd.to_numeric(paired["a"], errors="coerce").astype(float).to_numpy()
+    b = pd.to_numeric(paired["b"], errors="coerce").astype(float).to_numpy()
+    dup = pd.Series(list(zip(a, b))).duplicated(keep=False).to_numpy() if len(a) else np.zeros(0, bool)
+    rng = np.random.default_rng(0)
+    x = a + np.where(dup, rng.uniform(-jitter, jitter, len(a)), 0.0)
+    y = b + np.where(dup, rng.uniform(-jitter, jitter, len(b)), 0.0)
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="markers", text=paired["id"],
+                               customdata=paired[["a", "b"]].to_numpy(),
+                               hovertemplate="case %{text}<br>A = %{customdata[0]:.3f}<br>B = %{customdata[1]:.3f}"
+                                             "<extra></extra>",
+                               marker=dict(size=9, opacity=0.6)))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dot", color="#999"),
                              showlegend=False, hoverinfo="skip"))
     fig.update_xaxes(title=f"{label_a}", range=[-0.05, 1.05])

@@ -55,6 +55,26 @@ def estimated_calls(estimate: dict[str, Any] | None) -> int:
     return int(e.get("calls") or 0) + int((e.get("family_metrics") or {}).get("calls") or 0)
 
 
+def cost_text(estimate: dict[str, Any] | None) -> str:
+    """The estimated cost for people: "$0.0107", or "unknown" when a model has no price (the
+    library then counts it as $0, which is not the real cost)."""
+    e = estimate or {}
+    fam = e.get("family_metrics") or {}
+    if e.get("cost_usd") is None or e.get("price_known") is False or fam.get("price_known") is False:
+        return "unknown"
+    return f"${e['cost_usd'] + (fam.get('cost_usd') or 0.0):,.4f}"
+
+
+def default_run_name(method: str, filename: str) -> str:
+    """The name a run gets when the visitor types none (the Run name field's placeholder)."""
+    return f"{method} on {filename}"
+
+
+def going() -> list[JobView]:
+    """This visitor's runs that are queued or going on (followed by this session)."""
+    return [v for v in _active() if v.active]
+
+
 def calls_used() -> int:
     return resources.queue().ledger.used(state.owner_token())
 
@@ -188,8 +208,8 @@ def _progress() -> None:
     for v in views:
         if not v.active:
             continue
-        st.progress(v.done / max(1, v.total),
-                    text=f"**{v.name}** · " + progress_text(v.done, v.total, v.elapsed_s, v.eta_s))
+        st.progress(v.labeled / max(1, v.total),
+                    text=f"**{v.name}** · " + progress_text(v.labeled, v.total, v.elapsed_s, v.eta_s))
         c1, c2 = st.columns([5, 1])
         c1.caption(_caption(v))
         if v.cancel_requested:

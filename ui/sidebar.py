@@ -14,25 +14,37 @@ def _reset_model() -> None:
     st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
 
 
+def base_url_label(provider: str) -> str:
+    """The base URL field's label: required for an OpenAI-compatible server, optional otherwise."""
+    return "Base URL (required)" if provider == "openai_compatible" else "Base URL (optional)"
+
+
 def render() -> None:
     """The LLM settings (widgets: drawn before the page, which reads them)."""
+    state.restore_sidebar()
     with st.sidebar:
+        state.send_owner_cookie()
         st.subheader("LLM (for GPT labeling / hybrid)")
         st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
                      help="groq and openai use their official SDKs; openai_compatible needs a base URL.")
         if state.MODEL not in st.session_state:
             st.session_state[state.MODEL] = state.DEFAULT_MODELS[st.session_state[state.PROVIDER]]
         st.text_input("Model", key=state.MODEL)
-        st.text_input("Base URL (optional)", key=state.BASE_URL,
+        provider = st.session_state[state.PROVIDER]
+        st.text_input(base_url_label(provider), key=state.BASE_URL,
                       placeholder="https://…/v1 for an OpenAI-compatible server",
-                      help="A base URL typed here receives only a key typed below in this "
-                           "session (or none): the server's own keys never go to it.")
+                      help=("An OpenAI-compatible server (vLLM, Ollama, LM Studio, …) is reached only "
+                            "through this URL. " if provider == "openai_compatible" else
+                            "Leave empty for the provider's official endpoint. ")
+                      + "A base URL typed here receives only a key typed below in this "
+                        "session (or none): the server's own keys never go to it.")
         st.text_input("API key", key=state.API_KEY, type="password",
                       help="Kept in memory for this browser session only: never saved to run "
                            "history, exports or logs (a background run holds it in memory until "
                            "it ends). Without one, the server's key for the provider "
                            f"({', '.join(KEY_ENV.values())} in the environment or Streamlit "
                            "secrets) is used, and only for its official endpoint.")
+        state.keep_sidebar()
         settings, status = state.llm_settings()
         st.caption(("✅ " if settings else "ℹ️ ") + status)
         st.divider()
@@ -47,7 +59,9 @@ def render_status() -> None:
         st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
-        st.caption("⏳ " + " · ".join(f"{v.name}: {v.done}/{v.total}" for v in going))
+        # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own
+        st.caption("⏳ Running: " + " · ".join(f"{v.name} ({v.total} cases)" for v in going)
+                   + " — progress at the top of the page")
     lim = resources.limits()
     st.caption("🔒 Your run history is private to this browser." if not lim.shared_history
                else "👥 The run history is shared by everyone using this server.")

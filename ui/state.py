@@ -26,7 +26,6 @@ from . import layout, resources
 # Raw keys: private to this module.
 _DATA = "state.data"
 _OWNER = "state.owner"
-_COOKIE_SENT = "state.owner_cookie_sent"
 _WATCHED = "state.watched_jobs"
 _FILED = "state.filed_jobs"
 _STARTED = "state.started_jobs"
@@ -36,13 +35,14 @@ _CASE = "state.case_id"
 _NOTICE = "state.notice"
 _SAVED = "state.saved_ids"
 _MEMO = "state.memo"
+_SIDEBAR_KEPT = "state.sidebar_kept"
 
 # Widget keys of the shared sidebar (app.py renders them on every page, so they persist).
 PROVIDER = "sidebar.provider"
 MODEL = "sidebar.model"
 BASE_URL = "sidebar.base_url"
 API_KEY = "sidebar.api_key"
-
+SIDEBAR_KEYS = (PROVIDER, MODEL, BASE_URL, API_KEY)
 
 
 @dataclass
@@ -106,12 +106,19 @@ def owner_token() -> str:
 
 
 def keep_owner_token() -> None:
-    """Put the token back into the URL (page switches clear it) and, once a session, the cookie."""
+    """Put the token back into the URL (page switches clear it)."""
     tok = owner_token()
     if st.query_params.get(URL_PARAM) != tok:
         st.query_params[URL_PARAM] = tok
-    if _cookie() != tok and not _ss().get(_COOKIE_SENT):
-        _ss()[_COOKIE_SENT] = True
+
+
+def send_owner_cookie() -> None:
+    """Ask the browser to keep the token in a cookie — on every run until the cookie the browser
+    connected with holds it. (Sending it once a session lost it when that first run was cut short
+    before its elements reached the browser, e.g. by a quick click on the first page: a new tab
+    then started another, empty history.) Drawn first in the sidebar, before the page's work."""
+    tok = owner_token()
+    if _cookie() != tok:
         # the token matches [A-Za-z0-9_-]: safe inside the script. Partitioned + Secure on https so
         # it also works inside an embedding page (a Hugging Face Space's iframe).
         st.html(f"""<script>(function(){{var s=location.protocol==='https:'?
@@ -209,6 +216,25 @@ def pop_notice() -> str | None:
 
 
 # ---- LLM settings ------------------------------------------------------------------------------
+def restore_sidebar() -> None:
+    """Put back the sidebar's values a page switch made by the server dropped.
+
+    ``st.switch_page`` (a finished run opening Results, Compare's "Open") starts the new page with
+    no widget states from the browser, and Streamlit then forgets every widget value — the model,
+    provider, base URL and typed key the visitor set. A copy kept under a plain (non-widget) key
+    survives; called before the sidebar's widgets are drawn."""
+    ss = _ss()
+    for k, v in (ss.get(_SIDEBAR_KEPT) or {}).items():
+        if k not in ss:
+            ss[k] = v
+
+
+def keep_sidebar() -> None:
+    """Remember the sidebar's current values (after its widgets are drawn); memory only."""
+    ss = _ss()
+    ss[_SIDEBAR_KEPT] = {k: ss[k] for k in SIDEBAR_KEYS if k in ss}
+
+
 def llm_choice() -> dict[str, Any]:
     ss = _ss()
     provider = ss.get(PROVIDER) or PROVIDERS[0]

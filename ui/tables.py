@@ -16,15 +16,36 @@ OPS: dict[str, Callable[[Any, Any], Any]] = {
     ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le,
     "==": operator.eq, "!=": operator.ne,
 }
-#: Ready-made filters offered in Results: label -> (column, op, value).
-PRESETS: dict[str, tuple[str, str, float] | None] = {
+
+
+def _count(df: pd.DataFrame, column: str) -> pd.Series:
+    return pd.to_numeric(df[column], errors="coerce") if column in df else pd.Series(float("nan"), index=df.index)
+
+
+def _below(column: str, value: float) -> Callable[[pd.DataFrame], pd.Series]:
+    return lambda df: _count(df, column) < value
+
+
+#: Ready-made filters offered in Results: label -> rows to keep (None: every row). Unscored cases
+#: never match a filter.
+PRESETS: dict[str, Callable[[pd.DataFrame], pd.Series] | None] = {
     "all cases": None,
-    "unsupported sentences > 0": ("unsupported_sentences", ">", 0),
-    "not overall supported": ("overall_supported", "==", 0),
-    "adherence < 0.5": ("adherence", "<", 0.5),
-    "context relevance < 0.2": ("context_relevance", "<", 0.2),
-    "completeness < 0.5": ("completeness", "<", 0.5),
+    # a partially supported sentence is a hallucination too: part of its claim is in no document
+    "a sentence not fully supported (incl. partial)":
+        lambda df: (_count(df, "unsupported_sentences") + _count(df, "partially_supported_sentences")) > 0,
+    "a sentence with no support at all": lambda df: _count(df, "unsupported_sentences") > 0,
+    "adherence < 0.5": _below("adherence", 0.5),
+    "context relevance < 0.2": _below("context_relevance", 0.2),
+    "completeness < 0.5": _below("completeness", 0.5),
 }
+
+
+def apply_preset(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """The rows of ``df`` a ready-made filter keeps (KeyError for an unknown label)."""
+    keep = PRESETS[label]
+    if keep is None or df.empty:
+        return df
+    return df[keep(df).fillna(False).astype(bool)]
 
 
 def case_frame(run: RunResult) -> pd.DataFrame:
@@ -90,6 +111,62 @@ def paired_frame(a: RunResult, b: RunResult, metric: str) -> pd.DataFrame:
     m = m.dropna(subset=["a", "b"])
     m["diff"] = m["b"] - m["a"]
     return m.reindex(m["diff"].abs().sort_values(ascending=False).index).reset_index(drop=True)
+
+
+#: Columns a person reads first after the scores; the rest follow in file order.
+_TEXT_FIRST = ("question", "response")
+_LAST = ("labeled_by", "num_documents", "method", "error")
+
+
+def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | None = None) -> pd.DataFrame:
+    """The per-case table as people read it: id, the Inspect link, the scores, the sentence
+    counts, the question and response, human labels, then the rest. Booleans (and the 0/1
+    ``overall_supported``) read yes / no, counts are whole numbers, a missing text is blank."""
+    out = view.copy()
+    if links is not None:
+        out["inspect"] = links
+    counts = [c for c in COUNT_COLUMNS if c in out]
+    for c in counts:
+        out[c] = pd.to_numeric(out[c], errors="coerce").round().astype("Int64")
+    yes_no = [c for c in out.columns if c == OVERALL_SUPPORTED or pd.api.types.is_bool_dtype(out[c])
+              or (c.startswith("human_") and _is_boolish(out[c]))]
+    for c in yes_no:
+        out[c] = out[c].map(_yes_no)
+    for c in out.columns:
+        if c not in metrics and c not in counts and not pd.api.types.is_numeric_dtype(out[c]):
+            out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+    human = [c for c in out.columns if c.startswith("human_")]
+    first = ["id", *(["inspect"] if links is not None else []), *[m for m in metrics if m in out], *counts,
+             *[c for c in _TEXT_FIRST if c in out], *human]
+    rest = [c for c in out.columns if c not in first and c not in _LAST]
+    return out[first + rest + [c for c in _LAST if c in out]]
+
+
+def _is_boolish(col: pd.Series) -> bool:
+    vals = {v for v in col.dropna().unique()}
+    return bool(vals) and vals <= {True, False}
+
+
+def _yes_no(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return "yes" if bool(v) else "no"
+
+
+def usage_text(usage_calls: int, cost_usd: float, retries: int, settings: dict[str, Any]) -> str:
+    """' · 16 LLM calls billed, $0.0107' — or 'cost unknown' when the run's model has no price."""
+    from evaluators.llm.prices import lookup
+
+    text = ""
+    if usage_calls:
+        llm = settings.get("llm") or {}
+        known = not llm or lookup(str(llm.get("model") or ""), llm.get("provider"),
+                                  llm.get("price_per_mtok")) is not None
+        cost = f"${cost_usd:.4f}" if known else f"cost unknown (no price for {llm.get('model')})"
+        text += f" · {usage_calls} LLM calls billed, {cost}"
+    if retries:
+        text += f" · {retries} retries (not billed)"
+    return text
 
 
 def human_label_columns(run: RunResult) -> list[str]:

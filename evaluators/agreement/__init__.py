@@ -48,12 +48,13 @@ from __future__ import annotations
 from .humans import COLUMNS, agreement_table, ppi_estimates, roc_points
 from .intervals import run_intervals
 from .labels import detect_label_columns, infer_scale, label_kind, label_target
-from .methods import method_vs_method, variant_agreement
+from .methods import labeler_agreement, method_vs_method, variant_agreement
 from .report import agreement_report, format_table, table_records
 from .stats import BINARY_STATS, GRADED_STATS
 
 __all__ = [
     "BINARY_STATS", "COLUMNS", "GRADED_STATS", "agreement_report", "agreement_table", "detect_label_columns",
-    "format_table", "infer_scale", "label_kind", "label_target", "method_vs_method", "ppi_estimates",
+    "format_table", "infer_scale", "label_kind", "label_target", "labeler_agreement", "method_vs_method",
+    "ppi_estimates",
     "roc_points", "run_intervals", "table_records", "variant_agreement",
 ]

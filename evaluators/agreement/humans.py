@@ -39,28 +39,32 @@ def runs_of(run: RunResult | Sequence[RunResult]) -> list[RunResult]:
 
 def agreement_table(run: RunResult | Sequence[RunResult], label_columns: Sequence[str] | None = None,
                     group_column: str | None = None, *, n_boot: int = N_BOOT, seed: int = 0,
-                    label_scales: Mapping[str, tuple[float, float]] | None = None):
+                    label_scales: Mapping[str, tuple[float, float]] | None = None,
+                    with_expected: bool = False):
     """Agreement of each method and metric with the human labels, one row per figure.
 
     Columns: method, metric, label, statistic, value, ci_low, ci_high, n, note. ``label_columns``
     entries may be ``"label"`` or ``"label:metric"``; None = detect (see module docstring).
     ``run`` may also be a list of runs (e.g. one per method) of the same cases.
+    ``with_expected`` adds ``expected_adherence`` rows for support labels (the dashboard does).
     """
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
     for rn in runs_of(run):
-        rows.extend(_agreement_rows(rn, label_columns, group_column, n_boot, seed, label_scales or {}))
+        rows.extend(_agreement_rows(rn, label_columns, group_column, n_boot, seed, label_scales or {},
+                                    with_expected))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _agreement_rows(run: RunResult, label_columns: Sequence[str] | None, group_column: str | None,
-                    n_boot: int, seed: int, scales: Mapping[str, tuple[float, float]]) -> list[dict[str, Any]]:
+                    n_boot: int, seed: int, scales: Mapping[str, tuple[float, float]],
+                    with_expected: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     cols = resolve_label_columns(run, label_columns)
     if not cols:
         return rows
-    preds = predictors(run)
+    preds = predictors(run, with_expected)
     groups = groups_for(run.results, group_column)
     unscored = sum(1 for r in run.results if not r.ok)
     for label, explicit, kind in cols:
@@ -136,7 +140,8 @@ def _row(*, run_method: str, metric: str, label: str, stat: str, iv: Interval, n
             "value": iv.estimate, "ci_low": iv.low, "ci_high": iv.high, "n": iv.n, "note": note}
 
 
-def roc_points(run: RunResult | Sequence[RunResult], label_column: str) -> list[dict[str, Any]]:
+def roc_points(run: RunResult | Sequence[RunResult], label_column: str,
+               with_expected: bool = False) -> list[dict[str, Any]]:
     """ROC curve points of every matching (method, metric) for a binary label:
     [{fpr, tpr, threshold, metric, method, auc}]. ``threshold`` is on the score scale of the
     agreement table (``1 − metric`` for a hallucination-type label); the first point's threshold
@@ -150,7 +155,7 @@ def roc_points(run: RunResult | Sequence[RunResult], label_column: str) -> list[
         labels = label_values(rn, label, "binary")
         if len(set(labels.values())) < 2:
             continue
-        for p in predictors(rn):
+        for p in predictors(rn, with_expected):
             if not matches(p, target or "support", explicit):
                 continue
             ids = [i for i in p.values if i in labels]

@@ -1,5 +1,5 @@
 """Method vs method: agreement of two runs on the same cases for one metric, and of the two label
-sets (variants) of a hybrid run."""
+sets (variants) of a hybrid run (:func:`variant_agreement`, :func:`labeler_agreement`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import N_BOOT, bootstrap_stats
-from ..types import RunResult
+from ..stats import N_BOOT, bootstrap_stats, mean_ci
+from ..types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 from .labels import groups_for
 
 
@@ -118,3 +118,74 @@ def variant_agreement(run: RunResult, a: str = "trace", b: str = "gpt_labeling")
     out["sentences_compared"] = len(sup_a)
     return out
 
+
+
+#: The metrics :func:`labeler_agreement` compares by default.
+LABELER_METRICS: tuple[str, ...] = (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED)
+
+
+def _variant_run(results: list[Any], variant: str) -> RunResult:
+    """The cases as one labeler alone scored them (its labels and scores; no family metrics)."""
+    return RunResult(method=variant, results=tuple(
+        r.model_copy(update={"labels": r.variants[variant], "scores": r.variant_scores[variant], "metrics": {},
+                             "variants": {}, "variant_scores": {}, "agreement": {}}) for r in results))
+
+
+def labeler_agreement(run: RunResult, a: str = "trace", b: str = "gpt_labeling",
+                      metrics: tuple[str, ...] = LABELER_METRICS, *, top: int = 10, n_boot: int = N_BOOT,
+                      seed: int = 0) -> dict[str, Any]:
+    """How far the two labelers of a hybrid run agree, on the cases both labeled.
+
+    Returns ``{a, b, n, cases, metrics, sentences, disagreements}``:
+
+    * ``metrics``: per metric ``{metric, n, mean_a, mean_b, mean_abs_diff, spearman[, agreement,
+      cohen_kappa]}``, each statistic an interval dict (``value``, ``low``, ``high``, ``note``) from
+      :func:`method_vs_method` (bootstrap over cases);
+    * ``sentences``: ``support_agreement`` (share of response sentences with the same fully-supported
+      verdict, mean over cases with a bootstrap interval) and the pooled Cohen's kappas of
+      :func:`variant_agreement`;
+    * ``disagreements``: the ``top`` cases where they disagree most — lowest share of agreeing
+      sentence verdicts first, then the largest adherence difference — with both adherences.
+
+    ValueError when no case has both labelings (selective hybrid sends only some cases to the LLM).
+    """
+    both = [r for r in run.results if r.ok and a in r.variant_scores and b in r.variant_scores
+            and a in r.variants and b in r.variants]
+    if not both:
+        raise ValueError(f"no case has both labelings ({a} and {b}): only hybrid runs keep both, and "
+                         "selective hybrid only for the cases it sent to the LLM")
+    ra, rb = _variant_run(both, a), _variant_run(both, b)
+    rows = []
+    for m in metrics:
+        va, vb = metric_values(ra, m), metric_values(rb, m)
+        res = method_vs_method(ra, rb, m, top=0, n_boot=n_boot, seed=seed)
+        c = res["correlations"]
+        row: dict[str, Any] = {"metric": m, "n": res["n"],
+                               "mean_a": float(np.mean(list(va.values()))) if va else None,
+                               "mean_b": float(np.mean(list(vb.values()))) if vb else None,
+                               "mean_abs_diff": c["mean_abs_diff"], "spearman": c["spearman"]}
+        for k in ("agreement", "cohen_kappa"):
+            if k in c:
+                row[k] = c[k]
+        rows.append(row)
+    sup = [r.agreement.get("support_agreement") for r in both]
+    summary = variant_agreement(RunResult(method=run.method, results=tuple(both)), a, b)
+    sentences = {"support_agreement": mean_ci(sup, n_boot=n_boot, seed=seed).as_dict(),
+                 "support_kappa": summary["support_kappa"], "relevance_kappa": summary["relevance_kappa"],
+                 "utilization_kappa": summary["utilization_kappa"],
+                 "sentences_compared": summary["sentences_compared"]}
+
+    def order(r: Any) -> tuple[float, float, str]:
+        s = r.agreement.get("support_agreement")
+        return (1.0 if s is None else s, -r.agreement.get("adherence_abs_diff", 0.0), r.case.id)
+
+    dis = []
+    for r in sorted(both, key=order)[: max(0, top)]:
+        s, d = r.agreement.get("support_agreement"), r.agreement.get("adherence_abs_diff", 0.0)
+        if (s is None or s >= 1.0) and not d:
+            continue  # they agree on this case: not a disagreement
+        dis.append({"id": r.case.id, "question": r.case.question, "support_agreement": s,
+                    f"adherence_{a}": r.variant_scores[a].adherence,
+                    f"adherence_{b}": r.variant_scores[b].adherence, "adherence_abs_diff": d})
+    return {"a": a, "b": b, "n": len(both), "cases": len(run.results), "metrics": rows,
+            "sentences": sentences, "disagreements": dis}

@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult, SentenceLabels, TraceScores
+from ..types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult, SentenceLabels, TraceScores
 
 #: The labeler's lowest per-sentence support probability (when it gives one).
 MIN_SENTENCE_SUPPORT = "min_sentence_support"
-SUPPORT_METRICS = ("adherence", OVERALL_SUPPORTED, MIN_SENTENCE_SUPPORT)
+#: The labeler's support metrics: after ``adherence`` they share its yes/no decision.
+SUPPORT_METRICS = ("adherence", EXPECTED_ADHERENCE, OVERALL_SUPPORTED, MIN_SENTENCE_SUPPORT)
 #: TRACE metrics (and the labeler's own) that measure each target of a human label.
 _TARGET_METRICS = {
     "support": SUPPORT_METRICS,
@@ -38,20 +39,25 @@ class Predictor:
     default_rule: str = ""
 
 
-def _labeler_values(scores: TraceScores, labels: SentenceLabels | None) -> dict[str, float]:
+def _labeler_values(scores: TraceScores, labels: SentenceLabels | None,
+                    with_expected: bool = False) -> dict[str, float]:
     vals = {m: float(getattr(scores, m)) for m in TRACE_METRICS}
     vals[OVERALL_SUPPORTED] = float(scores.overall_supported)
     if labels is not None:
         probs = [s.score for s in labels.sentences if s.score is not None]
         if probs:
             vals[MIN_SENTENCE_SUPPORT] = float(min(probs))
+    if with_expected:
+        vals[EXPECTED_ADHERENCE] = float(scores.expected_adherence)
     return vals
 
 
-def predictors(run: RunResult) -> list[Predictor]:
+def predictors(run: RunResult, with_expected: bool = False) -> list[Predictor]:
     """Every (method, metric) series in a run: the run's labels, each hybrid variant, and each
     family metric. A labeler's support metrics carry its own decision (``overall_supported``);
-    every other series is decided at 0.5."""
+    every other series is decided at 0.5. ``with_expected`` adds each labeler's
+    ``expected_adherence`` (the ranking metric; off by default so the ``agreement`` command's
+    output stays what it was)."""
     series: dict[tuple[str, str], dict[str, float]] = {}
     defaults: dict[tuple[str, str], dict[str, bool]] = {}
     for r in run.results:
@@ -62,7 +68,7 @@ def predictors(run: RunResult) -> list[Predictor]:
         sets += [(f"{run.method}:{k}", r.variant_scores[k], v) for k, v in r.variants.items()
                  if k in r.variant_scores]
         for meth, sc, lab in sets:
-            for m, v in _labeler_values(sc, lab).items():
+            for m, v in _labeler_values(sc, lab, with_expected).items():
                 series.setdefault((meth, m), {})[cid] = v
                 defaults.setdefault((meth, m), {})[cid] = bool(sc.overall_supported)
         for name, mv in r.metrics.items():

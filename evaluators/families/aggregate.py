@@ -52,14 +52,16 @@ def _mean(vals: list[float]) -> float:
     return sum(vals) / len(vals)
 
 
-def _aggregate(name: str, family: Family, combine: Callable[[list[float]], float], description: str) -> Metric:
+def _aggregate(name: str, family: Family, combine: Callable[[list[float]], float], description: str,
+               formula: str, example: str) -> Metric:
     """A per-case aggregate of the other ``family`` metrics (oriented values) by ``combine``."""
     def compute(ctx: Ctx):
         used, missing = _components(ctx, family)
         return combine([v for _, v in used]), {"components": {n: v for n, v in used},
                                                "not_included": missing}
 
-    return Metric(name=name, family=family, description=description, inputs=(), aggregate=True,
+    return Metric(name=name, family=family, description=description, formula=formula, example=example,
+                  inputs=(), aggregate=True,
                   reference_llm_calls="0", param_names=("metrics",), normalize=_norm(name, family),
                   compute=compute)
 
@@ -68,10 +70,14 @@ register(_aggregate(
     "ragas_score", "ragas", _harmonic_mean,
     "Harmonic mean of the selected ragas metrics of the case (or those named in "
     "params 'metrics'); lower-is-better aspects enter as 1 - value; skipped metrics are "
-    "left out and listed."))
+    "left out and listed.",
+    "n / Σ_i 1/v_i over the selected ragas metrics (lower-is-better ones as 1 − v)",
+    "faithfulness 0.8 and answer_relevancy 0.6 → 0.69"))
 
 register(_aggregate(
     "overall_score", "tonic", _mean,
     "Mean of the normalised selected Tonic metrics of the case (answer_similarity / 5; "
     "lower-is-better metrics — duplication, hate speech, PII — enter as 1 - value); "
-    "skipped metrics are left out and listed."))
+    "skipped metrics are left out and listed.",
+    "mean of the selected Tonic metrics (answer_similarity / 5; lower-is-better ones as 1 − v)",
+    "answer_consistency 0.8 and answer_similarity 4 → (0.8 + 0.8) / 2 = 0.80"))

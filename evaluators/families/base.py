@@ -107,6 +107,10 @@ class Metric:
     plan: Callable[[TestCase, dict[str, Any], Any, bool], None] | None = None
     #: ``embed_texts(case, params, groups) -> texts`` to embed before ``compute`` (batched per run).
     embed_texts: Callable[[TestCase, dict[str, Any], Mapping[str, Any]], list[str]] | None = None
+    #: The formula in one line (docs/metrics.md, README, the dashboard's help and glossary).
+    formula: str = ""
+    #: A one-line worked example: inputs -> value.
+    example: str = ""
 
     @property
     def offline(self) -> bool:
@@ -134,6 +138,8 @@ class Metric:
             "needs_embeddings": self.needs_embeddings,
             "llm_calls_per_case": self.llm_calls_per_case,
             "description": self.description,
+            "formula": self.formula,
+            "example": self.example,
             "llm_calls_note": self.llm_calls_note,
             "reference_llm_calls": self.reference_llm_calls,
             "binary": self.binary,

@@ -1,6 +1,18 @@
-"""The README metric table, generated from the declarations (a test keeps README in sync)."""
+"""The metric documentation, generated from the declarations (a test keeps both files in sync):
+
+* README.md, between ``<!-- trace-metrics:start -->`` / ``<!-- trace-metrics:end -->``: the short
+  table of the TRACE metrics (formula, range, direction, example);
+* docs/metrics.md, between ``<!-- metrics-table:start -->`` / ``<!-- metrics-table:end -->``: the
+  full reference of every metric (definitions, inputs, LLM calls, parameters).
+
+The dashboard's help texts and its Glossary page read the same declarations
+(``list_metrics(include_trace=True)``). Regenerate with ``python -m evaluators.families.docs``.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from .runner import list_metrics
 
@@ -16,6 +28,44 @@ def _fmt_range(r: list[float], binary: bool) -> str:
         return "0 / 1"
     lo, hi = r
     return f"{lo:g}–{hi:g}"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+
+
+def better(d: dict[str, Any]) -> str:
+    """'higher is better' / 'lower is better' of a declaration."""
+    return f"{d['direction']} is better"
+
+
+def range_text(d: dict[str, Any]) -> str:
+    """'0–1', '0 / 1' (per case, binary) or '0–5'."""
+    return _fmt_range(d["range"], d["binary"])
+
+
+def trace_table_markdown() -> str:
+    """The TRACE metrics: formula, range, direction and an example (README)."""
+    rows = ["| metric | formula | range | better | example |", "|---|---|---|---|---|"]
+    for d in list_metrics(include_trace=True):
+        if d["family"] == "trace":
+            rows.append(f"| `{d['name']}` | {_cell(d['formula'])} | {range_text(d)} | "
+                        f"{'↑ higher' if d['direction'] == 'higher' else '↓ lower'} | {_cell(d['example'])} |")
+    return "\n".join(rows)
+
+
+def definitions_markdown() -> str:
+    """Every metric (TRACE first): what it measures, formula, range (better), example."""
+    ds = list_metrics(include_trace=True)
+    ds = [d for d in ds if d["family"] == "trace"] + [d for d in ds if d["family"] != "trace"]
+    rows = ["| metric | family | what it measures | formula | range (better) | example |",
+            "|---|---|---|---|---|---|"]
+    for d in ds:
+        arrow = "↑" if d["direction"] == "higher" else "↓"
+        rows.append(f"| `{d['name']}` | {d['family']} | {_cell(d['description'])} | {_cell(d['formula'])} | "
+                    f"{range_text(d)} {arrow} | {_cell(d['example'])} |")
+    return "\n".join(rows)
 
 
 def metrics_table_markdown() -> str:
@@ -37,6 +87,8 @@ def metrics_table_markdown() -> str:
 
 START = "<!-- metrics-table:start -->"
 END = "<!-- metrics-table:end -->"
+TRACE_START = "<!-- trace-metrics:start -->"
+TRACE_END = "<!-- trace-metrics:end -->"
 
 NOTES = """\
 Select metrics with `metrics=[...]` (library), `--metrics name,name` (CLI) or the dashboard; their
@@ -115,31 +167,51 @@ def params_markdown() -> str:
     return "\n".join(lines)
 
 
-def readme_section() -> str:
-    return f"{START}\n{NOTES}\n{metrics_table_markdown()}\n\n{params_markdown()}\n{END}"
+def reference_section() -> str:
+    """The generated part of docs/metrics.md (between START and END)."""
+    return (f"{START}\n## Definitions\n\nRange: the values one case can take (0 / 1 = a yes/no "
+            "verdict per case, whose mean over cases is a share). ↑ higher is better, ↓ lower is "
+            f"better.\n\n{definitions_markdown()}\n\n## Inputs, LLM calls and options\n\n{NOTES}\n"
+            f"{metrics_table_markdown()}\n\n{params_markdown()}\n{END}")
 
 
-def update_readme(path) -> bool:
-    """Rewrite the section between the markers (append it under '## Metrics' when absent).
+def trace_section() -> str:
+    """The generated part of README.md (between TRACE_START and TRACE_END)."""
+    return (f"{TRACE_START}\n{trace_table_markdown()}\n\nEvery other metric (ragas / Tonic families): "
+            f"[docs/metrics.md](docs/metrics.md).\n{TRACE_END}")
+
+
+def _replace(path: str | Path, start: str, end: str, section: str, heading: str) -> bool:
+    """Rewrite the section between ``start`` and ``end`` (appended under ``heading`` when absent).
     Returns True when the file changed."""
-    from pathlib import Path
-
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        _, tail = rest.split(END, 1)
-        new = head + readme_section() + tail
+    text = p.read_text(encoding="utf-8") if p.exists() else ""
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        new = head + section + tail
     else:
-        new = text.rstrip("\n") + "\n\n## Metrics\n\n" + readme_section() + "\n"
+        new = text.rstrip("\n") + ("\n\n" if text else "") + f"{heading}\n\n{section}\n"
     if new != text:
+        p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(new, encoding="utf-8")
         return True
     return False
 
 
-if __name__ == "__main__":  # python -m evaluators.families.docs [README.md]
+def update_docs(readme: str | Path = "README.md", reference: str | Path = "docs/metrics.md") -> list[str]:
+    """Regenerate both sections; the files that changed."""
+    changed = []
+    if _replace(readme, TRACE_START, TRACE_END, trace_section(), "## TRACE metrics"):
+        changed.append(str(readme))
+    if _replace(reference, START, END, reference_section(), "# Metrics"):
+        changed.append(str(reference))
+    return changed
+
+
+if __name__ == "__main__":  # python -m evaluators.families.docs [README.md [docs/metrics.md]]
     import sys
 
-    target = sys.argv[1] if len(sys.argv) > 1 else "README.md"
-    print("updated" if update_readme(target) else "up to date", target)
+    args = sys.argv[1:] + ["README.md", "docs/metrics.md"][len(sys.argv[1:]):]
+    done = update_docs(args[0], args[1])
+    print("updated " + ", ".join(done) if done else "up to date")

@@ -52,6 +52,8 @@ def _faithfulness(ctx: Ctx):
 
 register(Metric(
     name="faithfulness", family="ragas",
+    formula='|response claims supported by the documents| / |response claims|',
+    example='4 claims, 3 supported by the documents → 0.75',
     description="Share of the response's claims that the retrieved documents support "
                 "(claims extracted by the LLM, all verified in one call).",
     inputs=("response", "documents"), needs_llm=True, llm_calls_per_case=2,
@@ -95,6 +97,8 @@ def _answer_relevancy(ctx: Ctx):
 
 register(Metric(
     name="answer_relevancy", family="ragas",
+    formula='mean over N generated questions q_i of max(0, cos(question, q_i)); 0 if noncommittal',
+    example='cosines 0.9, 0.8 and 0.7 → 0.80',
     description="Mean cosine similarity (embedded MiniLM) between the question and N questions the "
                 "LLM generates from the response (default N = 3); a noncommittal answer scores 0. "
                 "Negative cosines count as 0.",
@@ -118,6 +122,8 @@ def _context_precision(ctx: Ctx):
 
 register(Metric(
     name="context_precision", family="ragas",
+    formula='Σ_k precision@k · v_k / |useful chunks in the top K|',
+    example='3 chunks, only the 2nd useful: (0/1 + 1/2 + 0/3) / 1 → 0.50',
     description="Average precision of the ranking: Σ_k precision@k · v_k / (useful chunks in the top "
                 "K), where v_k says whether chunk k was useful for the ground truth (or for the "
                 "response when there is no ground truth). 0 when no chunk is useful.",
@@ -143,6 +149,8 @@ def _context_recall(ctx: Ctx):
 
 register(Metric(
     name="context_recall", family="ragas",
+    formula='|ground-truth sentences attributable to the documents| / |ground-truth sentences|',
+    example='2 of 3 reference sentences are found in the documents → 0.67',
     description="Share of the ground-truth sentences that can be attributed to the retrieved documents.",
     inputs=("ground_truth", "documents"), needs_llm=True, llm_calls_per_case=1,
     llm_calls_note="shared verification call",
@@ -190,6 +198,8 @@ def _context_relevancy(ctx: Ctx):
 
 register(Metric(
     name="context_relevancy", family="ragas",
+    formula='min(1, |relevant context sentences| / |context sentences|) (× agreement when strictness > 1)',
+    example='3 of 12 context sentences are relevant → 0.25',
     description="Share of the context's sentences the LLM extracts as relevant to the question "
                 "(capped at 1). With strictness n > 1: n samples, mean share × agreement (mean "
                 "pairwise Jaccard of the extracted sentence sets).",
@@ -234,6 +244,8 @@ def _context_entity_recall(ctx: Ctx):
 
 register(Metric(
     name="context_entity_recall", family="ragas",
+    formula='|ground-truth entities found in the context| / |ground-truth entities|',
+    example='reference names Paris, France and 1889; the context has Paris and 1889 → 0.67',
     description="|entities(context) ∩ entities(ground truth)| / |entities(ground truth)|. A "
                 "ground-truth entity counts as recalled when it is among the context's entities or "
                 "occurs verbatim in the context. Entities by the LLM when one is configured "
@@ -263,6 +275,8 @@ def _answer_semantic_similarity(ctx: Ctx):
 
 register(Metric(
     name="answer_semantic_similarity", family="ragas",
+    formula='max(0, cos(embedding(response), embedding(ground truth)))',
+    example='a close paraphrase of the reference → about 0.9; an unrelated answer → about 0.1',
     description="Similarity of response and ground truth: cosine of the embedded MiniLM embeddings "
                 "(negative → 0), or an optional cross-encoder given by local path / name.",
     inputs=("response", "ground_truth"), needs_embeddings=True, llm_calls_per_case=0,
@@ -332,6 +346,8 @@ def _answer_correctness(ctx: Ctx):
 
 register(Metric(
     name="answer_correctness", family="ragas",
+    formula='(w_f · F1 + w_s · similarity) / (w_f + w_s), F1 = TP / (TP + ½(FP + FN))',
+    example='TP 2, FP 1, FN 1 → F1 0.67; similarity 0.9 → 0.75 · 0.67 + 0.25 · 0.9 = 0.73',
     description="Weighted mix (default 0.75 / 0.25) of factual F1 — TP = response claims the ground "
                 "truth supports, FP = claims it does not, FN = ground-truth sentences the response "
                 "misses; F1 = TP / (TP + ½(FP + FN)) — and semantic similarity; optional threshold "
@@ -405,6 +421,8 @@ def _aspect_critique(ctx: Ctx):
 
 register(Metric(
     name="aspect_critique", family="ragas",
+    formula='1 if every selected aspect passes (majority of the samples), else 0',
+    example='coherent and concise but harmful → 0',
     description="Binary LLM critique of the response per aspect — predefined (harmfulness, "
                 "maliciousness, coherence, correctness, conciseness) and user-defined (name + "
                 "definition); strictness = odd number of samples, majority vote. Value 1 when every "
@@ -419,9 +437,21 @@ register(Metric(
 ))
 
 
+#: A one-line example of each predefined aspect's verdict.
+_ASPECT_EXAMPLES = {
+    "harmfulness": "step-by-step instructions for a dangerous act → 1 (bad)",
+    "maliciousness": "an answer that pushes the user to reveal a password → 1 (bad)",
+    "coherence": "a logically ordered answer → 1; contradictory jumps between points → 0",
+    "correctness": "'Water boils at 100 °C at sea level' → 1; 'at 50 °C' → 0",
+    "conciseness": "a two-sentence answer to a yes/no question → 1; three paragraphs of filler → 0",
+}
+
+
 def _single_aspect(name: str) -> Metric:
     return Metric(
         name=name, family="ragas",
+        formula=f"1 if the LLM answers yes to the {name} question (majority of the samples), else 0",
+        example=_ASPECT_EXAMPLES[name],
         description=f"ragas aspect critique '{name}': {ASPECTS[name]} 1 = yes (majority of "
                     "strictness samples).",
         inputs=("question", "response"), needs_llm=True, binary=True,

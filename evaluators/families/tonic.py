@@ -21,6 +21,8 @@ def _answer_consistency(ctx: Ctx):
 
 register(Metric(
     name="answer_consistency", family="tonic",
+    formula='|main points supported by the documents| / |main points of the response|',
+    example='5 main points, 4 found in the documents → 0.80',
     description="Share of the response's main points (claims) attributable to the retrieved "
                 "documents. Uses the same extraction and verification as faithfulness.",
     inputs=("response", "documents"), needs_llm=True, llm_calls_per_case=2,
@@ -38,6 +40,8 @@ def _answer_consistency_binary(ctx: Ctx):
 
 register(Metric(
     name="answer_consistency_binary", family="tonic",
+    formula='1 if every main point of the response is supported by the documents, else 0',
+    example='one invented point among five → 0',
     description="1 when every point of the response comes from the retrieved documents, else 0.",
     inputs=("response", "documents"), needs_llm=True, binary=True, llm_calls_per_case=2,
     llm_calls_note="derived from the shared claim verification (0 extra calls)",
@@ -52,6 +56,8 @@ def _answer_similarity(ctx: Ctx):
 
 register(Metric(
     name="answer_similarity", family="tonic",
+    formula="LLM grade 0–5 of how well the response matches the ground truth's meaning",
+    example='same facts in other words → 5; half the facts → 2 or 3',
     description="LLM grade 0-5 of how well the response matches the meaning of the ground truth "
                 "(divided by 5 in overall_score).",
     inputs=("question", "response", "ground_truth"), range=(0.0, 5.0), needs_llm=True,
@@ -76,6 +82,8 @@ def _chunk_share(name: str, field: str, task: str, details_key: str, **decl: Any
 register(_chunk_share(
     "retrieval_precision", "relevant_to_question", "chunk.relevant", "relevant_chunks",
     description="Share of the retrieved chunks relevant to answering the question.",
+    formula="|chunks relevant to the question| / |chunks|",
+    example="3 of 5 retrieved chunks are relevant → 0.60",
     inputs=("question", "documents"), llm_calls_note="shared chunk call (all chunks in one call)",
 ))
 
@@ -92,6 +100,8 @@ def _augmentation_precision(ctx: Ctx):
 
 register(Metric(
     name="augmentation_precision", family="tonic",
+    formula='|relevant chunks used in the response| / |relevant chunks|',
+    example='2 of 4 relevant chunks are used → 0.50',
     description="Share of the relevant retrieved chunks whose information appears in the response "
                 "(skipped when no chunk is relevant).",
     inputs=("question", "response", "documents"), needs_llm=True, llm_calls_per_case=1,
@@ -105,13 +115,17 @@ register(Metric(
 register(_chunk_share(
     "augmentation_accuracy", "used_in_response", "chunk.used", "used_chunks",
     description="Share of the retrieved chunks that appear (in part) in the response.",
+    formula="|chunks used in the response| / |chunks|",
+    example="the answer uses 1 of 5 chunks → 0.20",
     inputs=("response", "documents"), llm_calls_note="shared chunk call",
 ))
 
 
-def _judge_metric(name: str, desc: str) -> Metric:
+def _judge_metric(name: str, desc: str, example: str) -> Metric:
     return Metric(
         name=name, family="tonic", description=desc, inputs=("response",), needs_llm=True,
+        formula=f"1 if the LLM judges that the response shows {name.replace('_', ' ')} (majority of the "
+                "samples), else 0", example=example,
         binary=True, direction="lower", llm_calls_per_case=1,
         llm_calls_note="a judgment inside the shared response call (0 extra calls)",
         reference_llm_calls="1", **single_aspect_parts(name),
@@ -119,8 +133,10 @@ def _judge_metric(name: str, desc: str) -> Metric:
 
 
 register(_judge_metric("duplication", "1 when the response contains duplicate information "
-                                      "(the same point stated more than once)."))
-register(_judge_metric("hate_speech_content", "1 when the response contains hate speech."))
+                                      "(the same point stated more than once).",
+                       "the opening hours are stated twice → 1 (bad)"))
+register(_judge_metric("hate_speech_content", "1 when the response contains hate speech.",
+                       "a neutral product answer → 0"))
 
 
 # -- offline metrics -----------------------------------------------------------------------------
@@ -154,6 +170,8 @@ def _answer_match(ctx: Ctx):
 
 register(Metric(
     name="answer_match", family="tonic",
+    formula='1 if trim(response) = text (case-insensitive unless case_sensitive), else 0',
+    example="response 'Paris', text 'paris' → 1",
     description="1 when the response (whitespace-trimmed) equals the given text — or the ground "
                 "truth when no text is given; case-insensitive unless case_sensitive.",
     inputs=("response",), binary=True, reference_llm_calls="0",
@@ -171,6 +189,8 @@ def _contains_text(ctx: Ctx):
 
 register(Metric(
     name="contains_text", family="tonic",
+    formula='1 if text occurs in the response (case-insensitive unless case_sensitive), else 0',
+    example="text 'Paris', response 'It is Paris.' → 1",
     description="1 when the response contains the given text (or the ground truth when no text is "
                 "given); case-insensitive unless case_sensitive.",
     inputs=("response",), binary=True, reference_llm_calls="0",
@@ -200,6 +220,8 @@ def _regex(ctx: Ctx):
 
 register(Metric(
     name="regex", family="tonic",
+    formula='1 if the pattern matches the response exactly expected_matches times, else 0',
+    example=r"pattern \d{4}, one year in the response → 1",
     description="1 when the pattern matches the response exactly expected_matches times (default 1).",
     inputs=("response",), binary=True, reference_llm_calls="0",
     param_names=("pattern", "expected_matches", "case_sensitive"), normalize=_norm_regex, compute=_regex,
@@ -234,6 +256,8 @@ def _response_length(ctx: Ctx):
 
 register(Metric(
     name="response_length", family="tonic",
+    formula='1 if min ≤ len(response) ≤ max characters, else 0',
+    example='min 10, max 400, a 250-character answer → 1',
     description="1 when the response length in characters is within [min, max] (either bound optional).",
     inputs=("response",), binary=True, reference_llm_calls="0",
     param_names=("min", "max"), normalize=_norm_length("response_length"), compute=_response_length,
@@ -248,6 +272,8 @@ def _context_length(ctx: Ctx):
 
 register(Metric(
     name="context_length", family="tonic",
+    formula='1 if min ≤ len(chunk) ≤ max characters for every chunk, else 0',
+    example='max 1000, one chunk of 1500 characters → 0',
     description="1 when every retrieved chunk's length in characters is within [min, max].",
     inputs=("documents",), binary=True, reference_llm_calls="0",
     param_names=("min", "max"), normalize=_norm_length("context_length"), compute=_context_length,
@@ -268,6 +294,8 @@ def _latency(ctx: Ctx):
 
 register(Metric(
     name="latency", family="tonic",
+    formula='1 if latency ≤ target_s seconds, else 0',
+    example='1.2 s with the 5 s target → 1',
     description="1 when the response latency (seconds, from the latency column; '850ms' / '1.2s' "
                 "accepted) is at most target_s (default 5).",
     inputs=("latency",), binary=True, reference_llm_calls="0",
@@ -316,6 +344,8 @@ def _pii_metric(ctx: Ctx, where: str):
 
 register(Metric(
     name="answer_contains_pii", family="tonic",
+    formula='1 if the response contains PII of the listed types, else 0',
+    example='an e-mail address in the answer → 1 (bad)',
     description="1 when the response contains PII of the listed types (default: every type detected "
                 "offline — email, phone, credit card (Luhn), US SSN, IBAN, IP address); other types "
                 "are judged by the LLM. Only counts per type are reported, never the values.",
@@ -328,6 +358,8 @@ register(Metric(
 
 register(Metric(
     name="context_contains_pii", family="tonic",
+    formula='1 if the documents contain PII of the listed types, else 0',
+    example='a phone number in one chunk → 1 (bad)',
     description="1 when the retrieved documents contain PII of the listed types (same detectors as "
                 "answer_contains_pii).",
     inputs=("documents",), binary=True, direction="lower", llm_calls_per_case=0,
@@ -362,6 +394,8 @@ def _binary(ctx: Ctx):
 
 register(Metric(
     name="binary", family="tonic",
+    formula='callback(case) → 1 (true) or 0 (false)',
+    example="callback 'cites a source' on an answer with a citation → 1",
     description="1/0 from a user-supplied Python callback(case) -> bool (library only).",
     inputs=(), binary=True, reference_llm_calls="0",
     param_names=("callback",), normalize=_norm_binary, compute=_binary,

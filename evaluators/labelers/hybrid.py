@@ -135,9 +135,10 @@ class HybridMethod(BaseMethod):
             k = min(self._budget_left, selection_size(len(items), options))
             chosen = least_certain(heur, k)
             self._budget_left -= len(chosen)
-        llm_outs = label_with_client(client, [items[i] for i in chosen]) if chosen else []
+        llm_outs = label_with_client(client, [items[i] for i in chosen],
+                                     on_done=lambda i: tick(1)) if chosen else []
         by_index = dict(zip(chosen, llm_outs))
-        tick(len(items))
+        tick(len(items) - len(chosen))  # the cases the heuristic alone labels
         return [_combine(h, by_index.get(i)) for i, h in enumerate(heur)]
 
     def warm_up(self) -> None:

@@ -11,6 +11,7 @@ failed; ``confidence`` is the mean share of jurors behind each sentence verdict.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
@@ -151,8 +152,18 @@ class JuryMethod(BaseMethod):
             fp = s.model_dump_json()
             salts.append("" if seen[fp] == 0 else f"juror{seen[fp]}")
             seen[fp] += 1
+        answered: Counter[int] = Counter()
+        lock = threading.Lock()
+
+        def done(i: int) -> None:  # a case is done when every juror answered it
+            with lock:
+                answered[i] += 1
+                complete = answered[i] == len(clients)
+            if complete:
+                tick(1)
+
         with ThreadPoolExecutor(max_workers=len(clients), thread_name_prefix="jury") as pool:
-            futs = [pool.submit(label_with_client, c, items, LLM_METHOD, salt)
+            futs = [pool.submit(label_with_client, c, items, LLM_METHOD, salt, done)
                     for c, salt in zip(clients, salts)]
             per_juror = [f.result() for f in futs]
         outs: list[LabelOutcome] = []
@@ -172,7 +183,6 @@ class JuryMethod(BaseMethod):
                 variants={f"juror{j + 1}:{n}": o.labels for j, (n, o) in enumerate(answers)
                           if o.labels is not None},
                 agreement=_jury_agreement(votes), usage=usage))
-        tick(len(items))
         return outs
 
     def estimate(self, items: Sequence[SentencizedCase], options: EvalOptions) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Sequence, cast
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
@@ -303,10 +303,20 @@ def _as_outcome(r: Any, method: str) -> LabelOutcome:
 
 
 def label_with_client(client: Any, items: Sequence[SentencizedCase], method: str = METHOD,
-                      salt: str = "") -> list[LabelOutcome]:
+                      salt: str = "", on_done: Callable[[int], None] | None = None) -> list[LabelOutcome]:
     """Label ``items`` with bounded concurrency; one outcome per item, in order, never raising
-    for a single case."""
-    fns = [functools.partial(label_one, client, it, method, salt) for it in items]
+    for a single case. ``on_done(i)`` is called (from the client's thread) as item ``i`` finishes,
+    so progress moves case by case."""
+    def one(i: int, it: SentencizedCase) -> Callable[[], Any]:
+        async def run() -> LabelOutcome:
+            try:
+                return await label_one(client, it, method, salt)
+            finally:
+                if on_done is not None:
+                    on_done(i)
+        return run
+
+    fns = [one(i, it) for i, it in enumerate(items)]
     return [_as_outcome(r, method) for r in client.run_all(fns)]
 
 
@@ -346,9 +356,7 @@ class LLMMethod(BaseMethod):
             client = llm_client(options.llm, METHOD)
         except LLMUnavailable as exc:
             return unavailable(items, str(exc))
-        outs = label_with_client(client, items)
-        tick(len(items))
-        return outs
+        return label_with_client(client, items, on_done=lambda i: tick(1))
 
 
 #: The figures an estimate adds up (see :func:`add_estimates`).

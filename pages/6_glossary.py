@@ -1,0 +1,38 @@
+"""Glossary: every metric with its formula, range, direction and an example (from the library's
+metric declarations, the text docs/metrics.md is generated from)."""
+
+import streamlit as st
+
+from ui import glossary
+
+st.title("Metrics glossary")
+st.markdown(
+    "Every score in this app, from the same declarations as the library's documentation. "
+    "**Range** is what one case can score (0 / 1 = a yes/no verdict per case; its mean over cases is "
+    "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run; the "
+    "**ragas** and **Tonic** families are added on Evaluate. Hover a metric name elsewhere in the "
+    "app for the same text.")
+
+family = st.segmented_control("Family", ["trace", "ragas", "tonic"], key="glossary.family",
+                              help="Empty: every metric.")
+query = st.text_input("Find a metric", key="glossary.find", placeholder="e.g. adherence, pii, precision")
+df = glossary.glossary_frame(family)
+if query.strip():
+    q = query.strip().lower()
+    df = df[df.apply(lambda r: q in " ".join(map(str, r.values)).lower(), axis=1)]
+st.caption(f"{len(df)} metric(s).")
+grid = st.columns(2)
+for i, row in enumerate(df.to_dict("records")):
+    with grid[i % 2].container(border=True):
+        st.markdown(glossary.card_markdown(row))
+
+st.subheader("Reading the TRACE scores")
+st.markdown(
+    "- **context_relevance** low: the retriever brings back mostly off-topic text.\n"
+    "- **context_utilization** low with good relevance: the answer ignores much of the useful text; "
+    "**completeness** tells how much of the *relevant* text it used.\n"
+    "- **adherence** below 1: some answer sentence is not fully backed by the documents — the "
+    "hallucination signal. Sort Results by **expected_adherence**, lowest first, to see the likeliest "
+    "hallucinations.")
+st.subheader("Sentence counts (per case)")
+st.dataframe(glossary.counts_frame(), hide_index=True, width="stretch")

@@ -1,0 +1,151 @@
+"""The Results page's parts beyond the page itself: metric help on cards and columns, the per-case
+table (scores and the Inspect link first, filters, row selection that opens Inspect in this
+session) and the agreement panel of hybrid runs (trace vs the LLM, from
+``evaluators.agreement.labeler_agreement``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from evaluators.agreement import labeler_agreement
+from evaluators.types import OVERALL_SUPPORTED, RunResult
+
+from . import glossary, inspect_view, state, tables
+
+INSPECT_PAGE = "pages/4_inspect.py"
+#: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
+N_BOOT = 400
+
+
+def card_help(metric: str, row: Any) -> str:
+    """A metric card's help: what the metric means, then the spread of this run."""
+    spread = "" if pd.isna(row["std"]) else f"mean over {row['n']} scored cases, ± {row['std']:.3f} (std)"
+    return "\n\n".join(x for x in (glossary.help_text(metric), spread) if x)
+
+
+def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
+    """Headers in plain words with the metric's definition as help; 3 decimals for scores."""
+    cfg: dict[str, Any] = {"inspect": st.column_config.LinkColumn(
+        "inspect", display_text="open ↗", help="Open the case in Inspect (a new tab; or select the "
+                                              "row to open it here)")}
+    for c in columns:
+        h = glossary.help_text(c)
+        if c in metrics and c != OVERALL_SUPPORTED:
+            cfg[c] = st.column_config.NumberColumn(glossary.nice(c), help=h, format="%.3f")
+        elif h:
+            cfg[c] = st.column_config.Column(glossary.nice(c), help=h)
+    return cfg
+
+
+def _selected_help(key: str, default: str | None = None) -> str | None:
+    """The definition of the metric a selectbox currently shows (its help follows the choice)."""
+    return glossary.help_text(str(st.session_state.get(key) or default or ""))
+
+
+def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None) -> None:
+    """Filters, sort, the per-case table and an in-session link to the selected case."""
+    f1, f2, f3, f4 = st.columns([2, 2, 1, 1])
+    preset = f1.selectbox("Show", list(tables.PRESETS), key="results.preset",
+                          help="A partially supported sentence counts as a possible hallucination: "
+                               "part of its claim is in no document.")
+    numeric = [c for c in df.columns if c not in ("id", "question", "response", "method", "labeled_by", "error")
+               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))]
+    col = f2.selectbox("or filter column", ["—", *numeric], key="results.col",
+                       format_func=lambda c: c if c == "—" else glossary.nice(c),
+                       help=_selected_help("results.col") or "Pick a score to filter on.")
+    op = f3.selectbox("op", list(tables.OPS), key="results.op")
+    val = f4.number_input("value", value=0.0, step=0.1, key="results.val")
+    view = df
+    try:
+        view = tables.apply_preset(view, preset)
+        if col != "—":
+            view = tables.filter_frame(view, col, op, val)
+    except (KeyError, ValueError) as exc:
+        st.error(str(exc))
+    s1, s2 = st.columns([3, 1])
+    sort = s1.selectbox("Sort by", ["(file order)", *numeric], key="results.sort",
+                        format_func=lambda c: c if c == "(file order)" else glossary.nice(c),
+                        help=_selected_help("results.sort") or "Expected adherence, ascending: the likeliest "
+                                                                "hallucinations first.")
+    if sort != "(file order)":
+        desc = s2.toggle("Descending", key="results.desc")
+        view = view.sort_values(sort, ascending=not desc, kind="stable")
+    links = [inspect_view.case_link(str(i), run_id) for i in view["id"]]
+    shown = tables.display_frame(view, metrics, links)
+    st.caption(f"{len(view)} of {len(df)} cases · hover a header for what it means, click it to sort · "
+               "select a row to open the case here")
+    picked = st.dataframe(shown, hide_index=True, width="stretch", key="results.table", placeholder="",
+                          column_config=column_config(metrics, list(shown.columns)),
+                          on_select="rerun", selection_mode="single-row")
+    rows = picked.selection.rows if picked is not None else []
+    if rows:
+        cid = str(shown.iloc[rows[0]]["id"])
+        st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon="🔎",
+                     query_params={"case": cid, **({"run": run_id} if run_id else {})})
+
+
+def has_two_labelings(run: RunResult) -> bool:
+    return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
+
+
+def _iv(d: dict[str, Any] | None) -> str:
+    """'0.12 [0.08, 0.17]' (blank when undefined, the reason when there is one)."""
+    if not d or d.get("value", d.get("mean")) is None:
+        return (d or {}).get("note", "")
+    v = d.get("value", d.get("mean"))
+    lo, hi = d.get("low"), d.get("high")
+    return f"{v:.2f}" + (f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "")
+
+
+def agreement_rows(out: dict[str, Any]) -> pd.DataFrame:
+    """The per-metric table of the panel, in words."""
+    rows = []
+    for r in out["metrics"]:
+        rows.append({"metric": glossary.nice(r["metric"]),
+                     "trace mean": r["mean_a"], "LLM mean": r["mean_b"],
+                     "mean |difference| [95% CI]": _iv(r["mean_abs_diff"]),
+                     "same verdict [95% CI]": _iv(r.get("agreement")),
+                     "rank correlation [95% CI]": _iv(r["spearman"]),
+                     "cases": r["n"]})
+    return pd.DataFrame(rows)
+
+
+def agreement_tab(run: RunResult, run_id: str | None, key: tuple) -> None:
+    """Agreement between the two labelers of a hybrid run, and the cases they disagree on most."""
+    try:
+        out = state.memo(key + ("labelers",), lambda: labeler_agreement(run, top=10, n_boot=N_BOOT))
+    except ValueError as exc:
+        st.info(str(exc))
+        return
+    st.write(f"**trace (offline) vs the LLM** on the {out['n']} of {out['cases']} cases both labeled"
+             + (" (selective mode sends only the least certain cases to the LLM)" if out["n"] < out["cases"]
+                else "") + ". The final scores use the LLM's labels.")
+    sent = out["sentences"]
+    c1, c2 = st.columns(2)
+    c1.metric("Sentence verdicts that agree", _iv(sent["support_agreement"]) or "n/a",
+              help="Share of response sentences both call fully supported, or both not "
+                   "(mean over cases, 95% bootstrap interval).")
+    kappa = sent["support_kappa"]
+    c2.metric("Cohen's kappa (sentence verdicts)", "n/a" if kappa is None else f"{kappa:.2f}",
+              help="Agreement beyond chance over every compared sentence: 1 = always agree, 0 = no "
+                   f"better than chance ({sent['sentences_compared']} sentences).")
+    st.dataframe(agreement_rows(out), hide_index=True, width="stretch", placeholder="",
+                 column_config={"trace mean": st.column_config.NumberColumn(format="%.3f"),
+                                "LLM mean": st.column_config.NumberColumn(format="%.3f")})
+    st.caption("mean |difference|: how far apart the two scores of a case are, on average (0 = identical). "
+               "Rank correlation (Spearman): do they order the cases the same way (1 = same order). "
+               "Same verdict: share of cases with the same yes/no.")
+    st.write("**Cases where they disagree most** — open one to see both labelings side by side")
+    if not out["disagreements"]:
+        st.caption("They agree on every case.")
+    for d in out["disagreements"]:
+        a, b = d.get("adherence_trace"), d.get("adherence_gpt_labeling")
+        s = d["support_agreement"]
+        text = (f"{d['id']} · adherence trace {a:.2f} vs LLM {b:.2f}"
+                + ("" if s is None else f" · {s:.0%} of sentence verdicts agree"))
+        st.page_link(INSPECT_PAGE, label=text, icon="🔎",
+                     query_params={"case": d["id"], "compare": "1", **({"run": run_id} if run_id else {})},
+                     help=d["question"])
