@@ -17,13 +17,13 @@ UI-free: the dashboard's Inspect and Compare pages call these.
 from __future__ import annotations
 
 from .gold import GOLD_LABELS, Gold, collect, gold_table, ppi, with_gold
-from .labels import Correction, ReviewedCase, apply, changed_keys, check, fingerprint
+from .labels import Correction, ReviewedCase, apply, changed_keys, check, differences, fingerprint
 from .queue import QueueItem, by_disagreement, by_uncertainty, next_case, order
 from .store import ReviewStore
 from .transfer import export_rows, label_columns, labels_from_case, to_jsonl
 
 __all__ = [
     "GOLD_LABELS", "Correction", "Gold", "QueueItem", "ReviewStore", "ReviewedCase", "apply", "by_disagreement",
-    "by_uncertainty", "changed_keys", "check", "collect", "export_rows", "fingerprint", "gold_table",
+    "by_uncertainty", "changed_keys", "check", "collect", "differences", "export_rows", "fingerprint", "gold_table",
     "label_columns", "labels_from_case", "next_case", "order", "ppi", "to_jsonl", "with_gold",
 ]

@@ -139,13 +139,21 @@ def apply(base: SentenceLabels, corrections: Iterable[Correction]) -> SentenceLa
         notes=(f"reviewed labels: {base.method}'s labels with {len(last)} correction(s)",))
 
 
+def differences(a: SentenceLabels, b: SentenceLabels, *, keys: bool = True) -> dict[str, set[str]]:
+    """Where two labelings of a case differ: {"support": response keys (level, or with ``keys`` also
+    the supporting keys), "relevant": document keys, "utilized": document keys}."""
+    def sig(s: SentenceSupport) -> tuple[Any, ...]:
+        return (s.level, s.supporting_keys) if keys else (s.level,)
+
+    sa = {s.key: sig(s) for s in a.sentences}
+    return {"support": {s.key for s in b.sentences if sa.get(s.key) != sig(s)},
+            "relevant": set(a.relevant_keys) ^ set(b.relevant_keys),
+            "utilized": set(a.utilized_keys) ^ set(b.utilized_keys)}
+
+
 def changed_keys(base: SentenceLabels, reviewed: SentenceLabels) -> dict[str, set[str]]:
-    """Which labels the review changed: {"support": response keys, "relevant": doc keys, "utilized": doc keys}."""
-    b = {s.key: (s.level, s.supporting_keys) for s in base.sentences}
-    sup = {s.key for s in reviewed.sentences if b.get(s.key) != (s.level, s.supporting_keys)}
-    return {"support": sup,
-            "relevant": set(base.relevant_keys) ^ set(reviewed.relevant_keys),
-            "utilized": set(base.utilized_keys) ^ set(reviewed.utilized_keys)}
+    """Which labels the review changed (:func:`differences`, supporting keys included)."""
+    return differences(base, reviewed)
 
 
 class ReviewedCase(BaseModel):

@@ -1,0 +1,105 @@
+"""Compare's section on gold labels: every method scored against the reviewed cases (and human
+sentence labels of uploads), prediction-powered estimates over whole runs, the export of reviewed
+labels, and "Calibrate to my labels" (cross-validated before / after; applied to a copy of the run
+only when the user clicks)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+import streamlit as st
+
+from evaluators.review import calibrate as cal
+from evaluators.review import collect, gold_table, ppi
+from evaluators.review.gold import from_reviews
+from evaluators.types import RunResult
+
+from . import history, resources, review_view, state
+
+#: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
+N_BOOT = 400
+
+
+def _ids(sources: Mapping[str, Any], names: list[str]) -> dict[str, str]:
+    saved = state.saved_ids()
+    return {n: s for n in names if (s := sources[n] if isinstance(sources[n], str) else saved.get(n))}
+
+
+def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None:
+    st.divider()
+    st.subheader("Agreement with your reviewed labels (gold)")
+    st.caption("A case you mark reviewed on Inspect (review mode) is **gold**: the method's labels with your "
+               "corrections. Every method is scored against the gold cases it has (matched by their texts); "
+               "human sentence labels of an uploaded file count as gold too. 95 % bootstrap intervals.")
+    reviewed = review_view.reviews().gold(owner=history.reader())
+    names = st.multiselect("Runs to score", list(sources), default=list(sources)[:3], key="gold.runs")
+    runs = {n: load(n) for n in names}
+    gold = collect(reviewed, list(runs.values()))
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
+    c2.metric("Gold from uploaded labels", len(gold) - len(from_reviews(reviewed)))
+    with c3:
+        review_view.export_button("gold.export")
+    if not gold:
+        st.info("No gold yet: open a case in Inspect, turn on ✎ Review mode, correct what is wrong and mark "
+                "it reviewed (the queue there orders the cases worth reviewing first).")
+        return
+    version = tuple(sorted((fp, c.updated_at) for fp, c in reviewed.items()))
+    key = ("gold", tuple(names), tuple(id(r) for r in runs.values()), version, len(gold))
+    table = state.memo(key, lambda: gold_table(runs, gold, run_ids=_ids(sources, names), n_boot=N_BOOT))
+    if table.empty:
+        st.info("None of these runs has a gold case (gold matches cases by question, response and documents).")
+        return
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        "value": st.column_config.NumberColumn(format="%.3f"), "ci_low": st.column_config.NumberColumn(format="%.3f"),
+        "ci_high": st.column_config.NumberColumn(format="%.3f"),
+        "n": st.column_config.NumberColumn("n (gold cases)")})
+    target = st.selectbox("Estimate over the whole run", names, key="gold.ppi_run",
+                          help="Prediction-powered estimate: the method's scores on every case, corrected by how "
+                               "far they are from the gold on the reviewed ones.")
+    if target:
+        est = state.memo(key + ("ppi", target), lambda: ppi(runs[target], gold))
+        if est:
+            st.dataframe(pd.DataFrame([{"label": e["label"], "estimate": e["estimate"], "low": e["low"],
+                                        "high": e["high"], "gold cases": e["n_labeled"], "all cases": e["n_total"],
+                                        "gold only": e["labels_only"].get("mean"), "note": e["note"]}
+                                       for e in est]), hide_index=True, width="stretch")
+        else:
+            st.caption("This run has no gold case.")
+    with st.expander("Calibrate the offline method to my labels"):
+        calibration(runs, gold, key)
+
+
+def calibration(runs: Mapping[str, RunResult], gold: Any, key: tuple) -> None:
+    offline = [n for n, r in runs.items() if any(cal.trace_labels(x) is not None for x in r.results)]
+    st.caption(f"Fits how the offline method's sentence probability maps to your verdicts (Platt scaling) once "
+               f"there are {cal.MIN_CASES} gold cases with at least {cal.MIN_PER_CLASS} sentences of each verdict; "
+               "shows the agreement before and after, each sentence predicted by a fit that never saw its case. "
+               "Nothing changes until you apply it, and then only a copy of the run.")
+    if not offline:
+        st.info("None of the runs scored above has labels of the offline method (trace).")
+        return
+    name = st.selectbox("Run", offline, key="gold.cal_run")
+    run = runs[name]
+    d = cal.data(run, gold)
+    why = cal.readiness(d)
+    if why:
+        st.info(why)
+        return
+    rows = state.memo(key + ("cv", name), lambda: cal.cross_validate(d, n_boot=N_BOOT))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    try:
+        c = cal.fit(d)
+    except ValueError as exc:
+        st.warning(str(exc))
+        return
+    st.caption(f"On all {c.n_sentences} gold sentences of {c.n_cases} cases: a sentence counts as fully "
+               f"supported from P(supported) {c.threshold:.2f} instead of {c.old_threshold:.2f}.")
+    if st.button(f"Apply to a copy of “{name}”", key="gold.apply"):
+        new = cal.apply(run, c)
+        label = f"{name} · calibrated to {c.n_cases} reviews"
+        rid = resources.store().save(new, label, owner=state.owner_token())
+        state.add_run(label, new, rid)
+        st.success(f"Saved “{label}” to your history (the original run is unchanged); it is the current run "
+                   "on Results and Inspect.")
