@@ -32,8 +32,8 @@ if how == "runs":
     other = history.load_memo(others[pick]) if isinstance(others[pick], RunSummary) else others[pick]
 queue = review_view.queue(run, run_id, how, other)
 ids = [q.case_id for q in queue] or list(results)
-if st.toggle("Only cases with unsupported sentences", key="inspect.only_bad"):
-    ids = [i for i in ids if results[i].scores and results[i].scores.unsupported_sentences > 0] or ids
+if st.toggle("Only cases with a sentence not fully supported", key="inspect.only_bad"):
+    ids = [i for i in ids if results[i].scores and not results[i].scores.overall_supported] or ids
 
 status = {q.case_id: q for q in queue}
 
@@ -44,7 +44,8 @@ def _tag(cid: str) -> str:
     if not r.ok:
         return f"{cid} · ⛔ not scored{done}"
     s = r.scores
-    mark = "✓ supported" if s.overall_supported else f"⚠️ {s.unsupported_sentences} unsupported"
+    bad = s.partially_supported_sentences + s.unsupported_sentences
+    mark = "✓ supported" if s.overall_supported else f"⚠️ {bad} not fully supported"
     return f"{cid} · adherence {s.adherence:.2f} · {mark}{done}"
 
 

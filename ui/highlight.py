@@ -144,7 +144,10 @@ def support_tip(sup: SentenceSupport | None) -> str:
 
 
 def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Focus | None = None,
-                  lit: Iterable[str] = (), changed: Iterable[str] = (), diff: Iterable[str] = ()) -> str:
+                  lit: Iterable[str] = (), changed: Iterable[str] = (), diff: Iterable[str] = (),
+                  view: str = "main") -> str:
+    """The response, coloured by support level (``view`` names the block: "main", or a labeling
+    shown side by side)."""
     sup = {s.key: s for s in labels.sentences} if labels else {}
     fkey = focus[1] if focus and focus[0] == "response" else None
     lit, changed, diff = set(lit), set(changed), set(diff)
@@ -158,7 +161,7 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Foc
         spans.append(_span(s, bg, support_tip(v),
                            f'data-key="{e(s.key)}" data-level="{level}" data-support="{keys}"{attrs}',
                            _state(s.key, fkey, lit), marks))
-    return (f'<div class="rag-response" style="{_BOX_STYLE}">'
+    return (f'<div class="rag-response" data-view="{e(view)}" style="{_BOX_STYLE}">'
             f"{_stitch(sc.case.response, sc.response_sentences, spans)}</div>")
 
 

@@ -84,7 +84,7 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
         cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(
             f"Expected adherence {scores.expected_adherence:.2f}: the mean P(fully supported) of the "
             "response sentences" if m == "adherence" else None))
-    cols[4].metric("Unsupported sentences", scores.unsupported_sentences,
+    cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,
                    help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
                         f" partially, {scores.unsupported_sentences} not supported")
 
@@ -131,7 +131,7 @@ def compare_section(r: CaseResult, sc: SentencizedCase, expanded: bool) -> None:
                 st.markdown(f"**{name}**" + (" (final)" if name == r.labeled_by else ""))
                 if s is not None:
                     st.caption(" · ".join(f"{charts.nice(m)} {getattr(s, m):.2f}" for m in TRACE_METRICS))
-                st.html(hl.response_html(sc, lab, diff=d["support"]))
+                st.html(hl.response_html(sc, lab, diff=d["support"], view=name))
         rows = [{"sentence": s.key, "text": s.text[:90], names[0]: ICON[x.level] + " " + x.level,
                  names[1]: ICON[y.level] + " " + y.level}
                 for s in sc.response_sentences if s.key in d["support"]
@@ -153,16 +153,15 @@ def _pick(kind: str, key: str, other: str, case_id: str) -> None:
     st.session_state[other] = None
 
 
-def focus_picker(sc: SentencizedCase, labels: SentenceLabels | None) -> hl.Focus | None:
+def focus_picker(sc: SentencizedCase) -> hl.Focus | None:
     """A response sentence (radio: arrow keys move along them) or a document sentence (searchable
     select); the last one picked is the focus."""
     cid = sc.case.id
     rk, dk = f"inspect.fr.{cid}", f"inspect.fd.{cid}"
-    levels = {s.key: s.level for s in labels.sentences} if labels else {}
     texts = {s.key: s.text for s in sc.doc_sentences}
     c1, c2 = st.columns([3, 2])
     c1.radio("Response sentence", [s.key for s in sc.response_sentences], index=None, horizontal=True, key=rk,
-             format_func=lambda k: f"{k} {ICON[levels.get(k, 'unlabeled')]}", on_change=_pick,
+             on_change=_pick,  # keys only: labels that change with a save would make it a new widget
              args=("response", rk, dk, cid),
              help="Pick a sentence (arrow keys move along them): its supporting document sentences light up.")
     c2.selectbox("Document sentence", list(texts), index=None, key=dk, placeholder="pick one (type to search)",
@@ -229,9 +228,9 @@ def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: Sentencized
                              help="Hybrid runs keep each labeler's labels; 'final' is what the metrics use.")
         labels, changed = options.get(which, r.labels), set()
     scores_row(r, labels, which)
-    diff = variant_diff(r) if which in ("final", *list(r.variants)[:2]) else set()
+    diff = variant_diff(r) if which in ("final", "your review", *list(r.variants)[:2]) else set()
     st.subheader("Response")
-    focus = focus_picker(sc, labels)
+    focus = focus_picker(sc)
     lit = hl.related(labels, focus)
     st.html(hl.legend_html("response") + hl.legend_html("focus"))
     st.html(hl.response_html(sc, labels, focus, lit, changed, diff))
@@ -247,7 +246,9 @@ def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: Sentencized
     if labels is not None:
         st.caption(f"{len(labels.relevant_keys)} relevant, {len(labels.utilized_keys)} utilized of "
                    f"{len(labels.document_keys)} document sentences")
-    st.html("".join(hl.documents_html(sc, labels, focus, lit, changed, diff)))
+    version = len(rc.corrections) if rc is not None else 0  # (lets a bench see this render finish)
+    st.html(f'<div class="rag-docs" data-version="{version}">'
+            + "".join(hl.documents_html(sc, labels, focus, lit, changed, diff)) + "</div>")
     if labels is not None and labels.relevance_explanation:
         st.html(hl.note_html(f"Relevance: {labels.relevance_explanation}"))
     if labels is not None and labels.notes:

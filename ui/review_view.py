@@ -132,6 +132,11 @@ def _wkey(*parts: str) -> str:
     return "rv." + ".".join(parts)
 
 
+def _init(key: str, value: Any) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
 def editor(run_id: str, r: CaseResult, sc: SentencizedCase, labels: SentenceLabels, focus: hl.Focus,
            rc: ReviewedCase | None) -> None:
     """Correction controls of the sentence in focus (saved as soon as they change)."""
@@ -146,21 +151,25 @@ def editor(run_id: str, r: CaseResult, sc: SentencizedCase, labels: SentenceLabe
         lk, kk = _wkey("lvl", run_id, r.case.id, key), _wkey("keys", run_id, r.case.id, key)
         texts = {s.key: s.text for s in sc.doc_sentences}
         options = list(dict.fromkeys([*texts, *cur.supporting_keys]))
+        _init(lk, cur.level)  # current values go in as state, not defaults: the widgets keep their identity
+        _init(kk, list(cur.supporting_keys))  # (and the keyboard focus) when a save changes the labels
         c1, c2 = st.columns([2, 3])
-        c1.segmented_control("Is it supported?", LEVELS, format_func=lambda v: LEVEL_NAMES[v], default=cur.level,
-                             required=True, key=lk, on_change=_on_support, args=(run_id, r, key, lk, kk),
-                             disabled=off, help="Fully: every claim of the sentence is in the documents. "
-                             "Partially: some of it (name the sentences). Not: none of it.")
-        c2.multiselect("Supporting document sentences", options, default=list(cur.supporting_keys), key=kk,
+        c1.segmented_control("Is it supported?", LEVELS, format_func=lambda v: LEVEL_NAMES[v], required=True,
+                             key=lk, on_change=_on_support, args=(run_id, r, key, lk, kk), disabled=off,
+                             help="Fully: every claim of the sentence is in the documents. Partially: some of "
+                                  "it (name the sentences). Not: none of it.")
+        c2.multiselect("Supporting document sentences", options, key=kk,
                        format_func=lambda k: f"{k} · {texts.get(str(k), str(k))[:70]}", on_change=_on_support,
-                       args=(run_id, r, key, lk, kk), disabled=off or st.session_state.get(lk, cur.level) == "none")
+                       args=(run_id, r, key, lk, kk), disabled=off or st.session_state.get(lk) == "none")
         widgets, fields = [lk, kk], ["support"]
     else:
         rk, uk = _wkey("rel", run_id, r.case.id, key), _wkey("use", run_id, r.case.id, key)
+        _init(rk, key in labels.relevant_keys)
+        _init(uk, key in labels.utilized_keys)
         c1, c2 = st.columns(2)
-        c1.checkbox("Relevant to the question", value=key in labels.relevant_keys, key=rk, disabled=off,
+        c1.checkbox("Relevant to the question", key=rk, disabled=off,
                     on_change=_on_flag, args=(run_id, r, "relevant", key, rk))
-        c2.checkbox("Used by the response", value=key in labels.utilized_keys, key=uk, disabled=off,
+        c2.checkbox("Used by the response", key=uk, disabled=off,
                     on_change=_on_flag, args=(run_id, r, "utilized", key, uk))
         widgets, fields = [rk, uk], ["relevant", "utilized"]
     if any((f, key) in corrected for f in fields):
@@ -188,9 +197,9 @@ def review_bar(run_id: str, r: CaseResult, rc: ReviewedCase | None, queue: Seque
                 + (f", {rc.n_changes} label{'s' * (rc.n_changes != 1)} differ from the method's" if rc else ""))
     off = not reviewer()
     if rc is not None and rc.reviewed:
-        c3.button("Undo “reviewed”", key="rv.unmark", disabled=off, on_click=_mark, args=(run_id, r, False))
+        c3.button("Undo “reviewed”", key="rv.unmark", disabled=off, on_click=_on_mark, args=(run_id, r, False))
     else:
-        c3.button("✓ Mark reviewed", key="rv.mark", disabled=off, type="primary", on_click=_mark,
+        c3.button("✓ Mark reviewed", key="rv.mark", disabled=off, type="primary", on_click=_on_mark,
                   args=(run_id, r, True), help="The case's labels, with your corrections, become gold labels "
                                                "(Compare scores every method against them).")
     nxt = next_case(queue, after=r.case.id)
@@ -201,6 +210,10 @@ def review_bar(run_id: str, r: CaseResult, rc: ReviewedCase | None, queue: Seque
             st.rerun()
     if off:
         st.info("Type your name to review: every correction is saved with it.")
+
+
+def _on_mark(run_id: str, r: CaseResult, reviewed: bool) -> None:
+    _mark(run_id, r, reviewed)
 
 
 def _mark(run_id: str, r: CaseResult, reviewed: bool) -> bool:
