@@ -40,7 +40,7 @@ status = {q.case_id: q for q in queue}
 
 def _tag(cid: str) -> str:
     r, q = results[cid], status.get(cid)
-    done = " · ✅ reviewed" if q and q.reviewed else ""
+    done = " · ✓ reviewed" if q and q.reviewed else ""
     if not r.ok:
         return f"{cid} · ⛔ not scored{done}"
     s = r.scores

@@ -162,12 +162,17 @@ def test_queue_by_uncertainty_confidence_then_threshold_margin(register_method):
     assert next_case(q2, after="case-0") == "case-1"  # wraps round
 
 
-def test_queue_labels_without_probabilities_come_last_in_run_order(register_method):
-    run = scripted_run(register_method, [case(i) for i in range(3)], lambda c, k: 0.9)
-    llm = hybridize(run, {})  # final labels: no scores, no confidence
-    llm = llm.model_copy(update={"results": tuple(r.model_copy(update={"variants": {}}) for r in llm.results)})
+def test_queue_labels_without_probabilities_ask_the_hybrid_trace_labels_else_come_last(register_method):
+    probs = {"case-0": 0.1, "case-1": 0.78, "case-2": 0.95}
+    run = scripted_run(register_method, [case(i, n_resp=1) for i in range(4)],
+                       lambda c, k: probs.get(c.id, 0.5))
+    hyb = hybridize(run, {})  # final labels (the LLM's): no scores, no confidence
+    q = by_uncertainty(hyb)
+    assert [x.case_id for x in q] == ["case-1", "case-2", "case-3", "case-0"]
+    assert q[0].why.startswith("trace: sentence P")
+    llm = hyb.model_copy(update={"results": tuple(r.model_copy(update={"variants": {}}) for r in hyb.results)})
     q = by_uncertainty(llm)
-    assert [x.case_id for x in q] == ["case-0", "case-1", "case-2"] and all(x.priority is None for x in q)
+    assert [x.case_id for x in q] == ["case-0", "case-1", "case-2", "case-3"] and all(x.priority is None for x in q)
 
 
 def test_queue_by_disagreement_of_hybrid_labelers_and_of_two_runs(register_method):

@@ -95,7 +95,7 @@ def test_review_corrections_are_saved_kept_and_marked_gold():
     assert [s.level for s in rc.labels.sentences] == ["none", "partial"] and "1a" in rc.labels.utilized_keys
     # a reload (new session, same URL): the review is still there and shown
     again = inspect(app(run=rid, case="c1"))
-    assert any(o.startswith("c1 ") and o.endswith("✅ reviewed") for o in again.selectbox(key="inspect.case").options)
+    assert any(o.startswith("c1 ") and o.endswith("✓ reviewed") for o in again.selectbox(key="inspect.case").options)
     review_on(again, "Bob")
     assert 'data-key="b" data-level="partial"' in html(again) and 'data-key="a" data-level="none"' in html(again)
     assert any("Reviewed by Ann" in m.value for m in again.markdown)
@@ -200,6 +200,10 @@ def test_compare_gold_section_and_calibration(register_method):
     gold = [d.value for d in at.dataframe if "statistic" in d.value.columns and "labeling" in d.value.columns]
     assert gold and set(gold[0]["n"]) == {24}
     assert "kappa: sentence supported" in set(gold[0]["statistic"])
+    pivot = [d.value for d in at.dataframe if "κ supported" in d.value.columns]
+    assert pivot and list(pivot[0]["gold cases"]) == [24] and pivot[0]["κ supported"].iloc[0].count("[") == 1
+    ppi = [d.value for d in at.dataframe if "what" in d.value.columns]
+    assert ppi and "share of hallucinated responses" in set(ppi[0]["what"])
     cv = [d.value for d in at.dataframe if "before" in d.value.columns]
     assert cv and cv[0].set_index("statistic").loc["kappa: sentence supported", "after"] > \
         cv[0].set_index("statistic").loc["kappa: sentence supported", "before"]

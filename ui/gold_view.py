@@ -19,6 +19,32 @@ from . import history, resources, review_view, state
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
+#: Statistic of the gold table -> its column in the summary (in this order).
+SHORT = {"AUROC: hallucinated": "AUROC hallucinated", "kappa: sentence supported": "κ supported",
+         "kappa: relevant": "κ relevant", "kappa: utilized": "κ utilized", "RMSE: adherence": "RMSE adherence",
+         "RMSE: context_relevance": "RMSE relevance", "RMSE: context_utilization": "RMSE utilization",
+         "RMSE: completeness": "RMSE completeness"}
+PLAIN = {"reviewed_hallucinated": "share of hallucinated responses", "reviewed_adherence": "adherence",
+         "reviewed_relevance": "context relevance", "reviewed_utilization": "context utilization",
+         "reviewed_completeness": "completeness"}
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run and labeling, one column per figure: "value [low, high]" ("—" when undefined)."""
+    def cell(row: Any) -> str:
+        v = row["value"]
+        if v is None or pd.isna(v):
+            return "—"
+        lo, hi = row["ci_low"], row["ci_high"]
+        return f"{v:.2f}" + ("" if lo is None or pd.isna(lo) else f" [{lo:.2f}, {hi:.2f}]")
+
+    rows = []
+    for (run, labeling), g in table.groupby(["run", "labeling"], sort=False):
+        out = {"run": run, "labeling": labeling, "gold cases": int(g["n"].max())}
+        by = {r["statistic"]: cell(r) for _, r in g.iterrows()}
+        out.update({short: by.get(stat, "—") for stat, short in SHORT.items()})
+        rows.append(out)
+    return pd.DataFrame(rows)
 
 
 def _ids(sources: Mapping[str, Any], names: list[str]) -> dict[str, str]:
@@ -51,18 +77,26 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     if table.empty:
         st.info("None of these runs has a gold case (gold matches cases by question, response and documents).")
         return
-    st.dataframe(table, hide_index=True, width="stretch", column_config={
-        "value": st.column_config.NumberColumn(format="%.3f"), "ci_low": st.column_config.NumberColumn(format="%.3f"),
-        "ci_high": st.column_config.NumberColumn(format="%.3f"),
-        "n": st.column_config.NumberColumn("n (gold cases)")})
+    st.dataframe(summary(table), hide_index=True, width="stretch")
+    st.caption("AUROC: how well 1 − expected adherence ranks the gold-hallucinated cases first (0.5 = chance). "
+               "κ: Cohen's kappa of the sentence verdicts (1 = same as yours, 0 = chance). RMSE: distance of each "
+               "TRACE metric from the gold's (0 = equal). [95 % interval] over gold cases; — = undefined (see "
+               "the notes).")
+    with st.expander("Every figure with its notes"):
+        st.dataframe(table, hide_index=True, width="stretch", column_config={
+            "value": st.column_config.NumberColumn(format="%.3f"),
+            "ci_low": st.column_config.NumberColumn(format="%.3f"),
+            "ci_high": st.column_config.NumberColumn(format="%.3f"),
+            "n": st.column_config.NumberColumn("n (gold cases)")})
     target = st.selectbox("Estimate over the whole run", names, key="gold.ppi_run",
                           help="Prediction-powered estimate: the method's scores on every case, corrected by how "
                                "far they are from the gold on the reviewed ones.")
     if target:
         est = state.memo(key + ("ppi", target), lambda: ppi(runs[target], gold))
         if est:
-            st.dataframe(pd.DataFrame([{"label": e["label"], "estimate": e["estimate"], "low": e["low"],
-                                        "high": e["high"], "gold cases": e["n_labeled"], "all cases": e["n_total"],
+            st.dataframe(pd.DataFrame([{"what": PLAIN.get(e["label"], e["label"]), "estimate": e["estimate"],
+                                        "low": e["low"], "high": e["high"], "gold cases": e["n_labeled"],
+                                        "all cases": e["n_total"],
                                         "gold only": e["labels_only"].get("mean"), "note": e["note"]}
                                        for e in est]), hide_index=True, width="stretch")
         else:

@@ -239,7 +239,7 @@ def queue(run: RunResult, run_id: str | None, how: str, other: RunResult | None)
 def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
     status = reviews().status(run_id, owner=history.reader()) if run_id else {}
     rows = [{"#": i + 1, "case": q.case_id,
-             "status": "✅ reviewed" if q.reviewed else (f"✎ {status[q.case_id][0]} corrections"
+             "status": "✓ reviewed" if q.reviewed else (f"✎ {status[q.case_id][0]} corrections"
                                                         if q.case_id in status else ""),
              "priority": None if q.priority is None else round(q.priority, 3), "why": q.why,
              "open": link(q.case_id)} for i, q in enumerate(items)]

@@ -5,8 +5,9 @@ Two orders (both put cases already marked reviewed last, and leave out cases wit
 * :func:`by_uncertainty` — the method's own doubt about its labels: ``1 − SentenceLabels.confidence``
   when the labeler gives one (``trace``: its calibrated chance that its adherence is wrong), else
   how close the closest sentence probability sits to the labeler's threshold
-  (``1 − |p − threshold| / max(threshold, 1 − threshold)``); labels without probabilities (LLM
-  labeling) have no uncertainty and come after the others, in run order.
+  (``1 − |p − threshold| / max(threshold, 1 − threshold)``). When the final labels have neither
+  (LLM labeling), a hybrid case's other labeling (``trace``) is asked; cases with no signal at all
+  come after the others, in run order.
 * :func:`by_disagreement` — two labelings of the same case: the two labelers of a hybrid run
   (``variants``), or the labels of two runs on the same cases (matched by case id and texts).
   Disagreement = the share of response sentences whose support level (full / partial / none)
@@ -79,6 +80,12 @@ def by_uncertainty(run: RunResult, reviewed: Collection[str] = ()) -> list[Queue
         if r.labels is None:
             continue
         u, why = uncertainty(r.labels)
+        if u is None:
+            for name, lab in r.variants.items():
+                v, w = uncertainty(lab)
+                if v is not None:
+                    u, why = v, f"{name}: {w}"
+                    break
         items.append(((u is None, -(u or 0.0)), QueueItem(r.case.id, u, why, r.case.id in reviewed)))
     return _ordered(items)
 
