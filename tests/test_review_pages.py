@@ -65,6 +65,17 @@ def test_picking_a_sentence_lights_up_its_links_both_ways():
     assert "Cited as support by" in body
 
 
+def test_the_focus_panel_and_marks_keep_uploaded_html_inert():
+    rid = RunStore().save(fx.fake_run(), "r", owner=TOKEN)
+    at = inspect(app(run=rid, case="c1"))
+    at.selectbox(key="inspect.fd.c1").set_value("0b").run()  # the sentence with <img onerror> and <script>
+    body = html(at)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body and "&lt;script&gt;" in body
+    assert "<img" not in body and "<script" not in body
+    panel = [h.proto.body for h in at.get("html") if "rag-focus" in h.proto.body]
+    assert panel and "&lt;img" in panel[0]
+
+
 def test_review_corrections_are_saved_kept_and_marked_gold():
     run = fx.fake_run()
     rid = RunStore().save(run, "r", owner=TOKEN)

@@ -249,10 +249,11 @@ def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
 
 def export_button(key: str) -> None:
     """Download every reviewed case of this visitor (all runs) in the upload format."""
-    n = reviews().count(owner=history.reader())
+    store, owner = reviews(), history.reader()  # taken now: the file is built outside this script run
+    n = store.count(owner=owner)
 
     def data() -> str:
-        gold = sorted(reviews().gold(owner=history.reader()).values(), key=lambda c: c.reviewed_at or "")
+        gold = sorted(store.gold(owner=owner).values(), key=lambda c: c.reviewed_at or "")
         return to_jsonl(export_rows(gold))
 
     st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)} (JSONL, upload format)", data=data,
