@@ -398,6 +398,8 @@ def test_calibration_cross_validated_before_after_and_applied_only_to_a_copy(tmp
     rows = {r["statistic"]: r for r in cal.cross_validate(d, n_boot=200)}
     k = rows["kappa: sentence supported"]
     assert k["after"] > k["before"] + 0.2 and k["change_low"] > 0 and k["n_cases"] == 30
+    helps, text = cal.verdict(list(rows.values()))
+    assert helps and "agrees better" in text
     assert rows["Brier score (lower is better)"]["after"] < rows["Brier score (lower is better)"]["before"]
     c = cal.fit(d)
     assert 0.2 < c.threshold < 0.5 and c.old_threshold == THRESHOLD and c.n_sentences == 120
@@ -427,8 +429,11 @@ def test_calibration_refuses_scores_that_do_not_rank_the_labels(tmp_path, regist
     edits = {cid: [("support", "abcd"[k], NONE if p >= 0.5 else FULL) for k, p in enumerate(ps)]
              for cid, ps in probs.items()}
     _, st = _review(tmp_path, run, edits)
+    d = cal.data(run, collect(st.gold(owner="alice")))
     with pytest.raises(ValueError, match="do not rank your labels"):
-        cal.fit(cal.data(run, collect(st.gold(owner="alice"))))
+        cal.fit(d)
+    helps, text = cal.verdict(cal.cross_validate(d, n_boot=100))
+    assert not helps and "no clear difference" in text
 
 
 def test_special_sentences_are_left_alone(tmp_path):

@@ -122,7 +122,12 @@ def calibration(runs: Mapping[str, RunResult], gold: Any, key: tuple) -> None:
         st.info(why)
         return
     rows = state.memo(key + ("cv", name), lambda: cal.cross_validate(d, n_boot=N_BOOT))
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows).rename(columns={"change_low": "change: 95 % low", "change_high": "high"}),
+                 hide_index=True, width="stretch", column_config={
+                     c: st.column_config.NumberColumn(format="%.3f")
+                     for c in ("before", "after", "change", "change: 95 % low", "high")})
+    helps, text = cal.verdict(rows)
+    (st.success if helps else st.info)(text)
     try:
         c = cal.fit(d)
     except ValueError as exc:

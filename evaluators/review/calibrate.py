@@ -198,8 +198,8 @@ def cross_validate(d: Data, *, folds: int = FOLDS, n_boot: int = N_BOOT, seed: i
     k = min(folds, len(d.cases))
     rng = np.random.default_rng(seed)
     fold_of = rng.permutation(len(d.cases)) % k
-    p_cv = d.p.copy()
-    flat = 0
+    p_cv, v_cv = d.p.copy(), d.verdict.copy()  # a fold left as before keeps the method's own verdicts
+    flat = backwards = 0
     for f in range(k):
         test = fold_of[d.case] == f
         train = ~test
@@ -207,9 +207,12 @@ def cross_validate(d: Data, *, folds: int = FOLDS, n_boot: int = N_BOOT, seed: i
             flat += 1
             continue
         a, b = _fit_arrays(d.p[train], d.gold[train])
+        if a <= 0:  # what fit() refuses: the probabilities rank the labels backwards
+            backwards += 1
+            continue
         z = a * _logit(d.p[test]) + b
         p_cv[test] = 1.0 / (1.0 + np.exp(-z))
-    v_cv = (p_cv >= 0.5).astype(int)
+        v_cv[test] = (p_cv[test] >= 0.5).astype(int)
     n = len(d.cases)
     members = [np.flatnonzero(d.case == i) for i in range(n)]
 
@@ -223,11 +226,27 @@ def cross_validate(d: Data, *, folds: int = FOLDS, n_boot: int = N_BOOT, seed: i
     before = _figures(d, members, d.p, d.verdict, all_idx)
     after = _figures(d, members, p_cv, v_cv, all_idx)
     ivs = bootstrap_stats(paired, all_idx, n_boot=n_boot, seed=seed, names=list(FIGURES))
-    note = f"{k}-fold cross-validation over cases" + (f"; {flat} fold(s) had one verdict only (left as before)"
-                                                        if flat else "")
+    note = "; ".join([f"{k}-fold cross-validation over cases"]
+                     + ([f"{flat} fold(s) had one verdict only (left as before)"] if flat else [])
+                     + ([f"{backwards} fold(s) ranked your labels backwards (left as before)"] if backwards else []))
     return [{"statistic": name, "before": b, "after": a, "change": iv.estimate, "change_low": iv.low,
              "change_high": iv.high, "n_cases": n, "n_sentences": len(d.p), "note": note}
             for name, b, a, iv in zip(FIGURES, before, after, ivs)]
+
+
+def verdict(rows: list[dict[str, Any]]) -> tuple[bool, str]:
+    """(helps, a plain sentence) from :func:`cross_validate`'s rows: calibration helps when the
+    sentence kappa's change has a 95 % interval above 0."""
+    k = next(r for r in rows if r["statistic"] == FIGURES[0])
+    if k["change"] is None:
+        return False, "The sentence kappa is undefined on these cases: no verdict on calibration."
+    span = "" if k["change_low"] is None else f" (95 % interval {k['change_low']:+.2f} to {k['change_high']:+.2f})"
+    text = f"Sentence kappa {k['before']:.2f} → {k['after']:.2f}, a change of {k['change']:+.2f}{span}: "
+    if k["change_low"] is not None and k["change_low"] > 0:
+        return True, text + "calibrating agrees better with your labels on cases it never saw."
+    if k["change_high"] is not None and k["change_high"] < 0:
+        return False, text + "calibrating agrees worse with your labels; keep the method as it is."
+    return False, text + "no clear difference on your labels; applying it is not worth much yet."
 
 
 def relabel(lab: SentenceLabels, cal: Calibration) -> SentenceLabels:
