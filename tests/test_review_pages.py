@@ -190,6 +190,39 @@ def test_reviewed_labels_export_and_reupload_reproduce_them(register_method):
     assert datasets.guess_mapping(list(json.loads(raw)))  # the schema's columns are recognised
 
 
+def test_an_uploaded_export_is_gold_again_after_evaluation(jobs_done):
+    """Export -> Upload -> Evaluate: Inspect shows the file's labels as a labeling of their own and
+    Compare counts them as gold (nothing reviewed in this history)."""
+    from evaluators.review import export_rows, to_jsonl
+
+    run = fx.fake_run(fx.sample_cases()[:3])
+    rid = RunStore().save(run, "first", owner="another-visitor-000001")
+    st_ = ReviewStore()
+    st_.correct(rid, run.results[1], "support", "a", {"level": "none", "keys": []}, reviewer="Ann", owner=None)
+    st_.mark(rid, run.results[1], reviewer="Ann", owner=None)
+    raw = to_jsonl(export_rows(st_.gold(owner=None).values())).encode()
+    at = app()
+    at.run()
+    at.switch_page("pages/1_upload.py").run()
+    at.file_uploader(key="upload.file").set_value(("reviewed_labels.jsonl", raw, "application/json")).run()
+    at.switch_page("pages/2_evaluate.py").run()
+    at.radio(key="evaluate.method").set_value("ui_fake").run()
+    at.button(key="evaluate.run").click().run()
+    jobs_done(at)
+    at.switch_page("pages/4_inspect.py").run()
+    assert not at.exception, at.exception
+    labelings = at.radio(key="inspect.variant").options
+    assert "human (from the file)" in labelings
+    at.radio(key="inspect.variant").set_value("human (from the file)").run()
+    assert 'data-key="a" data-level="none"' in html(at)  # the reviewer's verdict, read back from the file
+    at.switch_page("pages/5_compare.py").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Reviewed cases (gold)"] == "0" and metrics["Gold from uploaded labels"] == "1"
+    pivot = [d.value for d in at.dataframe if "κ supported" in d.value.columns]
+    assert pivot and list(pivot[0]["gold cases"]) == [1]
+
+
 def test_compare_gold_section_and_calibration(register_method):
     import random
 
