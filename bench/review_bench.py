@@ -114,9 +114,11 @@ def main() -> None:
                 page.get_by_text("✎ Review mode").click()
                 page.get_by_role("textbox", name="Your name").fill("Bench")
                 page.keyboard.press("Tab")
-                expect(page.get_by_text("Not marked reviewed yet")).to_be_visible(timeout=30_000)
+                expect(page.get_by_text("Type your name to review")).to_have_count(0, timeout=30_000)
                 page.get_by_role("radiogroup", name="Response sentence").get_by_role("radio").first.focus()
                 page.keyboard.press("Space")
+                expect(page.locator('.rag-response[data-view=main] [data-key="a"]')).to_have_attribute(
+                    "data-state", "focus", timeout=30_000)
                 seg = page.get_by_test_id("stButtonGroup")
                 expect(seg).to_be_visible(timeout=30_000)
                 saves = []

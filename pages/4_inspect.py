@@ -16,7 +16,7 @@ if run is None:
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
     layout.stop()
 
-run_id = review_view.run_id_of(run) or st.query_params.get("run")
+run_id = review_view.run_id_of(run) or review_view.visible_run(st.query_params.get("run"))
 results = {r.case.id: r for r in run.results}
 
 # ---- which case: the review queue's order, a filter, the case picker ---------------------------

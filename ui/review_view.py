@@ -54,6 +54,18 @@ def run_id_of(run: RunResult) -> str | None:
     return state.saved_ids().get(label) if label else None
 
 
+def visible_run(run_id: str | None) -> str | None:
+    """``run_id`` when it names a run of this visitor's history (a run still going, shown from the
+    history without entering the session), else None."""
+    if not run_id:
+        return None
+    try:
+        history.get(run_id)
+    except KeyError:
+        return None
+    return run_id
+
+
 def save_to_history(run: RunResult) -> None:
     """Keep a session run that is not in the history there (reviews belong to a stored run)."""
     label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)

@@ -141,7 +141,7 @@ class ReviewStore:
         return got
 
     # ------------------------------------------------------------------ reading
-    def _read(self, where: str, args: tuple[Any, ...]) -> list[ReviewedCase]:
+    def _read(self, where: str, args: tuple[Any, ...], case_id: str | None = None) -> list[ReviewedCase]:
         with closing(self._connect()) as con:
             rows = con.execute(f"SELECT {_COLS} FROM review_cases WHERE 1=1{where} "
                                "ORDER BY updated_at, rowid", args).fetchall()
@@ -149,8 +149,10 @@ class ReviewStore:
                 return []
             runs = sorted({r[0] for r in rows})
             marks = ",".join("?" * len(runs))
+            one = "" if case_id is None else " AND case_id = ?"  # one case: only its corrections
             corr = con.execute(f"SELECT run_id, case_id, field, key, value, reviewer, at FROM review_corrections "
-                               f"WHERE run_id IN ({marks}) ORDER BY id", runs).fetchall()
+                               f"WHERE run_id IN ({marks}){one} ORDER BY id",
+                               (*runs, *(() if case_id is None else (case_id,)))).fetchall()
         by_case: dict[tuple[str, str], list[Correction]] = {}
         for run_id, case_id, field, key, value, reviewer, at in corr:
             by_case.setdefault((run_id, case_id), []).append(
@@ -169,7 +171,7 @@ class ReviewStore:
 
     def get(self, run_id: str, case_id: str, *, owner: str | None) -> ReviewedCase | None:
         clause, args = owner_clause(owner)
-        found = self._read(f" AND run_id = ? AND case_id = ?{clause}", (run_id, case_id, *args))
+        found = self._read(f" AND run_id = ? AND case_id = ?{clause}", (run_id, case_id, *args), case_id)
         return found[0] if found else None
 
     def of_run(self, run_id: str, *, owner: str | None) -> dict[str, ReviewedCase]:
