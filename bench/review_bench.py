@@ -10,7 +10,8 @@ timed from Python):
 
 1. **open**: picking the 50-document case in Inspect's case picker (coming from a small case of the
    same run) -> all 50 documents shown; and loading its URL -> all 50 shown, which also includes
-   Streamlit's page start-up and websocket;
+   Streamlit's page start-up and websocket (``open_small_case_by_url``: the same for a 2-document
+   case, the cost of any page load);
 2. **save**: review mode on that case (the fragment re-renders all 50 documents), a response
    sentence in focus; click a support level -> the "Saved ✓ ... (correction N ...)" message shown
    and the fragment's last block (the 50 documents) re-rendered. The level alternates Not / Fully,
@@ -82,7 +83,8 @@ def main() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = start_app(port, app_env(tmp), tmp / "streamlit.log")
-    fig: dict[str, object] = {"cpus": os.cpu_count(), "documents": N_DOCS}
+    fig: dict[str, object] = {"cpus": os.cpu_count(), "documents": N_DOCS,
+                              "load_average_at_start": round(os.getloadavg()[0], 2)}
     try:
         wait_healthy(url, proc)
         with sync_playwright() as p:
@@ -99,6 +101,13 @@ def main() -> None:
                     expect(docs).to_have_count(N_DOCS, timeout=30_000)
                     url_opens.append(time.perf_counter() - t)
                 fig["open_by_url"] = summary(url_opens[1:])  # the first warms the server's imports
+                small_opens = []  # the same page with a 2-document case: what any page load costs
+                for _ in range(args.opens):
+                    t = time.perf_counter()
+                    page.goto(f"{url}/inspect?u={TOKEN}&run={ids['big']}&case=sci-photosynthesis")
+                    expect(page.locator(".rag-docs")).to_be_visible(timeout=30_000)
+                    small_opens.append(time.perf_counter() - t)
+                fig["open_small_case_by_url"] = summary(small_opens)
                 # ---- open by picking the case in Inspect's case picker (from a small case of the same run)
                 small = page.get_by_test_id("stSelectbox").filter(has_text="Case").first
                 picks = []
@@ -147,6 +156,7 @@ def main() -> None:
             browser.close()
     finally:
         stop(proc)
+    fig["load_average_at_end"] = round(os.getloadavg()[0], 2)  # other work on the machine (shared cores)
     print(json.dumps(fig, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(fig, indent=2) + "\n", encoding="utf-8")

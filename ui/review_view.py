@@ -202,11 +202,12 @@ def review_bar(run_id: str, r: CaseResult, rc: ReviewedCase | None, queue: Seque
         name_input()
     n = len(rc.corrections) if rc else 0
     if rc is not None and rc.reviewed:
-        status = f"✅ Reviewed by {rc.reviewer} ({(rc.reviewed_at or '')[:16].replace('T', ' ')} UTC)"
+        status = f"✓ Reviewed by {rc.reviewer} ({(rc.reviewed_at or '')[:16].replace('T', ' ')} UTC)"
     else:
         status = "Not marked reviewed yet"
     c2.markdown(f"**{status}** · {n} correction{'s' * (n != 1)} saved"
-                + (f", {rc.n_changes} label{'s' * (rc.n_changes != 1)} differ from the method's" if rc else ""))
+                + (f", {rc.n_changes} label{'s differ' if rc.n_changes != 1 else ' differs'} from the method's"
+                   if rc else ""))
     off = not reviewer()
     if rc is not None and rc.reviewed:
         c3.button("Undo “reviewed”", key="rv.unmark", disabled=off, on_click=_on_mark, args=(run_id, r, False))
