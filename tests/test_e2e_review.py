@@ -86,6 +86,8 @@ def test_review_walk_in_chromium(tmp_path):
             lit = page.locator('.rag-docs [data-state="lit"]')
             expect(lit).to_have_count(len(want))
             assert {lit.nth(i).get_attribute("data-key") for i in range(lit.count())} == want
+            style = "e => getComputedStyle(e).outlineStyle"  # the page's stylesheet makes it visible
+            assert main.locator('[data-key="a"]').evaluate(style) == "solid" and lit.first.evaluate(style) == "dashed"
             press_until(page, "ArrowRight", main.locator('[data-key="b"]'), "data-state", "focus")
             expect(main.locator('[data-key="a"]')).not_to_have_attribute("data-state", "focus")
             expect(page.locator(".rag-focus")).to_contain_text("It has <img src=x onerror=alert(1)> forty dragons.")

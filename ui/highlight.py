@@ -68,11 +68,22 @@ def related(labels: SentenceLabels | None, focus: Focus | None) -> set[str]:
     return {s.key for s in labels.sentences if key in s.supporting_keys}
 
 
-def _span(s: Sentence, bg: str, tip: str, attrs: str, state: str = "", marks: str = "") -> str:
-    extra = {"focus": ";" + FOCUS_STYLE, "lit": ";" + LIT_STYLE}.get(state, "")
+def stylesheet() -> str:
+    """The look of the sentence markup, once per page: colours and outlines follow the ``data-*``
+    attributes (a 50-document case is ~4x less markup than with a style on every sentence)."""
+    rules = [".rag-s{border-radius:3px;padding:1px 2px}", f".rag-key{{{_KEY_STYLE}}}",
+             f".rag-doc,.rag-response{{{_BOX_STYLE}}}",
+             *(f".rag-s[data-role={r}]{{background:{bg}}}" for r, (bg, _) in DOC_COLORS.items()),
+             *(f".rag-s[data-level={lv}]{{background:{bg}}}" for lv, (bg, _) in RESPONSE_COLORS.items()),
+             f".rag-s[data-state=focus]{{{FOCUS_STYLE}}}", f".rag-s[data-state=lit]{{{LIT_STYLE}}}",
+             f".rag-mark{{{_MARK_STYLE}}}", ".rag-mark[data-m=changed]{background:#e8e0ff}",
+             ".rag-mark[data-m=diff]{background:#ffd6d6}"]
+    return "<style>" + "".join(rules) + "</style>"
+
+
+def _span(s: Sentence, tip: str, attrs: str, state: str = "", marks: str = "") -> str:
     attrs += f' data-state="{state}"' if state else ""
-    return (f'<span class="rag-s" {attrs} title="{e(tip)}" style="background:{bg};border-radius:3px;'
-            f'padding:1px 2px{extra}"><span class="rag-key" style="{_KEY_STYLE}">{e(s.key)}</span>'
+    return (f'<span class="rag-s" {attrs} title="{e(tip)}"><span class="rag-key">{e(s.key)}</span>'
             f"{marks}{e(s.text)}</span>")
 
 
@@ -81,11 +92,10 @@ def _marks(key: str, changed: Iterable[str], diff: Iterable[str]) -> tuple[str, 
     attrs, out = "", ""
     if key in changed:
         attrs += ' data-changed="1"'
-        out += f'<span class="rag-mark" title="changed by the review" style="{_MARK_STYLE};background:#e8e0ff">✎</span>'
+        out += '<span class="rag-mark" data-m="changed" title="changed by the review">✎</span>'
     if key in diff:
         attrs += ' data-diff="1"'
-        out += (f'<span class="rag-mark" title="the labelings disagree" style="{_MARK_STYLE};'
-                'background:#ffd6d6">≠</span>')
+        out += '<span class="rag-mark" data-m="diff" title="the labelings disagree">≠</span>'
     return attrs, out
 
 
@@ -115,11 +125,11 @@ def document_html(doc_index: int, text: str, sentences: Sequence[Sentence],
     spans = []
     for s in sentences:
         role = doc_role(s.key, rel, util) if labels else "neither"
-        bg, name = DOC_COLORS[role]
+        name = DOC_COLORS[role][1]
         attrs, marks = _marks(s.key, changed, diff)
-        spans.append(_span(s, bg, f"{s.key}: {name}", f'data-key="{e(s.key)}" data-role="{role}"{attrs}',
+        spans.append(_span(s, f"{s.key}: {name}", f'data-key="{e(s.key)}" data-role="{role}"{attrs}',
                            _state(s.key, fkey, lit), marks))
-    return (f'<div class="rag-doc" data-doc="{doc_index}" style="{_BOX_STYLE}">'
+    return (f'<div class="rag-doc" data-doc="{doc_index}">'
             f'<div style="font-weight:600;margin-bottom:4px">Document {doc_index}</div>'
             f"{_stitch(text, sentences, spans)}</div>")
 
@@ -155,13 +165,12 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Foc
     for s in sc.response_sentences:
         v = sup.get(s.key)
         level = v.level if v else "unlabeled"
-        bg = RESPONSE_COLORS[level][0]
         keys = e(" ".join(v.supporting_keys)) if v else ""
         attrs, marks = _marks(s.key, changed, diff)
-        spans.append(_span(s, bg, support_tip(v),
+        spans.append(_span(s, support_tip(v),
                            f'data-key="{e(s.key)}" data-level="{level}" data-support="{keys}"{attrs}',
                            _state(s.key, fkey, lit), marks))
-    return (f'<div class="rag-response" data-view="{e(view)}" style="{_BOX_STYLE}">'
+    return (f'<div class="rag-response" data-view="{e(view)}">'
             f"{_stitch(sc.case.response, sc.response_sentences, spans)}</div>")
 
 

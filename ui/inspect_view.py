@@ -60,6 +60,7 @@ def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
 
 
 def header(r: CaseResult) -> None:
+    st.html(hl.stylesheet())  # the sentence markup's look, for the whole page (the fragment reruns keep it)
     st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}</div>')
     if r.case.ground_truth:
         st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
