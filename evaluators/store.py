@@ -114,8 +114,22 @@ def _check_no_key(payload: str) -> None:
         raise ValueError("refusing to store a run whose settings contain a secret")
 
 
-def _owner_clause(owner: str | None) -> tuple[str, tuple[Any, ...]]:
+def owner_clause(owner: str | None) -> tuple[str, tuple[Any, ...]]:
+    """The SQL condition (and its argument) of an ``owner=`` read: none for None (every owner), else
+    ``owner = ?`` (the review store scopes its tables the same way)."""
     return ("", ()) if owner is None else (" AND owner = ?", (owner,))
+
+
+#: Tables of other stores in the same file whose rows belong to a run (column ``run_id``): deleted
+#: with it (reviews: ``evaluators.review.store``). Tables not created yet are skipped.
+DEPENDENT_TABLES = ("review_cases", "review_corrections")
+
+
+def _delete_dependents(con: sqlite3.Connection, ids: Sequence[str]) -> None:
+    have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for table in DEPENDENT_TABLES:
+        if table in have:
+            con.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(i,) for i in ids])
 
 
 class RunStore:
@@ -258,7 +272,7 @@ class RunStore:
 
     def pending(self, run_id: str, *, owner: str | None) -> list[tuple[int, TestCase]]:
         """(input index, case) of every case of an unfinished run not evaluated yet, in order."""
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         with closing(self._connect()) as con:
             row = con.execute(f"SELECT inputs FROM runs WHERE id = ?{clause}", (run_id, *args)).fetchone()
             chunks = con.execute("SELECT first, n FROM run_chunks WHERE run_id = ?", (run_id,)).fetchall()
@@ -281,7 +295,7 @@ class RunStore:
     # ------------------------------------------------------------------ reading
     def list(self, *, owner: str | None, status: Iterable[RunStatus] | None = None) -> list[RunSummary]:
         """Newest first. ``owner``: a token (its runs only) or None (every run)."""
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         if status is not None:
             st = tuple(status)
             clause += f" AND coalesce(status, 'finished') IN ({','.join('?' * len(st))})"
@@ -292,7 +306,7 @@ class RunStore:
         return [self._row_summary(r) for r in rows]
 
     def get(self, run_id: str, *, owner: str | None) -> RunSummary:
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         with closing(self._connect()) as con:
             row = con.execute(f"SELECT {_LIST_COLS} FROM runs WHERE id = ?{clause}",
                               (run_id, *args)).fetchone()
@@ -303,7 +317,7 @@ class RunStore:
     def load(self, run_id: str, *, owner: str | None) -> RunResult:
         """The run (a running / interrupted run: the cases finished so far). KeyError when it does
         not exist or belongs to another owner (the message never says which)."""
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         with closing(self._connect()) as con:
             row = con.execute(f"SELECT payload, method, summary, status FROM runs WHERE id = ?{clause}",
                               (run_id, *args)).fetchone()
@@ -320,17 +334,18 @@ class RunStore:
 
     # ------------------------------------------------------------------ housekeeping
     def rename(self, run_id: str, name: str, *, owner: str | None) -> bool:
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         with closing(self._connect()) as con, con:
             cur = con.execute(f"UPDATE runs SET name = ? WHERE id = ?{clause}", (name, run_id, *args))
         return cur.rowcount > 0
 
     def delete(self, run_id: str, *, owner: str | None) -> bool:
-        clause, args = _owner_clause(owner)
+        clause, args = owner_clause(owner)
         with closing(self._connect()) as con, con:
             cur = con.execute(f"DELETE FROM runs WHERE id = ?{clause}", (run_id, *args))
             if cur.rowcount:
                 con.execute("DELETE FROM run_chunks WHERE run_id = ?", (run_id,))
+                _delete_dependents(con, [run_id])
         return cur.rowcount > 0
 
     def purge(self, keep_days: float | None) -> int:
@@ -345,6 +360,7 @@ class RunStore:
                 "AND coalesce(updated_at, created_at) < ?", (cutoff,))]
             con.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
             con.executemany("DELETE FROM run_chunks WHERE run_id = ?", [(i,) for i in ids])
+            _delete_dependents(con, ids)
         return len(ids)
 
     def purge_if_due(self, keep_days: float | None, every_s: float = 3600.0) -> int:

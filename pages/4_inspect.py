@@ -1,10 +1,12 @@
-"""Inspect one case: documents and response, sentence by sentence, with their labels."""
+"""Inspect one case: documents and response, sentence by sentence, with their labels; pick a sentence
+to light up what it is linked to; review mode corrects labels; the review queue orders the cases."""
 
-import pandas as pd
 import streamlit as st
 
+from evaluators.review import next_case
 from evaluators.sentencize import sentences_of
-from ui import charts, highlight as hl, inspect_view, layout, state
+from evaluators.store import RunSummary
+from ui import history, inspect_view, layout, review_view, state
 
 st.title("Inspect a case")
 
@@ -14,20 +16,37 @@ if run is None:
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
     layout.stop()
 
+run_id = review_view.run_id_of(run) or review_view.visible_run(st.query_params.get("run"))
 results = {r.case.id: r for r in run.results}
-ids = list(results)
-only_bad = st.toggle("Only cases with unsupported sentences", key="inspect.only_bad")
-if only_bad:
-    ids = [i for i in ids if results[i].scores and results[i].scores.unsupported_sentences > 0] or ids
+
+# ---- which case: the review queue's order, a filter, the case picker ---------------------------
+c_case, c_order, c_next = st.columns([5, 3, 2], vertical_alignment="bottom")
+orders = ["run", "uncertainty"] + (["variants"] if any(len(r.variants) > 1 for r in run.results) else [])
+others = {k: v for k, v in history.choices().items() if v is not run}
+how = c_order.selectbox("Order cases by", orders + (["runs"] if others else []), key="inspect.order",
+                        format_func=review_view.ORDER_NAMES.get,
+                        help="The review queue: spend a few dozen reviews where they matter most.")
+other = None
+if how == "runs":
+    pick = st.selectbox("Other run (same cases)", list(others), key="inspect.other")
+    other = history.load_memo(others[pick]) if isinstance(others[pick], RunSummary) else others[pick]
+queue = review_view.queue(run, run_id, how, other)
+ids = [q.case_id for q in queue] or list(results)
+if st.toggle("Only cases with a sentence not fully supported", key="inspect.only_bad"):
+    ids = [i for i in ids if results[i].scores and not results[i].scores.overall_supported] or ids
+
+status = {q.case_id: q for q in queue}
 
 
 def _tag(cid: str) -> str:
-    r = results[cid]
+    r, q = results[cid], status.get(cid)
+    done = " · ✓ reviewed" if q and q.reviewed else ""
     if not r.ok:
-        return f"{cid} · ⛔ not scored"
+        return f"{cid} · ⛔ not scored{done}"
     s = r.scores
-    mark = "✅" if s.overall_supported else f"⚠️ {s.unsupported_sentences} unsupported"
-    return f"{cid} · adherence {s.adherence:.2f} · {mark}"
+    bad = s.partially_supported_sentences + s.unsupported_sentences
+    mark = "✓ supported" if s.overall_supported else f"⚠️ {bad} not fully supported"
+    return f"{cid} · adherence {s.adherence:.2f} · {mark}{done}"
 
 
 qp = st.query_params.get("case")
@@ -37,69 +56,30 @@ if qp and qp != st.session_state.get("inspect.url_case"):  # a (new) ?case=ID in
         st.session_state["inspect.case"] = qp
     else:
         st.warning(f"No case with id {qp!r} in this run.")
+nxt = st.session_state.pop(review_view.NEXT, None)  # "Reviewed, next →" of the case fragment
+if nxt in ids:
+    st.session_state["inspect.case"] = nxt
 if st.session_state.get("inspect.case") not in ids:
     st.session_state["inspect.case"] = state.get_case_id() if state.get_case_id() in ids else ids[0]
-cid = st.selectbox("Case", ids, key="inspect.case", format_func=_tag)
+if c_next.button("Next to review →", key="inspect.next", help="The next case of the queue not reviewed yet"):
+    after = next_case(queue, after=st.session_state["inspect.case"])
+    if after in ids:
+        st.session_state["inspect.case"] = after
+cid = c_case.selectbox("Case", ids, key="inspect.case", format_func=_tag)
 state.set_case_id(cid)
-if qp != cid:
+if qp != cid or (run_id and st.query_params.get("run") != run_id):
     st.query_params["case"] = cid
+    if run_id:
+        st.query_params["run"] = run_id
     st.session_state["inspect.url_case"] = cid
+
+n_done = sum(q.reviewed for q in queue)
+with st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({review_view.ORDER_NAMES[how]})"):
+    review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
+    review_view.export_button("inspect.export")
 
 r = results[cid]
 sc = sentences_of(r)  # the split the labels refer to (stored with them)
-variants = {"final": r.labels, **r.variants} if r.variants else {"final": r.labels}
-which = "final"
-if len(variants) > 1:
-    which = st.radio("Labels", list(variants), horizontal=True, key="inspect.variant",
-                     help="Hybrid runs keep each labeler's labels; 'final' is what the metrics use.")
-labels = variants[which]
-
-st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}</div>')
-if r.case.ground_truth:
-    st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
-
-if r.case.labels:
-    st.html(hl.note_html("Human labels: " + ", ".join(f"{k} = {v}" for k, v in r.case.labels.items())))
-if r.spans is None and r.labels is not None:
-    st.html(hl.note_html("This run was stored before sentence spans were kept: its texts were split again "
-                         "with today's splitter, so a key may point at a different sentence than when labeled."))
-if r.error:
-    st.html(hl.note_html(f"This case was not scored: {r.error}", error=True))
-scores = r.variant_scores.get(which, r.scores) if which != "final" else r.scores
-if scores is not None:
-    cols = st.columns(5)
-    for i, m in enumerate(("context_relevance", "context_utilization", "completeness", "adherence")):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(
-            f"Expected adherence {scores.expected_adherence:.2f}: the mean P(fully supported) of the "
-            "response sentences" if m == "adherence" else None))
-    cols[4].metric("Unsupported sentences", scores.unsupported_sentences,
-                   help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
-                        f" partially, {scores.unsupported_sentences} not supported")
-if r.metrics:
-    fam = pd.DataFrame([{"metric": n, "family": mv.family, "value": mv.value, "skipped": mv.skipped or ""}
-                        for n, mv in r.metrics.items()])
-    with st.expander("Metric families"):
-        st.dataframe(fam, hide_index=True, width="stretch")
-
-st.subheader("Response")
-st.html(hl.legend_html("response"))
-st.html(hl.response_html(sc, labels))
-st.caption("Hover a sentence for its supporting keys and explanation, or open the details.")
-with st.expander("Sentence details (supporting keys, explanations)"):
-    st.dataframe(pd.DataFrame(hl.support_rows(sc, labels)), hide_index=True, width="stretch")
-if labels is not None and labels.overall_explanation:
-    st.html(hl.note_html(f"Overall: {labels.overall_explanation}"))
-
-st.subheader(f"Documents ({len(r.case.documents)})")
-st.html(hl.legend_html("documents"))
-if labels is not None:
-    st.caption(f"{len(labels.relevant_keys)} relevant, {len(labels.utilized_keys)} utilized of "
-               f"{len(labels.document_keys)} document sentences")
-for block in hl.documents_html(sc, labels):
-    st.html(block)
-if labels is not None and labels.relevance_explanation:
-    st.html(hl.note_html(f"Relevance: {labels.relevance_explanation}"))
-if labels is not None and labels.notes:
-    with st.expander(f"Labeler notes ({len(labels.notes)})"):
-        for n in labels.notes:
-            st.text(n)
+inspect_view.header(r)
+inspect_view.compare_section(r, sc, expanded=st.query_params.get("compare") == "1")
+inspect_view.case_view(run, run_id, r, sc, queue)

@@ -123,3 +123,6 @@ with tab_human:
             st.caption(err)
         elif points:
             st.plotly_chart(charts.roc(points), key="compare.roc")
+
+from ui import gold_view  # noqa: E402 - the gold section (review mode), kept at the end
+gold_view.render(sources, load)

@@ -1,0 +1,275 @@
+"""Review mode on Inspect: the reviewer's name, the correction controls of the sentence in focus
+(saved by widget callbacks inside the case fragment: no full-page rerun), the "reviewed" mark, the
+review queue and the export of reviewed labels.
+
+Reviews are kept with a run of the history (``evaluators.review.ReviewStore``, the run history's
+SQLite file): every dashboard run is stored as it runs, so this is the normal case; a run that is
+not in the history (e.g. opened from an older session) is saved to it first, on request.
+Reads and writes are scoped like the history (:func:`ui.history.reader`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from evaluators.paths import store_path
+from evaluators.review import ReviewedCase, ReviewStore, apply, export_rows, next_case, order, to_jsonl
+from evaluators.review.labels import LEVELS
+from evaluators.review.queue import QueueItem
+from evaluators.sentencize import SentencizedCase
+from evaluators.types import CaseResult, RunResult, SentenceLabels
+
+from . import highlight as hl
+from . import history, resources, state
+
+#: Session keys (not widgets) of this module.
+NAME = "review.name"
+_MSG = "review.msg"
+NEXT = "inspect.next_case"
+LEVEL_NAMES = {"full": "Fully", "partial": "Partially", "none": "Not"}
+ORDER_NAMES = {"run": "run order", "uncertainty": "most uncertain first (the method's own doubt)",
+               "variants": "the two labelers disagree most", "runs": "disagreement with another run"}
+
+
+@st.cache_resource(show_spinner=False)
+def _reviews(path: str) -> ReviewStore:
+    return ReviewStore(resources.store())
+
+
+def reviews() -> ReviewStore:
+    return _reviews(str(store_path()))
+
+
+def reviewer() -> str:
+    return str(st.session_state.get(NAME, "")).strip()
+
+
+def run_id_of(run: RunResult) -> str | None:
+    """The history id of ``run`` when it is a run of this session saved in the history."""
+    label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
+    return state.saved_ids().get(label) if label else None
+
+
+def visible_run(run_id: str | None) -> str | None:
+    """``run_id`` when it names a run of this visitor's history (a run still going, shown from the
+    history without entering the session), else None."""
+    if not run_id:
+        return None
+    try:
+        history.get(run_id)
+    except KeyError:
+        return None
+    return run_id
+
+
+def save_to_history(run: RunResult) -> None:
+    """Keep a session run that is not in the history there (reviews belong to a stored run)."""
+    label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
+    rid = resources.store().save(run, label or run.method, owner=state.owner_token())
+    if label:
+        state.saved_ids()[label] = rid
+
+
+def case_review(run_id: str | None, case_id: str) -> ReviewedCase | None:
+    return reviews().get(run_id, case_id, owner=history.reader()) if run_id else None
+
+
+def current_labels(r: CaseResult, rc: ReviewedCase | None) -> SentenceLabels | None:
+    """The labels review mode shows and edits: the reviewed labels (method's + corrections)."""
+    if rc is not None:
+        return rc.labels
+    return apply(r.labels, []) if r.labels is not None else None
+
+
+# ---------------------------------------------------------------------------------------- saving
+def _say(kind: str, text: str) -> None:
+    st.session_state[_MSG] = (kind, text)
+
+
+def _describe(field: str, key: str, value: Any) -> str:
+    if value is None:
+        return f"{key}: back to the method's label"
+    if field == "support":
+        keys = ", ".join(value.get("keys") or []) or "no supporting sentence"
+        return f"{key}: {LEVEL_NAMES[value['level']].lower()} supported ({keys})"
+    return f"{key}: {'' if value else 'not '}{field}"
+
+
+def save(run_id: str, r: CaseResult, field: str, key: str, value: Any) -> None:
+    """Save one correction (a widget callback); the outcome is shown by :func:`message`."""
+    try:
+        rc = reviews().correct(run_id, r, field, key, value, reviewer=reviewer(), owner=history.reader())
+    except (ValueError, KeyError) as exc:
+        _say("error", str(exc).strip("'\""))
+        return
+    at = datetime.now().strftime("%H:%M:%S")
+    _say("ok", f"Saved ✓ {_describe(field, key, value)} — by {reviewer()} at {at} "
+               f"(correction {len(rc.corrections)} of this case)")
+
+
+def _on_support(run_id: str, r: CaseResult, key: str, lk: str, kk: str) -> None:
+    level = st.session_state.get(lk)
+    keys = list(st.session_state.get(kk) or [])
+    if level == "partial" and not keys:
+        _say("warn", f"{key}: pick the document sentences that partly support it, then it is saved.")
+        return
+    save(run_id, r, "support", key, {"level": level, "keys": [] if level == "none" else keys})
+
+
+def _on_flag(run_id: str, r: CaseResult, field: str, key: str, wk: str) -> None:
+    save(run_id, r, field, key, bool(st.session_state.get(wk)))
+
+
+def _on_reset(run_id: str, r: CaseResult, fields: Sequence[str], key: str, widget_keys: Sequence[str]) -> None:
+    for f in fields:
+        save(run_id, r, f, key, None)
+    for wk in widget_keys:
+        st.session_state.pop(wk, None)
+
+
+def message() -> None:
+    """The outcome of the last save (kept until the next one)."""
+    got = st.session_state.get(_MSG)
+    if got:
+        kind, text = got
+        (st.success if kind == "ok" else st.warning if kind == "warn" else st.error)(text)
+
+
+# ---------------------------------------------------------------------------------------- controls
+def _wkey(*parts: str) -> str:
+    return "rv." + ".".join(parts)
+
+
+def _init(key: str, value: Any) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def editor(run_id: str, r: CaseResult, sc: SentencizedCase, labels: SentenceLabels, focus: hl.Focus,
+           rc: ReviewedCase | None) -> None:
+    """Correction controls of the sentence in focus (saved as soon as they change)."""
+    kind, key = focus
+    off = not reviewer()
+    corrected = {(c.field, c.key) for c in rc.corrections} if rc else set()
+    if kind == "response":
+        cur = next((s for s in labels.sentences if s.key == key), None)
+        if cur is None:
+            st.caption("This sentence has no label to correct.")
+            return
+        lk, kk = _wkey("lvl", run_id, r.case.id, key), _wkey("keys", run_id, r.case.id, key)
+        texts = {s.key: s.text for s in sc.doc_sentences}
+        options = list(dict.fromkeys([*texts, *cur.supporting_keys]))
+        _init(lk, cur.level)  # current values go in as state, not defaults: the widgets keep their identity
+        _init(kk, list(cur.supporting_keys))  # (and the keyboard focus) when a save changes the labels
+        c1, c2 = st.columns([2, 3])
+        c1.segmented_control("Is it supported?", LEVELS, format_func=lambda v: LEVEL_NAMES[v], required=True,
+                             key=lk, on_change=_on_support, args=(run_id, r, key, lk, kk), disabled=off,
+                             help="Fully: every claim of the sentence is in the documents. Partially: some of "
+                                  "it (name the sentences). Not: none of it.")
+        c2.multiselect("Supporting document sentences", options, key=kk,
+                       format_func=lambda k: f"{k} · {texts.get(str(k), str(k))[:70]}", on_change=_on_support,
+                       args=(run_id, r, key, lk, kk), disabled=off or st.session_state.get(lk) == "none")
+        widgets, fields = [lk, kk], ["support"]
+    else:
+        rk, uk = _wkey("rel", run_id, r.case.id, key), _wkey("use", run_id, r.case.id, key)
+        _init(rk, key in labels.relevant_keys)
+        _init(uk, key in labels.utilized_keys)
+        c1, c2 = st.columns(2)
+        c1.checkbox("Relevant to the question", key=rk, disabled=off,
+                    on_change=_on_flag, args=(run_id, r, "relevant", key, rk))
+        c2.checkbox("Used by the response", key=uk, disabled=off,
+                    on_change=_on_flag, args=(run_id, r, "utilized", key, uk))
+        widgets, fields = [rk, uk], ["relevant", "utilized"]
+    if any((f, key) in corrected for f in fields):
+        st.button("↺ Back to the method's label", key=_wkey("reset", run_id, r.case.id, key), disabled=off,
+                  on_click=_on_reset, args=(run_id, r, fields, key, widgets))
+
+
+def name_input() -> None:
+    st.session_state[NAME] = st.text_input(
+        "Your name", value=reviewer(), key="review.name_input", max_chars=80, placeholder="saved with each correction",
+        help="Every correction is saved with your name and the time, in this run's history.").strip()
+
+
+def review_bar(run_id: str, r: CaseResult, rc: ReviewedCase | None, queue: Sequence[QueueItem]) -> None:
+    """Name, the case's review status, and the 'reviewed' mark (with 'next in the queue')."""
+    c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
+    with c1:
+        name_input()
+    n = len(rc.corrections) if rc else 0
+    if rc is not None and rc.reviewed:
+        status = f"✓ Reviewed by {rc.reviewer} ({(rc.reviewed_at or '')[:16].replace('T', ' ')} UTC)"
+    else:
+        status = "Not marked reviewed yet"
+    c2.markdown(f"**{status}** · {n} correction{'s' * (n != 1)} saved"
+                + (f", {rc.n_changes} label{'s differ' if rc.n_changes != 1 else ' differs'} from the method's"
+                   if rc else ""))
+    off = not reviewer()
+    if rc is not None and rc.reviewed:
+        c3.button("Undo “reviewed”", key="rv.unmark", disabled=off, on_click=_on_mark, args=(run_id, r, False))
+    else:
+        c3.button("✓ Mark reviewed", key="rv.mark", disabled=off, type="primary", on_click=_on_mark,
+                  args=(run_id, r, True), help="The case's labels, with your corrections, become gold labels "
+                                               "(Compare scores every method against them).")
+    nxt = next_case(queue, after=r.case.id)
+    if c4.button("✓ Reviewed, next →", key="rv.next", disabled=off or nxt is None,
+                 help="Mark this case reviewed and open the next unreviewed case of the queue."):
+        if _mark(run_id, r, True):
+            st.session_state[NEXT] = nxt
+            st.rerun()
+    if off:
+        st.info("Type your name to review: every correction is saved with it.")
+
+
+def _on_mark(run_id: str, r: CaseResult, reviewed: bool) -> None:
+    _mark(run_id, r, reviewed)
+
+
+def _mark(run_id: str, r: CaseResult, reviewed: bool) -> bool:
+    try:
+        reviews().mark(run_id, r, reviewer=reviewer(), owner=history.reader(), reviewed=reviewed)
+    except (ValueError, KeyError) as exc:
+        _say("error", str(exc).strip("'\""))
+        return False
+    _say("ok", f"{r.case.id}: {'marked reviewed — its labels are gold now' if reviewed else 'no longer reviewed'}")
+    return True
+
+
+# ---------------------------------------------------------------------------------------- queue
+def queue(run: RunResult, run_id: str | None, how: str, other: RunResult | None) -> list[QueueItem]:
+    status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    done = frozenset(c for c, (_, rev) in status.items() if rev)
+    if how == "run":
+        return [QueueItem(r.case.id, None, "", r.case.id in done) for r in run.results]
+    return state.memo(("review.queue", id(run), how, id(other), done),
+                      lambda: order(run, how, other=other, reviewed=done))
+
+
+def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
+    status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    rows = [{"#": i + 1, "case": q.case_id,
+             "status": "✓ reviewed" if q.reviewed else (f"✎ {status[q.case_id][0]} corrections"
+                                                        if q.case_id in status else ""),
+             "priority": None if q.priority is None else round(q.priority, 3), "why": q.why,
+             "open": link(q.case_id)} for i, q in enumerate(items)]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)),
+                 column_config={"open": st.column_config.LinkColumn("open", display_text="inspect ↗")})
+
+
+def export_button(key: str) -> None:
+    """Download every reviewed case of this visitor (all runs) in the upload format."""
+    store, owner = reviews(), history.reader()  # taken now: the file is built outside this script run
+    n = store.count(owner=owner)
+
+    def data() -> str:
+        gold = sorted(store.gold(owner=owner).values(), key=lambda c: c.reviewed_at or "")
+        return to_jsonl(export_rows(gold))
+
+    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)} (JSONL, upload format)", data=data,
+                       file_name="reviewed_labels.jsonl", mime="application/jsonl", key=key, disabled=not n,
+                       on_click="ignore", help="Question, response, documents and your labels in the columns the "
+                       "Upload page and `python -m evaluators agreement FILE` read as human labels.")
