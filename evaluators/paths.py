@@ -22,6 +22,8 @@ ENV_STORE = "RAG_EVAL_STORE"
 ENV_EMBED_CACHE = "RAG_EVAL_EMBED_CACHE"
 ENV_LLM_CACHE = "RAG_EVAL_LLM_CACHE"
 ENV_MODEL_CACHE = "RAG_EVAL_MODEL_CACHE"
+#: Set (to 1) by the container's start script when the run history is in a temporary directory.
+ENV_STORE_TEMPORARY = "RAG_EVAL_STORE_TEMPORARY"
 #: Values of a cache-path variable that turn the cache off.
 OFF_VALUES = frozenset({"0", "off", "no", "false", "none", "disabled"})
 #: platformdirs names of the run history / model cache, and of the LLM reply cache.
@@ -37,6 +39,12 @@ def store_path() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "runs.sqlite3"
+
+
+def store_is_temporary() -> bool:
+    """The run history lives in a temporary directory (a Space without persistent storage): it is
+    lost when the server restarts, and the dashboard says so."""
+    return os.environ.get(ENV_STORE_TEMPORARY, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def embed_cache_path() -> Path | None:

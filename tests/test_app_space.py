@@ -119,3 +119,15 @@ def test_app_import_path_loads_no_model():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "", f"heavy modules imported at start-up: {out.stdout}"
+
+
+def test_every_page_says_when_the_history_is_temporary(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("RAG_EVAL_STORE", str(tmp_path / "runs.sqlite3"))
+    monkeypatch.delenv("RAG_EVAL_STORE_TEMPORARY", raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception and not any("lost when" in w.value for w in at.sidebar.warning)
+    monkeypatch.setenv("RAG_EVAL_STORE_TEMPORARY", "1")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert any("lost when the server (the Space) restarts" in w.value for w in at.sidebar.warning)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evaluators.llm.settings import KEY_ENV
+from evaluators.paths import store_is_temporary
 
 from . import resources, state
 
@@ -24,6 +25,9 @@ def render() -> None:
     state.restore_sidebar()
     with st.sidebar:
         state.send_owner_cookie()
+        if store_is_temporary():
+            st.warning("Run history is kept in a temporary folder on this server: it is lost when the "
+                       "server (the Space) restarts. Download what you want to keep.", icon="⚠️")
         st.subheader("LLM (for GPT labeling / hybrid)")
         st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
                      help="groq and openai use their official SDKs; openai_compatible needs a base URL.")
