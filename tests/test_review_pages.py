@@ -36,7 +36,8 @@ def inspect(at: AppTest) -> AppTest:
 
 
 def html(at: AppTest) -> str:
-    return "".join(h.proto.body for h in at.get("html"))
+    """The page's HTML (the sidebar holds the history cookie's script)."""
+    return "".join(h.proto.body for h in at.main.get("html"))
 
 
 def review_on(at: AppTest, name: str = "Ann") -> AppTest:
