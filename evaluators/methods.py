@@ -108,7 +108,7 @@ for _spec in (
     MethodSpec(
         "trace",
         "TRACE (heuristic, offline)",
-        "Offline sentence labels from embedded embeddings plus lexical evidence. No key, fast.",
+        "Offline sentence labels from the embedded MiniLM's embeddings plus lexical evidence. No key, fast.",
         False,
         "evaluators.labelers.heuristic:HeuristicMethod",
     ),
