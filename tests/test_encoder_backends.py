@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 
+from evaluators.encoder import backends as B
 from evaluators.encoder import embeddings as E
 from evaluators.encoder import onnx_graph as O
 from evaluators.encoder import precision as P
@@ -22,7 +23,7 @@ TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 
 
 @pytest.fixture(scope="module")
 def built():
-    return E.onnx_meta()  # builds once per machine (user cache dir), then reused
+    return B.onnx_meta()  # builds once per machine (user cache dir), then reused
 
 
 def test_reference_vectors_are_the_sentence_transformers_fp32_vectors():
@@ -30,20 +31,20 @@ def test_reference_vectors_are_the_sentence_transformers_fp32_vectors():
     sentence-transformers gives in fp32 (remake: python -m evaluators encoder reference)."""
     pytest.importorskip("sentence_transformers")
     ref = reference_vectors()
-    now = E.torch_encode(E.torch_model(), CHECK_SENTENCES, bf16=False)
-    assert ref.shape == now.shape == (len(CHECK_SENTENCES), E.DIMENSION)
+    now = B.torch_encode(B.torch_model(), CHECK_SENTENCES, bf16=False)
+    assert ref.shape == now.shape == (len(CHECK_SENTENCES), B.DIMENSION)
     assert np.min(np.sum(ref * now, axis=1)) > 0.99999
 
 
 def test_onnx_graphs_match_the_torch_model(built):
     pytest.importorskip("sentence_transformers")
     folder, meta = built
-    ref = E.torch_encode(E.torch_model(), TEXTS, bf16=False)
+    ref = B.torch_encode(B.torch_model(), TEXTS, bf16=False)
     fp32 = O.OnnxEncoder(folder / "minilm-fp32.onnx").encode(TEXTS)
     int8 = O.OnnxEncoder(folder / "minilm-int8.onnx").encode(TEXTS)
     assert np.min(np.sum(ref * fp32, axis=1)) > 0.9999  # same arithmetic
-    assert np.min(np.sum(ref * int8, axis=1)) >= E.MIN_COSINE
-    assert meta["min_cosine_fp32"] > 0.9999 and meta["min_cosine_int8"] >= E.MIN_COSINE
+    assert np.min(np.sum(ref * int8, axis=1)) >= B.MIN_COSINE
+    assert meta["min_cosine_fp32"] > 0.9999 and meta["min_cosine_int8"] >= B.MIN_COSINE
 
 
 def test_vectors_do_not_depend_on_the_batch(built):
@@ -98,45 +99,45 @@ def _fake_measure(calls, rows=ROWS, faster=None):
         if faster:
             r[faster]["score_s"] = 0.5
         ok = {k: v for k, v in r.items() if v["ok"]}
-        m = {"version": E.MEASURE_VERSION, "cpu": P.cpu_signature(), "available": E.available(),
-             "reference_texts": E.REFERENCE_TEXTS, "backends": r, "choice": min(ok, key=lambda k: ok[k]["score_s"]),
+        m = {"version": B.MEASURE_VERSION, "cpu": P.cpu_signature(), "available": B.available(),
+             "reference_texts": B.REFERENCE_TEXTS, "backends": r, "choice": min(ok, key=lambda k: ok[k]["score_s"]),
              "measured_at": "now"}
-        E._write_meta(folder, {**meta, "measured": m})
+        B.write_meta(folder, {**meta, "measured": m})
         return m
     return measure
 
 
 def test_the_choice_is_the_fastest_backend_that_passes_its_check_and_is_kept(fresh, monkeypatch):
     calls: list[str] = []
-    monkeypatch.setattr(E, "measure", _fake_measure(calls))
+    monkeypatch.setattr(B, "measure", _fake_measure(calls))
     c = E.choose()
     assert c["backend"] == "onnx-int8" and calls  # the least load + REFERENCE_TEXTS texts
     assert "onnx-int8 1.10 ms/text" in c["reason"] and "torch-bf16 refused (min cosine 0.9500" in c["reason"]
-    assert c["tag"].startswith(f"{E.MODEL_ID}|onnx-int8|2-")
+    assert c["tag"].startswith(f"{B.MODEL_ID}|onnx-int8|2-")
     E.reset()
     assert E.choose()["backend"] == "onnx-int8" and len(calls) == 1  # kept with the graph: not measured again
     # the same folder opened on another machine (a prebuilt image): measured again there
-    monkeypatch.setattr(E, "cpu_signature", lambda: "Another CPU | avx2 | 16 cpus")
-    monkeypatch.setattr(E, "measure", _fake_measure(calls, faster="onnx-fp32"))
+    monkeypatch.setattr(B, "cpu_signature", lambda: "Another CPU | avx2 | 16 cpus")
+    monkeypatch.setattr(B, "measure", _fake_measure(calls, faster="onnx-fp32"))
     E.reset()
     assert E.choose()["backend"] == "onnx-fp32" and len(calls) == 2
 
 
 def test_a_forced_backend_is_used_and_an_impossible_one_is_a_clear_error(fresh, monkeypatch):
-    monkeypatch.setattr(E, "measure", _fake_measure([]))
+    monkeypatch.setattr(B, "measure", _fake_measure([]))
     monkeypatch.setenv("RAG_EVAL_PRECISION", "onnx-fp32")
     assert E.choose()["backend"] == "onnx-fp32" and "requested" in E.choose()["reason"]
     E.reset()
     monkeypatch.setenv("RAG_EVAL_PRECISION", "bf16")
-    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])  # the default install: no torch
-    monkeypatch.setattr(E, "torch_installed", lambda: False)
+    monkeypatch.setattr(B, "available", lambda: ["onnx-int8", "onnx-fp32"])  # the default install: no torch
+    monkeypatch.setattr(B, "torch_installed", lambda: False)
     monkeypatch.setattr(P, "torch_installed", lambda: False)
     with pytest.raises(P.TorchExtraMissing, match="requirements-torch.txt"):
         E.choose()
 
 
 def test_a_backend_that_fails_its_check_when_loaded_gives_way_to_the_next_best(fresh, monkeypatch):
-    monkeypatch.setattr(E, "measure", _fake_measure([]))
+    monkeypatch.setattr(B, "measure", _fake_measure([]))
     calls = []
 
     def instantiate(name):
@@ -146,23 +147,23 @@ def test_a_backend_that_fails_its_check_when_loaded_gives_way_to_the_next_best(f
     monkeypatch.setattr(E, "_instantiate", instantiate)
     assert E.load() == "onnx-fp32" and calls == ["onnx-int8", "onnx-fp32"]
     assert "onnx-int8 min cosine 0.5000 < 0.99" in E.info()["decision"]["reason"]
-    assert E.cache_tag().startswith(f"{E.MODEL_ID}|onnx-fp32|")  # its vectors never mix with int8's
+    assert E.cache_tag().startswith(f"{B.MODEL_ID}|onnx-fp32|")  # its vectors never mix with int8's
 
 
 def test_a_real_measurement_on_this_machine(fresh, monkeypatch):
     """Build and measure for real (torch backends left out: they are measured in a fresh process,
     which the tests of the torch extra do not need to pay for)."""
-    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])
+    monkeypatch.setattr(B, "available", lambda: ["onnx-int8", "onnx-fp32"])
     c = E.choose()
     rows = c["measured"]["backends"]
     assert set(rows) == {"onnx-int8", "onnx-fp32"} and all(r["ok"] for r in rows.values())
     assert c["backend"] == min(rows, key=lambda k: rows[k]["score_s"])
     assert all(r["ms_per_text"] > 0 and r["load_s"] > 0 for r in rows.values())
-    assert E.load() == c["backend"] and E.info()["decision"]["min_cosine"] >= E.MIN_COSINE
+    assert E.load() == c["backend"] and E.info()["decision"]["min_cosine"] >= B.MIN_COSINE
 
 
 def test_a_rerun_of_cached_texts_loads_no_model(fresh, monkeypatch):
-    monkeypatch.setattr(E, "available", lambda: ["onnx-int8", "onnx-fp32"])
+    monkeypatch.setattr(B, "available", lambda: ["onnx-int8", "onnx-fp32"])
     monkeypatch.setenv("RAG_EVAL_EMBED_CACHE", str(fresh / "embeddings.sqlite3"))
     E.reset_disk_cache()
     try:

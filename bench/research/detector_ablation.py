@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from bench import lodo_cache  # noqa: E402
 from bench import train_detector as td  # noqa: E402
 from bench.shared_data import file_label, load_shared, shared_files  # noqa: E402
-from evaluators.encoder import embeddings  # noqa: E402
+from evaluators.encoder import backends, embeddings  # noqa: E402
 from evaluators.labelers.heuristic_features import STOPWORDS, analyze, name_found, number_found  # noqa: E402
 from evaluators.sentencize import sentencize_case  # noqa: E402
 
@@ -54,7 +54,7 @@ def token_vectors(texts: list[str]) -> dict[str, np.ndarray]:
     """Normalised contextual vectors of the content tokens of each text (MiniLM last layer)."""
     import torch
 
-    model = embeddings.torch_model()
+    model = backends.torch_model()
     tr = model[0]
     tok = tr.tokenizer
     out: dict[str, np.ndarray] = {}

@@ -20,10 +20,10 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_encoder(args: argparse.Namespace) -> int:
-    from ..encoder import embeddings
+    from ..encoder import backends, embeddings
 
     if args.action == "reference":
-        print(f"wrote {embeddings.write_reference()}")
+        print(f"wrote {backends.write_reference()}")
         return 0
     t = time.perf_counter()
     choice = embeddings.choose()

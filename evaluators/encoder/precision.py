@@ -96,21 +96,21 @@ def cpu_signature(cpuinfo: str = "/proc/cpuinfo") -> str:
     return f"{model} | {flags} | {usable_cpus()} cpus"
 
 
-def wall_seconds(fn: Callable[[], Any], rounds: int = 2) -> float:
-    """The least wall-clock time ``fn`` took in ``rounds`` calls."""
+def best_time(fn: Callable[[], Any], rounds: int = 2, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The least time ``fn`` took in ``rounds`` calls, on ``clock``."""
     best = float("inf")
     for _ in range(rounds):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, clock() - t)
     return best
+
+
+def wall_seconds(fn: Callable[[], Any], rounds: int = 2) -> float:
+    """The least wall-clock time ``fn`` took in ``rounds`` calls."""
+    return best_time(fn, rounds, time.perf_counter)
 
 
 def cpu_seconds(fn: Callable[[], Any], rounds: int = 2) -> float:
     """The least CPU time (of this process) ``fn`` took in ``rounds`` calls."""
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
-    return best
+    return best_time(fn, rounds, time.process_time)

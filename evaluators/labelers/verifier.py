@@ -153,7 +153,7 @@ class Verifier:
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from ..encoder.embeddings import set_torch_threads
+        from ..encoder.backends import set_torch_threads
 
         set_torch_threads()
         with safe_open(str(path), framework="pt") as fh:

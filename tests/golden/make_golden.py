@@ -365,13 +365,13 @@ def main(argv: list[str] | None = None) -> int:
             print(p)
         print("within tolerances" if not problems else f"{len(problems)} difference(s) beyond the tolerances")
         return 1 if problems else 0
-    from evaluators.encoder import embeddings
+    from evaluators.encoder import backends
     from evaluators.encoder.precision import cpu_signature
 
     ref = produce(REFERENCE_BACKEND)
     backend_spreads, measured = [], {}
     for b in OTHER_BACKENDS:
-        if b not in embeddings.available():
+        if b not in backends.available():
             continue
         sp = spread(ref, produce(b))
         backend_spreads.append(sp)
