@@ -92,8 +92,9 @@ def choose() -> dict[str, Any]:
 
 def _set_choice(name: str, reason: str, req: str, folder: Path | None, meta: dict[str, Any],
                 measured: dict[str, Any] | None) -> None:
-    onnx = name.startswith("onnx") and folder is not None
-    tag = f"{B.MODEL_ID}|{name}|{B.onnx_tag(folder, meta)}" if onnx and folder else f"{B.MODEL_ID}|{name}"
+    tag = f"{B.MODEL_ID}|{name}"
+    if name.startswith("onnx") and folder is not None:
+        tag += f"|{B.onnx_tag(folder, meta)}"  # graphs of another build never share vectors
     _choice.clear()
     _choice.update({"backend": name, "requested": req, "reason": reason, "tag": tag,
                     **({"measured": measured} if measured else {}), **({"folder": str(folder)} if folder else {})})
