@@ -9,9 +9,24 @@ carriage return as a formula even when it is quoted, so such text cells get a le
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from .types import CASE_METRICS, CaseResult, RunResult
+from .types import (
+    CASE_METRICS,
+    CaseResult,
+    MetricValue,
+    RunResult,
+    SentenceLabels,
+    SentenceSpans,
+    TestCase,
+    TraceScores,
+    Usage,
+)
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read back (names the file and the case)."""
 
 
 def case_dict(r: CaseResult) -> dict[str, Any]:
@@ -61,6 +76,87 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "intervals": intervals(run),
         "detailed_results": [case_dict(r) for r in run.results],
     }
+
+
+def _scores(metrics: dict[str, Any], labels: SentenceLabels | None) -> TraceScores | None:
+    """The TRACE scores a results file stored for a case (None when it was not scored); the
+    sentence counts that the file does not carry come from the labels."""
+    if labels is None or metrics.get("adherence") is None:
+        return None
+    fields = {k: metrics[k] for k in CASE_METRICS if metrics.get(k) is not None}
+    return TraceScores(**fields, num_document_sentences=len(set(labels.document_keys)),
+                       num_response_sentences=len(labels.sentences))
+
+
+def case_from_dict(d: dict[str, Any]) -> CaseResult:
+    """The inverse of :func:`case_dict`: one case of a results file as a ``CaseResult``."""
+    labels = SentenceLabels.model_validate(d["labels"]) if d.get("labels") else None
+    metrics = d.get("metrics") or {}
+    variants = {k: SentenceLabels.model_validate(v["labels"]) for k, v in (d.get("variants") or {}).items()
+                if isinstance(v, dict) and v.get("labels")}
+    variant_scores = {k: s for k, v in (d.get("variants") or {}).items() if k in variants
+                      and (s := _scores((v or {}).get("metrics") or {}, variants[k])) is not None}
+    return CaseResult(
+        case=TestCase(id=str(d["id"]), question=d.get("question") or "", response=d.get("llm_response") or "",
+                      documents=tuple(d.get("retrieved_documents") or ()), ground_truth=d.get("ground_truth"),
+                      labels=d.get("human_labels") or {}, metadata=d.get("metadata") or {}),
+        method=d.get("method") or "",
+        labels=labels,
+        scores=_scores(metrics, labels),
+        error=d.get("error"),
+        labeled_by=d.get("labeled_by"),
+        variants=variants,
+        variant_scores=variant_scores,
+        agreement=d.get("agreement") or {},
+        metrics={n: MetricValue.model_validate(v) for n, v in (d.get("metric_details") or {}).items()},
+        usage=Usage.model_validate(d.get("usage") or {}),
+        seconds=float(d.get("seconds") or 0.0),
+        spans=SentenceSpans.model_validate(d["spans"]) if d.get("spans") else None,
+    )
+
+
+def run_from_json_dict(data: dict[str, Any], *, source: str = "results file") -> RunResult:
+    """The inverse of :func:`to_json_dict` (any known version, migrated): a results file written by
+    ``evaluate --out`` or the dashboard's download as a ``RunResult``. Raises
+    :class:`ResultsFileError` naming ``source`` and the case that cannot be read."""
+    from pydantic import ValidationError
+
+    from .schema import SchemaError, migrate_export
+
+    if not isinstance(data, dict) or not isinstance(data.get("detailed_results"), list):
+        raise ResultsFileError(f"{source}: not a results file (a JSON object with 'detailed_results', "
+                               "as written by `evaluate --out`)")
+    try:
+        d = migrate_export(data)
+    except SchemaError as exc:
+        raise ResultsFileError(f"{source}: {exc}") from None
+    method = d.get("method") or ""
+    cases = []
+    for i, c in enumerate(d["detailed_results"]):
+        try:
+            cases.append(case_from_dict({"method": method, **c}))
+        except (KeyError, TypeError, ValueError, ValidationError) as exc:
+            cid = c.get("id") if isinstance(c, dict) else None
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ResultsFileError(f"{source}: case {i + 1}" + (f" (id {cid!r})" if cid is not None else "")
+                                   + f" cannot be read: {first}") from None
+    return RunResult(method=method, results=tuple(cases), settings=d.get("settings") or {},
+                     timings=d.get("timings") or {}, usage=Usage.model_validate(d.get("usage") or {}),
+                     started_at=d.get("started_at") or "", cancelled=bool(d.get("cancelled")),
+                     warnings=tuple(d.get("warnings") or ()))
+
+
+def read_results(path: str | Path) -> RunResult:
+    """A results JSON file (``evaluate --out``) as a ``RunResult``; :class:`ResultsFileError` names
+    the file (and the case) when it cannot be read."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ResultsFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultsFileError(f"{p}: not valid JSON: {exc}") from None
+    return run_from_json_dict(data, source=str(p))
 
 
 def intervals(run: RunResult) -> dict[str, Any]:
