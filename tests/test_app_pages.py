@@ -218,10 +218,11 @@ def test_results_table_reads_in_order_with_plain_values_and_help():
     at = page(with_run(run).run(), "3_results")
     table = at.dataframe[-1].value
     cols = list(table.columns)
-    assert cols[:2] == ["id", "inspect"] and cols[2:8] == ["context_relevance", "context_utilization",
-                                                          "completeness", "adherence", "expected_adherence",
-                                                          "overall_supported"]
-    assert cols.index("question") > cols.index("unsupported_sentences") and cols[-1] == "error"
+    # issue 33 item 7: the question right after the link (it sat off screen, after the counts)
+    assert cols[:3] == ["id", "inspect", "question"] and cols[3:9] == [
+        "context_relevance", "context_utilization", "completeness", "adherence", "expected_adherence",
+        "overall_supported"]
+    assert cols.index("response") > cols.index("unsupported_sentences") and cols[-1] == "error"
     assert list(table["overall_supported"]) == ["no", "yes", "yes", ""]
     assert list(table["error"])[:3] == ["", "", ""] and "empty" in list(table["error"])[3]
     assert list(table["human_hallucinated"]) == ["yes", "no", "no", "yes"]

@@ -14,6 +14,7 @@ improvements with the sentences behind them), ``compare`` (the engine and its re
 
 from __future__ import annotations
 
+from .changes import unsupported as unsupported_sentences
 from .compare import Comparison, PairResult, Standing, compare_runs, compare_tables, headline_metric
 from .matching import ComparisonError, Matching, Paired, match
 from .matching import pair as paired_rows
@@ -23,15 +24,18 @@ from .table import (
     RunTable,
     SentenceDetail,
     TableBuilder,
+    sentence_details,
     table_from_file,
     table_from_records,
     table_from_run,
 )
 from .trend import same_test_set, trend
+from .verdict import num as short_number
+from .verdict import regression_words
 
 __all__ = [
     "Comparison", "ComparisonError", "Matching", "PairResult", "PairStats", "Paired", "RunTable", "SentenceDetail",
     "Standing", "TableBuilder", "compare_runs", "compare_tables", "comparison_text", "headline_metric", "holm",
-    "match", "paired_rows", "paired_stats", "same_test_set", "table_from_file", "table_from_records",
-    "table_from_run", "trend",
+    "match", "paired_rows", "paired_stats", "regression_words", "same_test_set", "sentence_details",
+    "short_number", "table_from_file", "table_from_records", "table_from_run", "trend", "unsupported_sentences",
 ]

@@ -69,6 +69,9 @@ class RunTable:
     #: When the run started (ISO time, may be empty).
     started_at: str = ""
     details: DetailFetcher | None = field(default=None, repr=False)
+    #: A hash of every case's id, question, documents and response: two runs of the same file (say,
+    #: two methods) share it; two versions of a system's answers do not.
+    fingerprint: str = ""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -108,12 +111,16 @@ class TableBuilder:
         self.questions: list[str] = []
         self.hashes: list[str] = []
         self.cols: dict[str, array] = {}
+        self._content = hashlib.sha1()
 
-    def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any]) -> None:
+    def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
+            response: str | None = None) -> None:
         n = len(self.ids)
         self.ids.append(str(case_id))
         self.questions.append("" if question is None else str(question))
         self.hashes.append(doc_hash(documents or ()))
+        for part in (self.ids[-1], self.questions[-1], self.hashes[-1], response or ""):
+            self._content.update(part.encode("utf-8", "surrogatepass") + b"\x1e")
         for m, v in values.items():
             if m in NOT_COMPARED or isinstance(v, (dict, list)):
                 continue
@@ -130,7 +137,7 @@ class TableBuilder:
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
-                        self.started_at, details)
+                        self.started_at, details, self._content.hexdigest()[:16])
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -144,7 +151,7 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
             raise ResultsFileError(f"{name}: case {i + 1} is not a case record (a JSON object with an 'id')")
         docs = rec.get("retrieved_documents", rec.get("documents")) or ()
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
-              rec.get("metrics") or {})
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
     return b.build(details)
 
 
@@ -177,7 +184,7 @@ def table_from_run(run: RunResult, name: str, *, keep_details: bool = True) -> R
     sentences of the cases a comparison shows."""
     b = TableBuilder(name, run.method, run.started_at)
     for r in run.results:
-        b.add(r.case.id, r.case.question, r.case.documents, case_values(r))
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
     return b.build(run_details(run) if keep_details else None)
 
 
