@@ -57,12 +57,14 @@ def test_which_version_is_better_opens_on_the_two_latest_runs_and_says_it_in_wor
     assert at.multiselect(key="versions.cands").value == [two_versions["v2"]]
     verdict = at.error[0].value
     assert verdict.startswith("v2 is worse than v1 on adherence by 0.5") and "paired questions" in verdict
+    assert verdict == verdict.replace("_", " ")  # metric names as people read them
     captions = " ".join(c.value for c in at.caption)
     assert "0 questions score higher under v2, 6 lower, 6 the same" in captions
     assert "Cases paired by question text" in captions
     table = at.dataframe[0].value  # every metric, candidate against baseline
-    assert {"metric", "baseline", "candidate", "difference", "95% interval", "p-value", "verdict"} <= set(table.columns)
-    assert "v2 worse" in set(table["verdict"])
+    assert {"metric", "baseline", "candidate", "difference", "95% interval", "p-value", "candidate is"} <= set(
+        table.columns)
+    assert "worse" in set(table["candidate is"])
     titles = [c.proto.spec for c in at.get("plotly_chart")][:2]
     assert "95% interval" in titles[0] and "Difference per metric" in titles[1]
     links = [pl.proto for pl in at.get("page_link") if "vs=" in pl.proto.query_string]
@@ -70,8 +72,9 @@ def test_which_version_is_better_opens_on_the_two_latest_runs_and_says_it_in_wor
     q = links[0].query_string
     assert f"run={two_versions['v1']}" in q and f"vs={two_versions['v2']}" in q and "vs_case=b" in q
     text = " ".join(m.value for m in at.markdown)
-    assert "the same sentence was fully supported in the other run" not in text  # new sentences: "new"
-    assert "Dragons guard the golden towers of Marseille" in text and "(new: the other run" in text
+    assert "had the same sentence fully supported" not in text
+    assert "“Dragons guard the golden towers of Marseille.”: not supported at all (a new sentence)" in text \
+        .replace("\\", "")
 
 
 def test_three_runs_get_ranks_a_verdict_matrix_and_the_correction_in_words(two_versions):

@@ -68,8 +68,8 @@ def diff_chart(pairs: Sequence[PairResult], baseline: str, candidate: str) -> go
                                hovertext=hover, hoverinfo="text"))
     fig.add_vline(x=0, line_dash="dot", line_color="#999")
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title=f"{candidate} − {baseline} (right of the dotted line: {candidate} scores higher)")
-    return _layout(fig, f"Difference per metric: {candidate} against {baseline}", 120 + 40 * len(rows))
+    fig.update_xaxes(title="candidate − baseline (right of the dotted line: higher)")
+    return _layout(fig, "Difference per metric, candidate − baseline (95% intervals)", 120 + 40 * len(rows))
 
 
 def verdict_matrix(c: Comparison, metric: str) -> go.Figure:

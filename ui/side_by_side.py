@@ -8,6 +8,8 @@ both runs are read from the visitor's own history (``ui.history``), so another v
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import streamlit as st
 
 from evaluators.comparison import SentenceDetail, sentence_details
@@ -38,15 +40,21 @@ def _case(run: RunResult, case_id: str, name: str) -> CaseResult | None:
     return r
 
 
-def lost_lines(worse: tuple[SentenceDetail, ...], better: tuple[SentenceDetail, ...]) -> list[str]:
-    """The answer sentences of one version not fully supported, in words."""
+def sentence_lines(rows: Sequence[dict], other: str = "the other version") -> list[str]:
+    """Sentences not fully supported (``unsupported_sentences`` rows) in short words."""
     out = []
-    for x in unsupported(worse, better):
+    for x in rows:
         how = {"none": "not supported at all", "partial": "only partly supported"}.get(x["level"], "not labeled")
-        was = {"supported": " — fully supported in the other version", "not supported":
-               " — not fully supported in the other version either", "absent": ""}[x["in_other"]]
+        was = {"supported": f" — {other} had the same sentence fully supported",
+               "not supported": f" — not fully supported in {other} either",
+               "absent": " (a new sentence)"}[x["in_other"]]
         out.append(f"“{x['sentence']}”: {how}{was}")
     return out
+
+
+def lost_lines(worse: tuple[SentenceDetail, ...], better: tuple[SentenceDetail, ...]) -> list[str]:
+    """The answer sentences of one version not fully supported, in words."""
+    return sentence_lines(unsupported(worse, better))
 
 
 def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:
@@ -60,6 +68,7 @@ def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:
     st.html(hl.response_html(sc, r.labels, view=role))
     lines = lost_lines(sentence_details(r), sentence_details(other))
     if lines:
+        st.caption("Sentences not fully supported by this version's documents:")
         st.html("<ul class='rag-lost' style='margin:4px 0 8px 0;font-size:0.9em'>"
                 + "".join(f"<li>{hl.e(x)}</li>" for x in lines) + "</ul>")
     st.markdown(f"Documents ({len(r.case.documents)})")

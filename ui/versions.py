@@ -21,16 +21,17 @@ from evaluators.comparison import (
     PairResult,
     RunTable,
     compare_tables,
-    regression_words,
     same_test_set,
     table_from_run,
     trend,
+    verdict_sentence,
 )
 from evaluators.comparison import short_number as num
 from evaluators.store import RunSummary
 
 from . import compare_charts, glossary, history, state
 from .data import md_escape
+from .side_by_side import sentence_lines
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -90,6 +91,12 @@ def default_pair(ids: Sequence[str], table_of: Callable[[str], RunTable], look_a
     return (other_files or shared or [(top[1], top[0])])[0]
 
 
+def pair_words(c: Comparison, p: PairResult) -> str:
+    """The pair's verdict in words, the metric named as people read it ("expected adherence")."""
+    n_tests = len(c.names) * (len(c.names) - 1) // 2 if c.corrected else 1
+    return verdict_sentence(p.a, p.b, glossary.nice(p.metric).lower(), p.stats, p.verdict, p.p_adjusted, n_tests)
+
+
 def verdict_kind(p: PairResult) -> str:
     """'better' / 'worse' / 'same' for the candidate (run b) against the baseline (run a)."""
     return {"b_better": "better", "a_better": "worse"}.get(p.verdict, "same")
@@ -104,8 +111,8 @@ def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
         ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
         rows.append({"metric": glossary.nice(m), "baseline": s.mean_a, "candidate": s.mean_b, "difference": s.diff,
                      "95% interval": ci, "p-value": p.p_adjusted,
-                     "verdict": {"better": f"{candidate} better", "worse": f"{candidate} worse",
-                                 "same": "no detectable difference"}[verdict_kind(p)],
+                     "candidate is": {"better": "better", "worse": "worse",
+                                      "same": "no detectable difference"}[verdict_kind(p)],
                      "wins / ties / losses": f"{s.wins} / {s.ties} / {s.losses}", "questions": s.n})
     return pd.DataFrame(rows)
 
@@ -197,7 +204,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
     for cand in cands:
         p = c.pair(base, cand, metric)
         box = {"better": st.success, "worse": st.error, "same": st.info}[verdict_kind(p)]
-        box(md_escape(p.text), icon={"better": "✅", "worse": "⚠️", "same": "🟰"}[verdict_kind(p)])
+        box(md_escape(pair_words(c, p)), icon={"better": "✅", "worse": "⚠️", "same": "🟰"}[verdict_kind(p)])
         s = p.stats
         st.caption(md_escape(f"{s.wins} questions score higher under {cand}, {s.losses} lower, {s.ties} the same."),
                    help=TERMS["wins"])
@@ -222,13 +229,15 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
                 + TERMS["interval"] + " " + TERMS["detectable"])
     focus = cands[0] if len(cands) == 1 else st.selectbox("Candidate", cands, key="versions.table_cand")
     st.dataframe(metrics_frame(c, base, focus), hide_index=True, width="stretch", placeholder="", column_config={
-        "baseline": st.column_config.NumberColumn(f"{base} (baseline)", format="%.3f", help=TERMS["baseline"]),
-        "candidate": st.column_config.NumberColumn(focus, format="%.3f", help=TERMS["candidates"]),
+        "baseline": st.column_config.NumberColumn(format="%.3f", help=f"{base}: " + TERMS["baseline"]),
+        "candidate": st.column_config.NumberColumn(format="%.3f", help=f"{focus}: " + TERMS["candidates"]),
         "difference": st.column_config.NumberColumn("difference (B − A)", format="%+.3f",
                                                     help="Mean over the paired questions of candidate − baseline."),
         "95% interval": st.column_config.TextColumn(help=TERMS["interval"]),
         "p-value": st.column_config.NumberColumn(format="%.4f", help=TERMS["p"]
                                                  + (" " + TERMS["holm"] if c.corrected else "")),
+        "candidate is": st.column_config.TextColumn(help="Better or worse only when the 95 % interval excludes 0 "
+                                                         "and the p-value is below 0.05."),
         "wins / ties / losses": st.column_config.TextColumn(help=TERMS["wins"]),
     })
 
@@ -247,7 +256,7 @@ def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summar
                                     "rank range": st.column_config.TextColumn(help=TERMS["rank"])})
         st.plotly_chart(compare_charts.verdict_matrix(c, metric), key="versions.matrix")
     points = _trend(base_summary, saved, metric)
-    if len(points) >= 2:
+    if len(points) >= 3:
         st.plotly_chart(compare_charts.trend_chart(points, metric), key="versions.trend")
         st.caption(f"The {len(points)} most recent runs of your history on the baseline's questions, oldest first.")
 
@@ -277,7 +286,7 @@ def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_i
             st.markdown(f"**{k}. {md_escape(r.question)}**")
             st.caption(md_escape(f"{base}: {num(r.a)} → {cand}: {num(r.b)} ({num(r.diff, True)} on "
                                  f"{glossary.nice(metric)})"))
-            for line in regression_words(cand, list(r.sentences)[:4]):
+            for line in sentence_lines(list(r.sentences)[:4], other="the baseline"):
                 st.markdown(f"- {md_escape(line)}")
             st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
                          query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))

@@ -32,10 +32,12 @@ from .table import (
 from .trend import same_test_set, trend
 from .verdict import num as short_number
 from .verdict import regression_words
+from .verdict import sentence as verdict_sentence
 
 __all__ = [
     "Comparison", "ComparisonError", "Matching", "PairResult", "PairStats", "Paired", "RunTable", "SentenceDetail",
     "Standing", "TableBuilder", "compare_runs", "compare_tables", "comparison_text", "headline_metric", "holm",
     "match", "paired_rows", "paired_stats", "regression_words", "same_test_set", "sentence_details",
     "short_number", "table_from_file", "table_from_records", "table_from_run", "trend", "unsupported_sentences",
+    "verdict_sentence",
 ]
