@@ -114,6 +114,28 @@ def test_paired_interval_and_p_value_match_scipy():
     assert other.diff == s.diff and other.ci_low != s.ci_low
 
 
+def test_large_runs_use_the_t_interval_and_the_normal_law_of_the_means(monkeypatch):
+    """Above BOOTSTRAP_MAX_N pairs the interval is scipy's paired t interval, and the leaderboard's
+    intervals come from the means' normal law (the bootstrap's limit) instead of 2,000 resamples."""
+    from scipy.stats import ttest_rel
+
+    from evaluators.comparison import paired as paired_mod
+
+    monkeypatch.setattr(paired_mod, "BOOTSTRAP_MAX_N", 50)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0, 1, 400)
+    b = np.clip(a + rng.normal(0.03, 0.1, 400), 0, 1)
+    s = paired_stats(a, b)
+    ref = ttest_rel(b, a).confidence_interval(0.95)
+    assert s.method == "paired t interval"
+    assert (s.ci_low, s.ci_high) == pytest.approx((ref.low, ref.high))
+    st = paired_mod.standings(np.column_stack([a, b]))
+    for col, x in zip((a, b), st):
+        half = 1.96 * col.std(ddof=1) / np.sqrt(len(col))
+        assert (x.ci_low, x.ci_high) == pytest.approx((col.mean() - half, col.mean() + half), abs=0.01)
+    assert [x.rank for x in st] == [2, 1]
+
+
 def test_the_detectable_difference_is_the_power_formula():
     from scipy.stats import norm
 
@@ -232,6 +254,18 @@ def test_regressions_list_the_sentences_that_lost_their_support(fake_method):
     assert "the same sentence was fully supported in the other run" in text
 
 
+def test_sentence_details_follow_the_split_the_labels_refer_to(fake_method):
+    from evaluators.comparison import sentence_details
+    from evaluators.sentencize import sentences_of
+
+    for r in fake_run().results:
+        levels = {s.key: s.level for s in r.labels.sentences} if r.labels else {}
+        sents = sentences_of(r).response_sentences if r.labels else ()
+        want = [(s.text, levels.get(s.key, "unlabeled")) for s in sents]
+        assert [(d.text, d.level) for d in sentence_details(r)] == want
+        assert [(d.text, d.level) for d in sentence_details(r.model_copy(update={"spans": None}))] == want
+
+
 def test_the_library_reads_results_files_and_records(tmp_path, fake_method):
     from evaluators.cli.common import write_json
     from evaluators.export import to_json_dict
@@ -245,6 +279,9 @@ def test_the_library_reads_results_files_and_records(tmp_path, fake_method):
     for m in ("adherence", "expected_adherence", "overall_supported", "average"):
         np.testing.assert_allclose(from_records.values[m], from_run.values[m], equal_nan=True)
     assert "unsupported_sentences" not in from_run.values  # counts are not scores
+    assert from_records.fingerprint == from_run.fingerprint
+    other = fake_run([c.model_copy(update={"response": c.response + " More."}) for c in (r.case for r in run.results)])
+    assert table_from_run(other, "o").fingerprint != from_run.fingerprint
     c = compare_runs([path, run])
     assert c.names == ["base", "run 2"] and c.matched_on == "id"
     assert c.pair("base", "run 2").verdict == "no_difference"

@@ -69,12 +69,13 @@ def resampled_means(values: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     out = np.empty((n_boot, k))
     start = 0
+    okf = ok.astype(float)
     for b in _batches(n_boot, n):
         idx = rng.integers(0, n, (b, n))
-        sums = filled[idx].sum(axis=1)
-        counts = ok[idx].sum(axis=1)
+        # how often each case is drawn in each resample, then the sums as one matrix product
+        times = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + b] = sums / counts
+            out[start:start + b] = (times @ filled) / (times @ okf)
         start += b
     return out
 
@@ -182,7 +183,7 @@ def _ranks(means: np.ndarray, higher_better: bool) -> np.ndarray:
 def standings(values: np.ndarray, *, higher_better: bool = True, n_boot: int = N_BOOT, seed: int = 0,
               level: float = LEVEL) -> list[Standing]:
     """Means and ranks of the columns (runs) of ``values`` (cases × runs, NaN = no value), the cases
-    resampled jointly."""
+    resampled jointly (above :data:`BOOTSTRAP_MAX_N` cases: draws from the means' joint normal law)."""
     with np.errstate(invalid="ignore"):
         means = np.nanmean(np.where(np.isfinite(values), values, np.nan), axis=0) if len(values) else \
             np.full(values.shape[1], np.nan)
@@ -190,7 +191,14 @@ def standings(values: np.ndarray, *, higher_better: bool = True, n_boot: int = N
     if len(values) < 2 or n_boot <= 0:
         return [Standing(None if not np.isfinite(m) else float(m), None, None, int(r), int(r), int(r))
                 for m, r in zip(means, point)]
-    reps = resampled_means(values, n_boot, seed)
+    if len(values) > BOOTSTRAP_MAX_N:  # the means' normal law (what the bootstrap converges to), drawn
+        complete = values[np.isfinite(values).all(axis=1)]
+        cov = np.atleast_2d(np.cov(complete, rowvar=False)) / max(1, len(complete))
+        ok = np.isfinite(means)
+        reps = np.full((n_boot, len(means)), np.nan)
+        reps[:, ok] = np.random.default_rng(seed).multivariate_normal(means[ok], cov[np.ix_(ok, ok)], n_boot)
+    else:
+        reps = resampled_means(values, n_boot, seed)
     ranks = _ranks(reps, higher_better)
     lo_q, hi_q = (1 - level) / 2, (1 + level) / 2
     out = []

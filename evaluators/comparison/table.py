@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..export import ResultsFileError, read_results, run_from_json_dict
-from ..sentencize import sentences_of
+from ..sentencize import letters, sentences_of
 from ..types import (
     AVERAGE,
     EXPECTED_ADHERENCE,
@@ -167,6 +167,11 @@ def sentence_details(r: CaseResult) -> tuple[SentenceDetail, ...]:
     if r.labels is None:
         return ()
     levels = {s.key: s.level for s in r.labels.sentences}
+    text = r.case.response
+    if r.spans is not None and all(0 <= a < b <= len(text) for a, b in r.spans.response):
+        # the response's split as labeled (the documents' sentences are not needed here)
+        return tuple(SentenceDetail(text[a:b], levels.get(letters(i), "unlabeled"))
+                     for i, (a, b) in enumerate(r.spans.response))
     try:
         sc = sentences_of(r)
     except ValueError:
