@@ -10,7 +10,7 @@ metric each pair lists its regressions and improvements (:mod:`.changes`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,7 +20,7 @@ from ..stats import LEVEL, N_BOOT
 from ..types import EXPECTED_ADHERENCE, RunResult
 from .changes import Change, pick, with_sentences
 from .matching import ComparisonError, Matching, common_rows, match, pair
-from .paired import PairStats, holm, paired_stats_many, standings
+from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
 from .table import COMPARED_TRACE, RunTable, table_from_file, table_from_run
 from .verdict import Verdict, higher_is_better, sentence, verdict
 
@@ -64,22 +64,19 @@ class PairResult:
 
 
 @dataclass(frozen=True)
-class Standing:
-    """One run of the leaderboard of a metric."""
+class Standing(RankedMean):
+    """One run of the leaderboard of a metric: its mean and rank, each with a 95 % interval, on the
+    ``n_compared`` cases every run has (of its ``n_cases``)."""
 
-    name: str
-    method: str
-    n_cases: int
-    n_compared: int
-    mean: float | None
-    ci_low: float | None
-    ci_high: float | None
-    rank: int
-    rank_low: int
-    rank_high: int
+    name: str = ""
+    method: str = ""
+    n_cases: int = 0
+    n_compared: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {"name": self.name, "method": self.method, "n_cases": self.n_cases, "n_compared": self.n_compared,
+                "mean": self.mean, "ci_low": self.ci_low, "ci_high": self.ci_high, "rank": self.rank,
+                "rank_low": self.rank_low, "rank_high": self.rank_high}
 
 
 @dataclass
@@ -279,8 +276,8 @@ def _standings(tables: list[RunTable], common: list[np.ndarray], metrics: list[s
     for m in metrics:
         grid = np.column_stack([t.values[m][rows] for t, rows in zip(tables, common)])
         st = standings(grid, higher_better=direction[m], **kw)
-        out[m] = [Standing(t.name, t.method, len(t), int(np.isfinite(grid[:, k]).sum()), x.mean, x.ci_low,
-                           x.ci_high, x.rank, x.rank_low, x.rank_high) for k, (t, x) in enumerate(zip(tables, st))]
+        out[m] = [Standing(**asdict(x), name=t.name, method=t.method, n_cases=len(t),
+                           n_compared=int(np.isfinite(grid[:, k]).sum())) for k, (t, x) in enumerate(zip(tables, st))]
     return out
 
 

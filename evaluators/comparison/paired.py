@@ -162,7 +162,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 
 @dataclass(frozen=True)
-class Standing:
+class RankedMean:
     """One run on the cases every run has: its mean with an interval and its rank with an interval
     (1 = best; the ranks of the bootstrap resamples)."""
 
@@ -181,7 +181,7 @@ def _ranks(means: np.ndarray, higher_better: bool) -> np.ndarray:
 
 
 def standings(values: np.ndarray, *, higher_better: bool = True, n_boot: int = N_BOOT, seed: int = 0,
-              level: float = LEVEL) -> list[Standing]:
+              level: float = LEVEL) -> list[RankedMean]:
     """Means and ranks of the columns (runs) of ``values`` (cases × runs, NaN = no value), the cases
     resampled jointly (above :data:`BOOTSTRAP_MAX_N` cases: draws from the means' joint normal law)."""
     with np.errstate(invalid="ignore"):
@@ -189,7 +189,7 @@ def standings(values: np.ndarray, *, higher_better: bool = True, n_boot: int = N
             np.full(values.shape[1], np.nan)
     point = _ranks(means[None, :], higher_better)[0]
     if len(values) < 2 or n_boot <= 0:
-        return [Standing(None if not np.isfinite(m) else float(m), None, None, int(r), int(r), int(r))
+        return [RankedMean(None if not np.isfinite(m) else float(m), None, None, int(r), int(r), int(r))
                 for m, r in zip(means, point)]
     if len(values) > BOOTSTRAP_MAX_N:  # the means' normal law (what the bootstrap converges to), drawn
         complete = values[np.isfinite(values).all(axis=1)]
@@ -207,7 +207,7 @@ def standings(values: np.ndarray, *, higher_better: bool = True, n_boot: int = N
         lo, hi = (float(v) for v in np.quantile(col, [lo_q, hi_q])) if len(col) else (None, None)
         r_lo, r_hi = np.quantile(ranks[:, j], [lo_q, hi_q], method="nearest")
         fm = None if not np.isfinite(m) else float(m)
-        out.append(Standing(fm, None if lo is None or fm is None else min(lo, fm),
+        out.append(RankedMean(fm, None if lo is None or fm is None else min(lo, fm),
                             None if hi is None or fm is None else max(hi, fm), int(point[j]),
                             int(min(r_lo, point[j])), int(max(r_hi, point[j]))))
     return out
