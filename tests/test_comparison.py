@@ -153,6 +153,10 @@ def test_missing_values_are_left_out_and_counted():
     b = np.array([0.6, 0.4, np.nan, 1.0])
     s = paired_stats(a, b, n_boot=100)
     assert (s.n, s.n_missing) == (2, 2) and s.diff == pytest.approx(0.1)
+    ta = table("a", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)])
+    tb = table("b", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(b)])
+    text = compare_tables([ta, tb], ["adherence"], n_boot=100).pair("a", "b").text
+    assert "on 2 paired questions (2 more paired but without a score in both runs, left out)" in text
 
 
 def test_identical_runs_have_no_difference_and_a_zero_width_interval():

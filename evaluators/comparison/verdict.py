@@ -55,7 +55,8 @@ def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float
     """The verdict of one pair in words, e.g. "B is worse than A on expected_adherence by 0.08
     (95 % CI 0.05–0.11), on 139 paired questions (p < 0.001)"."""
     pct = f"{s.level:.0%}".replace("%", " %")
-    on = f"on {s.n} paired question{'s' if s.n != 1 else ''}"
+    on = f"on {s.n} paired question{'s' if s.n != 1 else ''}" + (
+        f" ({s.n_missing} more paired but without a score in both runs, left out)" if s.n_missing else "")
     if s.diff is None:
         return f"{b} and {a} cannot be compared on {metric}: {s.note}."
     pt = p_text(s.p_value, p_adj, n_pairs)
