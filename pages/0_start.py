@@ -26,12 +26,20 @@ if main is not None:
     with st.container(border=True):
         st.subheader("Try it on the sample set")
         st.write(home.sample_summary(main, data.cases))
-        if st.button(f"Load the sample ({len(data.cases)} cases) and go to Evaluate", type="primary",
+        b1, b2 = st.columns(2)
+        if b1.button(f"Load the sample ({len(data.cases)} cases) and go to Evaluate", type="primary",
                      key="start.sample"):
             state.set_data(data)
             state.push_notice(f"Loaded {main.name}: {len(data.cases)} cases. Next: press “Run” below "
                               "(TRACE needs no key) — Results opens when the run is done.")
             st.switch_page("pages/2_evaluate.py")
+        if (v2 := samples.get(home.SAMPLE_V2)) is not None:
+            st.caption(home.SAMPLE_V2_TEXT)
+            if b2.button("Load version 2 of the sample and go to Evaluate", key="start.sample_v2"):
+                state.set_data(state.memo(("sample", v2.name), lambda: ud.load_path(v2)))
+                state.push_notice(f"Loaded {v2.name}: the same questions, answered by version 2. Press “Run”; "
+                                  "then Compare tells which version is better and lists the regressions.")
+                st.switch_page("pages/2_evaluate.py")
     cases = data.cases
 else:
     cases = ()

@@ -58,12 +58,13 @@ st.caption(f"Method **{run.method}** · {len(run.scored)} of {len(run.results)} 
            + " · hover a metric for what it means (all of them: Glossary)")
 
 cards = st.columns(min(5, max(1, len(metrics))))
+card_ci = state.memo(key + ('ci',), lambda: _intervals(run)) or {}
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
         st.metric(glossary.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
-        if not pd.isna(row["std"]):
-            st.caption(f"± {row['std']:.3f} (std) · n={row['n']}")
+        if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
+            st.caption(line)
 
 if run.errors:
     with st.expander(f"⚠️ {len(run.errors)} case(s) could not be scored"):

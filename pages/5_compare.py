@@ -1,14 +1,16 @@
-"""Compare: two runs case by case, the run history, and agreement with human labels."""
+"""Compare: which version is better, two runs case by case, the run history, and agreement with
+human labels."""
 
 import streamlit as st
 
-from ui import charts, compare_view as cv, glossary, history, layout, state, tables
+from ui import charts, compare_view as cv, glossary, history, layout, state, tables, versions
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
 sources = cv.run_sources(state.get_runs(), state.saved_ids(), saved)
 if not sources:
-    st.info("No runs yet: evaluate the same cases with two methods (e.g. TRACE and hybrid) to compare.")
+    st.info("No runs yet: evaluate two versions of your system's answers to the same questions (or the same "
+            "cases with two methods) to compare them.")
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
     layout.stop()
 
@@ -24,16 +26,22 @@ def frame(name: str):
     return state.memo(("frame", name, id(run)), lambda: tables.case_frame(run))
 
 
-tab_mm, tab_hist, tab_human = st.tabs(["Two runs, case by case", "Run history", "Agreement with human labels"],
-                                      key="compare.tab", on_change="rerun")
+tab_which, tab_mm, tab_hist, tab_human = st.tabs(
+    ["Which version is better?", "Two runs, case by case", "Run history", "Agreement with human labels"],
+    key="compare.tab", on_change="rerun")
+
+with tab_which:
+    versions.render()
 
 with tab_mm:
     names = list(sources)
     if len(names) < 2:
-        st.info("Only one run so far: run another method on the same cases to compare them.")
+        st.info("Only one run so far: evaluate another version of the answers, or another method on the same "
+                "cases, to compare them.")
     else:
-        st.caption("Pick two runs of the same cases — by default the newest pair of different methods. "
-                   "Each dot is a case: on the dotted diagonal both runs give it the same score.")
+        st.caption("Pick two runs of the same cases (the same ids): two methods, or two versions of your system "
+                   "— by default the newest pair of different methods. Each dot is a case: on the dotted "
+                   "diagonal both runs give it the same score.")
         if st.session_state.get("compare.a") not in names or st.session_state.get("compare.b") not in names:
             a0, b0 = cv.default_pair(names, lambda n: frozenset(r.case.id for r in load(n).results),
                                      lambda n: load(n).method)
@@ -86,7 +94,11 @@ with tab_hist:
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))
         if picks:
-            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks)), key="compare.grouped")
+            by_id = {h.id: h for h in saved}
+            ivs = {i: state.memo(("compare.hist_ci", i), lambda i=i: cv.run_intervals_or_none(
+                history.load_memo(by_id[i]))) for i in picks if i in by_id}
+            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks, ivs)), key="compare.grouped")
+            st.caption("Bars: each run's mean; whiskers: its 95 % interval (bootstrap over the run's cases).")
         h1, h2 = st.columns(2)
         target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
                               format_func=lambda i: cv.history_label(saved, i))

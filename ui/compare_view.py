@@ -9,9 +9,9 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from evaluators.agreement import agreement_table, method_vs_method, roc_points
+from evaluators.agreement import agreement_table, method_vs_method, roc_points, run_intervals
 from evaluators.store import RunSummary
-from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
+from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -163,11 +163,34 @@ def history_label(saved: list[RunSummary], run_id: str) -> str:
     return h.label if h else run_id
 
 
-def means_table(saved: list[RunSummary], ids: list[str]) -> pd.DataFrame:
-    rows = [{"run": h.label, "metric": k, "mean": h.means[k]}
-            for h in saved if h.id in ids
-            for k in (*TRACE_METRICS, OVERALL_SUPPORTED) if h.means.get(k) is not None]
-    return pd.DataFrame(rows, columns=["run", "metric", "mean"])
+#: The metrics of the run-history bars, in order.
+HISTORY_METRICS = (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED)
+
+
+def means_table(saved: list[RunSummary], ids: list[str],
+                intervals: Mapping[str, Mapping[str, Any] | None] | None = None) -> pd.DataFrame:
+    """run, metric, mean, low, high of the picked runs: the means and 95 % intervals of
+    ``intervals`` (run id -> ``run_intervals``) where given, else the stored means (no interval)."""
+    rows = []
+    for h in saved:
+        if h.id not in ids:
+            continue
+        iv = (intervals or {}).get(h.id) or {}
+        for k in HISTORY_METRICS:
+            d = iv.get(k) or {}
+            mean = d.get("mean", h.means.get(k))
+            if mean is not None:
+                rows.append({"run": h.label, "metric": k, "mean": mean, "low": d.get("low"), "high": d.get("high")})
+    return pd.DataFrame(rows, columns=["run", "metric", "mean", "low", "high"])
+
+
+def run_intervals_or_none(run: RunResult) -> dict[str, Any] | None:
+    """The 95 % intervals of a run's means (``evaluators.agreement.run_intervals``), None when they
+    cannot be computed."""
+    try:
+        return run_intervals(run, n_boot=N_BOOT)
+    except Exception:  # noqa: BLE001 - the bars then show without whiskers
+        return None
 
 
 def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:
