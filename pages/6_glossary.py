@@ -34,5 +34,8 @@ st.markdown(
     "- **adherence** below 1: some answer sentence is not fully backed by the documents — the "
     "hallucination signal. Sort Results by **expected_adherence**, lowest first, to see the likeliest "
     "hallucinations.")
+st.subheader("Other terms on the screens")
+st.caption("Words the pages use beside the metrics (hover them where they appear for the same text).")
+st.markdown("\n".join(f"- **{t}**: {m}" for t, m in glossary.TERMS.items()))
 st.subheader("Sentence counts (per case)")
 st.dataframe(glossary.counts_frame(), hide_index=True, width="stretch")
