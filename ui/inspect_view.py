@@ -17,7 +17,7 @@ from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
 from evaluators.types import TRACE_METRICS, CaseResult, RunResult, SentenceLabels, SentencizedCase
 
-from . import charts, history, review_view, share, state
+from . import charts, glossary, history, review_view, share, state
 from . import highlight as hl
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
@@ -85,9 +85,9 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
         return
     cols = st.columns(5)
     for i, m in enumerate(TRACE_METRICS):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(
-            f"Expected adherence {scores.expected_adherence:.2f}: the mean P(fully supported) of the "
-            "response sentences" if m == "adherence" else None))
+        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(glossary.help_text(m) or "") + (
+            f"\n\nThis case's expected adherence: {scores.expected_adherence:.2f}, the mean P(supported) of "
+            "its sentences." if m == "adherence" else ""))
     cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,
                    help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
                         f" partially, {scores.unsupported_sentences} not supported")
