@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, WatchedBrowser
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, WatchedBrowser, app_env, free_port, start_app, stop, wait_healthy
 
 
 @pytest.fixture
@@ -24,3 +24,25 @@ def chromium():
     yield launch
     problems = [x for b in opened for x in b.problems]
     assert not problems, "the browser console reported problems:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    """The served dashboard (``serve.py``) on a free local port, offline, its run history in the test's
+    tmp dir (``runs.sqlite3``); stopped after the test."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit.log")
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        stop(proc)
+
+
+def tall_screenshot(page, path, height: int = 2200, width: int = 1400, back: int = 1000) -> None:
+    """The whole page (Streamlit scrolls inside the window: the window is made tall, then back)."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(700)
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": width, "height": back})

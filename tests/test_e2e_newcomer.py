@@ -14,6 +14,7 @@ import pytest
 
 from evaluators.testing.llm_server import LLMServer, keyed_labels_responder
 from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.browser_fixtures import tall_screenshot
 
 pytestmark = [
     pytest.mark.browser,
@@ -43,11 +44,7 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
 
                 def shot(name: str, height: int = 2200) -> None:
-                    """The whole page (Streamlit scrolls inside the window: make the window tall)."""
-                    page.set_viewport_size({"width": 1400, "height": height})
-                    page.wait_for_timeout(700)
-                    page.screenshot(path=str(shots / name))
-                    page.set_viewport_size({"width": 1400, "height": 1000})
+                    tall_screenshot(page, shots / name, height)
 
                 page.goto(url)
                 expect(page.get_by_role("heading", name="RAG evaluation dashboard")).to_be_visible(timeout=30_000)

@@ -62,7 +62,7 @@ def test_the_queue_in_run_order_has_no_empty_priority_and_the_export_takes_this_
     assert {"priority", "why"} <= set(at.dataframe[0].value.columns)
     goto(at, "5_compare")
     export = next(b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export"))
-    assert "Export 1 reviewed case (all your runs)" in export.proto.label
+    assert "Export 1 reviewed case · all your runs" in export.proto.label
 
 
 def test_after_a_reload_the_sidebar_names_the_runs_cases():

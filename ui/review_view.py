@@ -284,13 +284,14 @@ def export_button(key: str, run_id: str | None = None, gold: dict[str, ReviewedC
         where = " of this run"
     else:
         cases = list((gold if gold is not None else store.gold(owner=owner)).values())
-        where = " (all your runs)"
+        where = " · all your runs"
     n = len(cases)
 
     def data() -> str:
         return to_jsonl(export_rows(sorted(cases, key=lambda c: c.reviewed_at or "")))
 
-    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)}{where} (JSONL, upload format)", data=data,
+    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)}{where}", data=data,
                        file_name="reviewed_labels.jsonl", mime="application/jsonl", key=key, disabled=not n,
-                       on_click="ignore", help="Question, response, documents and your labels in the columns the "
-                       "Upload page and `python -m evaluators agreement FILE` read as human labels.")
+                       on_click="ignore", help="A JSONL file in the upload format: question, response, documents "
+                       "and your labels in the columns the Upload page and `python -m evaluators agreement FILE` "
+                       "read as human labels.")
