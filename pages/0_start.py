@@ -55,9 +55,9 @@ if cases:
             st.markdown(f"**Needs:** {row['needs']}  \n**Cost** ({len(cases)} sample cases): {row['cost']}  \n"
                         f"**Speed:** {row['speed']}")
             st.caption(f"When: {row['when to use it']}")
-    st.caption("Costs are estimates from the providers' list prices (evaluators/llm/prices.py); no call is "
-               "made. Evaluate shows the same estimate for your own data before you run. Family metrics "
-               "(ragas / Tonic) can be added there too.")
+    st.caption("Costs are estimates from the providers' published list prices (kept in the app; they "
+               "change); no call is made. Evaluate shows the same estimate for your own data before you run. "
+               "Family metrics (ragas / Tonic) can be added there too.")
 
 st.subheader("Your own data")
 st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
@@ -67,9 +67,11 @@ st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
             "columns such as `hallucinated` (true/false) to measure how well the scores agree.")
 st.dataframe(home.SHAPES, hide_index=True, width="stretch")
 c1, c2, c3 = st.columns([1, 1, 2])
-c1.download_button("Download a template (CSV)", home.template_csv(), file_name="rag_eval_template.csv",
+# callables: built on click. Bytes would be served as files the browser fetches at once, and a quick
+# "Load the sample" click dropped them first: two 404s in the console (issue 35).
+c1.download_button("Download a template (CSV)", home.template_csv, file_name="rag_eval_template.csv",
                    mime="text/csv", key="start.template_csv", on_click="ignore")
-c2.download_button("Download a template (JSONL)", home.template_jsonl(), file_name="rag_eval_template.jsonl",
+c2.download_button("Download a template (JSONL)", home.template_jsonl, file_name="rag_eval_template.jsonl",
                    mime="application/json", key="start.template_jsonl", on_click="ignore")
 with c3:
     st.page_link("pages/1_upload.py", label="Upload your file →", icon="📤")

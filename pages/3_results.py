@@ -8,7 +8,7 @@ from evaluators.agreement import run_intervals
 from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, results_view, state, tables
+from ui import charts, glossary, history, layout, results_view, share, state, tables
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -39,6 +39,7 @@ else:
     state.set_current_run(picked)
     run = choice
 run_id = history.store_id(picked, choice)
+share.button(run_id)
 
 
 def _intervals(r) -> dict | None:

@@ -83,7 +83,8 @@ if qp != cid or (run_id and st.query_params.get("run") != run_id):
 n_done = sum(q.reviewed for q in queue)
 with st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({review_view.ORDER_NAMES[how]})"):
     review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
-    review_view.export_button("inspect.export")
+    if run_id:  # the reviews of the run on screen (Compare exports those of every run)
+        review_view.export_button("inspect.export", run_id)
 
 r = results[cid]
 sc = sentences_of(r)  # the split the labels refer to (stored with them)

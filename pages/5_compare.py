@@ -70,8 +70,11 @@ with tab_mm:
                 st.caption(f"{len(paired)} cases in both runs · dots of equal scores are nudged apart a "
                            f"little so none hides another (hover for the exact scores) · {how}")
                 if corr:
-                    st.dataframe(cv.correlation_frame(corr), hide_index=True, width="stretch", placeholder="",
-                                 column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+                    stats = [r.get("statistic") for r in corr]
+                    frame_c = cv.correlation_frame(corr)
+                    st.dataframe(frame_c, hide_index=True, width="stretch", placeholder="",
+                                 column_config=cv.columns(frame_c, stats))
+                    st.caption(cv.legend(stats))
                 st.write(f"**Where they disagree most** — open a case as run B ({b_name}) labeled it")
                 top = paired[paired["diff"] != 0].head(10)
                 if top.empty:
@@ -127,8 +130,10 @@ with tab_human:
         if err:
             st.warning(err)
         else:
-            st.dataframe(cv.human_frame(table), hide_index=True, width="stretch", placeholder="",
-                         column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+            frame_h = cv.human_frame(table)
+            st.dataframe(frame_h, hide_index=True, width="stretch", placeholder="",
+                         column_config=cv.columns(frame_h, table["statistic"]))
+            st.caption(cv.legend(table["statistic"]))
         label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
         points, err = state.memo(key + ("roc", label), lambda: cv.roc(h_runs, label))
         if err:

@@ -15,13 +15,13 @@ from ui import state
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 
-#: The history token of the test's browser session (as if kept in the URL / cookie).
+#: The history token of the test's browser session (as if read from its cookie).
 TOKEN = "test-visitor-token-0001"
 
 
 def app(token: str = TOKEN, **seed) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = token
+    at.session_state[state._OWNER] = token
     for k, v in seed.items():
         at.session_state[k] = v
     return at
@@ -305,7 +305,8 @@ def test_compare_two_runs_history_and_human_labels():
     assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
     frames = [d.value for d in at.dataframe]
     corr = frames[0]
-    assert list(corr.columns) == ["measure", "value", "95% interval", "what it means", "note"]
+    assert list(corr.columns) == ["measure", "value", "95% interval", "note"]  # short cells: none is cut
+    assert any("**rank correlation (Spearman)**: 1 = both put" in c.value for c in at.caption)  # what they mean
     links = [pl.proto.label for pl in at.get("page_link") if "case=" in pl.proto.query_string]
     assert links and all(not lbl.endswith("(+0.00)") for lbl in links)
     assert any(lbl.startswith("Inspect c1 · A 0.50 vs B 1.00") for lbl in links), links
@@ -612,13 +613,17 @@ def test_sidebar_shows_the_upload_in_the_same_run():
     assert any(c.value == "Dataset: mine.jsonl · 3 cases" for c in at.sidebar.caption)
 
 
-def test_the_history_token_is_kept_in_the_url():
-    at = AppTest.from_file(fx.APP, default_timeout=60).run()
-    tok = at.query_params[state.URL_PARAM]
-    tok = tok[0] if isinstance(tok, list) else tok
-    assert len(tok) >= 16 and at.session_state[state._OWNER] == tok
+def test_the_history_token_stays_out_of_the_url():
+    """The address a visitor copies carries no history (issue 35): a ``?u=`` of an old link opens
+    nothing and is taken out of the address."""
+    at = AppTest.from_file(fx.APP, default_timeout=60)
+    at.query_params["u"] = "an-old-link-token-0001"
+    at.run()
+    tok = at.session_state[state._OWNER]
+    assert len(tok) >= 16 and tok != "an-old-link-token-0001"
+    assert "u" not in at.query_params
     page(at, "3_results")
-    assert at.query_params[state.URL_PARAM] in (tok, [tok])
+    assert "u" not in at.query_params and at.session_state[state._OWNER] == tok
 
 
 def test_the_history_cookie_is_asked_for_until_the_browser_has_it():
