@@ -29,7 +29,7 @@ def cases(prefix: str, answers: list[str]) -> list[TestCase]:
 
 def app(**seed) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = TOKEN
+    at.session_state[state._OWNER] = TOKEN
     for k, v in seed.items():
         at.session_state[k] = v
     return at
