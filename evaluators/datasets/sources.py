@@ -88,7 +88,12 @@ def _traces_of_frame(df: pd.DataFrame, name: str, fmt: str, opts: TraceOptions) 
     rows: Sequence[int] = rows_attr if isinstance(rows_attr, list) and len(rows_attr) == len(df) else \
         list(range(1, len(df) + 1))
     if fmt == "openinference":
-        return read_columns({str(c): df[c].tolist() for c in df.columns}, rows, name, opts)
+        attrs, df.attrs = df.attrs, {}  # pandas deep-copies attrs into every column taken
+        try:
+            columns = {str(c): df.iloc[:, i].tolist() for i, c in enumerate(df.columns)}
+        finally:
+            df.attrs = attrs
+        return read_columns(columns, rows, name, opts)
     # JSON records became a frame with every key in every row: give the readers each record's own keys
     records = [(row, {k: v for k, v in rec.items() if not _absent(v)})
                for row, rec in zip(rows, df.to_dict("records"))]

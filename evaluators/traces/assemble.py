@@ -162,7 +162,8 @@ def _answer(root: Span, spans: list[Span], pick: Pick | None) -> tuple[str | Non
         return a, ""
     why = f"no answer: the root span {root.name!r} has no output"
     if root.status == "ERROR":
-        why += f" (it ended in an error{': ' + root.status_message[:200] if root.status_message else ''})"
+        first = root.status_message.strip().splitlines()[0][:200] if root.status_message.strip() else ""
+        why += f" (it ended in an error{': ' + first if first else ''})"
     return None, why
 
 
@@ -250,11 +251,13 @@ def _retriever_positions(spans: list[Span], retrievers: list[Span], places: list
                          texts_by_span: dict[str, list[Doc]]) -> list[list[list[Any]]]:
     """Where each kept document sits in a *retriever* span (a reranked document is found in the
     retriever that returned it), so document annotations land on the retriever spans."""
+    ids = {r.span_id for r in retrievers}
+    if all(sid in ids for p in places for sid, _ in p):
+        return places
     where: dict[str, list[Any]] = {}
     for r in retrievers:
         for i, d in enumerate(r.documents or []):
             where.setdefault(d.content.strip(), [r.span_id, i])
-    ids = {r.span_id for r in retrievers}
     out = []
     for p in places:
         if all(sid in ids for sid, _ in p):

@@ -169,7 +169,8 @@ def salvage(text: str, record: int | None, error: json.JSONDecodeError
     spans: list[Span] = []
     issues: list[Issue] = []
     damaged: dict[str, str] = {}
-    line = text.count("\n", 0, error.pos) + 1
+    one_line = "\n" not in text.rstrip("\n")  # a JSONL record: its line number is the record's
+    line = record if one_line and record is not None else text.count("\n", 0, error.pos) + 1
     where = f"line {line}, column {error.pos - (text.rfind(chr(10), 0, error.pos) + 1) + 1}"
     what = f"malformed or truncated JSON at {where} ({error.msg})"
     pos, cuts = 0, []

@@ -79,7 +79,8 @@ def read_rows(columns: dict[str, list[Any]], rows: Sequence[int]) -> tuple[list[
             parent_id=(as_text(parents[i]) or "").strip().lower() or None, name=name,
             kind=as_text(kinds[i]) or "", start=timestamp(starts[i]), end=timestamp(ends[i]),
             status="ERROR" if status == "ERROR" else status,
-            status_message="" if missing(messages[i]) else str(messages[i]), record=row))
+            status_message="" if missing(messages[i]) else str(messages[i]), record=row,
+            flattened=nested is not None))
     return spans, issues
 
 

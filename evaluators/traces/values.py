@@ -33,19 +33,25 @@ _AI_ROLES = ("assistant", "ai", "model", "bot", "AIMessageChunk", "AIMessage")
 _DEPTH = 12  # how deep the text search goes into nested objects
 
 
+_NA: list[Any] = []
+
+
 def missing(v: Any) -> bool:
+    """None, NaN, blank text, or pandas' NA / NaT."""
+    t = type(v)
+    if t is str:
+        return not v.strip()
     if v is None:
         return True
-    if isinstance(v, float):
-        return math.isnan(v)
-    if isinstance(v, str):
-        return not v.strip()
-    try:
+    if t is float:
+        return v != v
+    if t in (dict, list, tuple, int, bool):
+        return False
+    if not _NA:
         import pandas as pd
 
-        return v is pd.NA or v is pd.NaT
-    except ImportError:  # pragma: no cover - pandas is a runtime dependency
-        return False
+        _NA.extend((pd.NA, pd.NaT))
+    return any(v is x for x in _NA) or (isinstance(v, float) and math.isnan(v))
 
 
 def plain(v: Any) -> Any:
@@ -188,7 +194,8 @@ def text_of(value: Any, role: str, depth: int = 0) -> str | None:
 def doc_of(d: Any) -> Doc | None:
     """One document: a text, or an object with its text under a usual key (LangChain
     ``page_content``, OpenInference ``document.content``, LlamaIndex ``text`` …)."""
-    d = plain(d)
+    if not isinstance(d, (str, dict)):
+        d = plain(d)
     if isinstance(d, str):
         return Doc(d) if d.strip() else None
     if not isinstance(d, dict):
@@ -275,6 +282,8 @@ def as_tags(v: Any) -> tuple[str, ...]:
 
 
 def as_text(v: Any) -> str | None:
+    if type(v) is str:
+        return v if v.strip() else None
     v = plain(v)
     if missing(v):
         return None
