@@ -131,3 +131,37 @@ def langfuse_traces(app: AppRun) -> list[dict[str, Any]]:
                     "sessionId": meta.get("session_id"), "tags": list(root.tags or []), "metadata": {},
                     "observations": obs})
     return out
+
+
+def check_against_truth(res: Any, app: AppRun, fmt: str, by_question: bool = False) -> None:
+    """Every scored truth is a case with the same texts; every other one is skipped with its reason."""
+    assert res.traces is not None and res.traces.format == fmt
+    cases = {c.question: c for c in res.cases}
+    skipped = {s.trace_id: s for s in res.traces.skipped}
+    for t in app.truth:
+        if t.skip_reason is None:
+            c = cases[t.question]
+            assert c.documents == t.documents, t.shape
+            assert c.response == t.answer, t.shape
+            assert c.metadata["trace_format"] == fmt
+            assert c.metadata["retriever_span_ids"], t.shape
+            assert len(c.metadata["document_spans"]) == len(c.documents)
+            if t.session:
+                assert c.metadata["session_id"] == t.session
+            if not by_question:
+                assert c.id == app.trace_ids[t.question] == c.metadata["trace_id"]
+        else:
+            assert t.question not in cases, f"{t.shape} must be skipped, not scored"
+            if not by_question:
+                assert t.skip_reason in skipped[app.trace_ids[t.question]].reason
+    assert len(res.cases) == sum(t.skip_reason is None for t in app.truth)
+    reasons = [s.reason for s in res.traces.skipped]
+    assert len(reasons) == sum(t.skip_reason is not None for t in app.truth)
+    assert all(any(t.skip_reason in r for r in reasons) for t in app.truth if t.skip_reason)
+    assert not res.errors
+
+
+def root_ids(app: AppRun) -> dict[str, str]:
+    """{trace id: root span id} of the app's spans (hex)."""
+    return {format(s.context.trace_id, "032x"): format(s.context.span_id, "016x")
+            for s in app.spans if s.parent is None}

@@ -8,8 +8,8 @@
   of the document's sentences labelled relevant / used (``log_document_annotations_dataframe``);
 * **LangSmith feedback** — ``run_id`` (the root run), ``trace_id``, ``key``, ``score``,
   ``comment`` (``Client().create_feedback(**row)``);
-* **Langfuse scores** — ``traceId``, ``observationId``, ``name``, ``value``, ``comment``,
-  ``dataType`` (the body of ``POST /api/public/scores``).
+* **Langfuse scores** — ``trace_id``, ``observation_id``, ``name``, ``value``, ``comment``,
+  ``data_type`` (``Langfuse().create_score(**row)``).
 
 The explanation of every root annotation names the response sentences that are not fully
 supported (the hallucination suspects). Cases that were not scored get no annotation.
@@ -182,13 +182,14 @@ def langsmith_feedback(run: RunResult) -> list[dict[str, Any]]:
 
 
 def langfuse_scores(run: RunResult) -> list[dict[str, Any]]:
-    """Score bodies for Langfuse (``POST /api/public/scores``; or ``Langfuse().create_score`` with
-    the same fields in snake_case). The trace's own root gets the score on the trace itself."""
+    """Scores for Langfuse: each row is the keyword arguments of ``Langfuse().create_score(**row)``
+    (``trace_id``, ``observation_id``, ``name``, ``value``, ``data_type``, ``comment``, ``metadata``).
+    A trace exported with its trace object as the root gets the score on the trace itself."""
     out = []
     for x in root_rows(run):
         obs = x["span_id"] if x["span_id"] and x["span_id"] != x["trace_id"] else None
-        out.append({"traceId": x["trace_id"], "observationId": obs, "name": x["name"],
-                    "value": x["score"], "dataType": "BOOLEAN" if x["name"] == OVERALL_SUPPORTED else "NUMERIC",
+        out.append({"trace_id": x["trace_id"], "observation_id": obs, "name": x["name"], "value": x["score"],
+                    "data_type": "BOOLEAN" if x["name"] == OVERALL_SUPPORTED else "NUMERIC",
                     "comment": x["explanation"], "metadata": {"source": SOURCE, "method": x["method"]}})
     return out
 
