@@ -177,7 +177,7 @@ def _documents(root: Span, spans: list[Span], pick: Pick | None
             return None, [], f"no span named {pick.span!r} (documents mapped to {pick})"
         out: list[tuple[Doc, Span, int]] = []
         for s in found:
-            if not pick.part and s.documents is not None:
+            if pick.part in ("", "output") and not pick.key and s.documents is not None:  # what it returned
                 docs: list[Doc] | None = s.documents
             else:
                 docs = docs_of(_value(s, pick.part or "output", pick.key))

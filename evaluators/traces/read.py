@@ -95,7 +95,7 @@ class TraceRead:
             if s.trace_id in by_id:
                 continue
             rows.append({"trace_id": s.trace_id, "status": "skipped", "root_span": s.root_name,
-                         "question": None, "documents": None, "response": None, "retriever_spans": None,
+                         "question": "", "documents": None, "response": "", "retriever_spans": None,
                          "reason": s.reason})
         return rows
 

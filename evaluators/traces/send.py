@@ -101,11 +101,13 @@ def _post(client: Any, url: str, body: list[dict[str, Any]], report: SendReport)
 
 
 def _detail(resp: Any) -> str:
+    """Phoenix's error message ({"detail": …}); of any other reply only its type (an address typed
+    by a visitor must not turn the dashboard into a reader of other servers' pages)."""
     try:
         d = resp.json()
     except ValueError:
-        return resp.text[:500]
-    return str(d.get("detail") if isinstance(d, dict) and "detail" in d else d)
+        return f"a {resp.headers.get('content-type', 'non-JSON').split(';')[0]} reply, not Phoenix's"
+    return str(d.get("detail")) if isinstance(d, dict) and "detail" in d else "an unexpected JSON reply"
 
 
 def send_to_phoenix(url: str, run: RunResult, *, api_key: str | None = None, timeout_s: float = 30.0,
