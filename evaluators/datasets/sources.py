@@ -23,6 +23,7 @@ from ..traces import (
     TraceOptions,
     TraceRead,
     detect_columns,
+    gc_paused,
     looks_like_otlp,
     read_columns,
     read_otlp,
@@ -52,6 +53,12 @@ def read_input(source: str | Path | bytes | BinaryIO, filename: str | None = Non
                max_bytes: int | None = None, trace: TraceOptions | None = None) -> Input:
     """Read a data file as rows or as traces (see the module doc). Raises :class:`DatasetError`
     for problems with the whole file."""
+    with gc_paused():
+        return _read_input(source, filename, max_bytes, trace)
+
+
+def _read_input(source: str | Path | bytes | BinaryIO, filename: str | None,
+                max_bytes: int | None, trace: TraceOptions | None) -> Input:
     opts = trace or TraceOptions()
     name = name_of(source, filename)
     ext = Path(name).suffix.lower()

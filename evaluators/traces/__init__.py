@@ -34,14 +34,23 @@ from .assemble import MAP_FIELDS, MAX_TEXT_CHARS, Pick, TraceMapping
 from .filters import TraceFilter, parse_time
 from .model import FORMAT_NAMES, FORMATS, Issue, Skipped, Span, Trace, TraceError
 from .otlp import looks_like_otlp
-from .read import CHOICES, TraceOptions, TraceRead, detect_columns, read_columns, read_otlp, read_records
+from .read import (
+    CHOICES,
+    TraceOptions,
+    TraceRead,
+    detect_columns,
+    gc_paused,
+    read_columns,
+    read_otlp,
+    read_records,
+)
 from .send import PhoenixSendError, SendReport, check_url, send_to_phoenix
 
 __all__ = [
     "CHOICES", "DEFAULT_TARGETS", "FORMATS", "FORMAT_NAMES", "MAP_FIELDS", "MAX_TEXT_CHARS", "TARGETS",
     "Issue", "PhoenixSendError", "Pick", "SendReport", "Skipped", "Span", "Trace", "TraceError",
     "TraceFilter", "TraceMapping", "TraceOptions", "TraceRead", "annotation_files", "check_url",
-    "detect_columns", "langfuse_scores", "langsmith_feedback", "looks_like_otlp", "parse_time",
+    "detect_columns", "gc_paused", "langfuse_scores", "langsmith_feedback", "looks_like_otlp", "parse_time",
     "phoenix_document_annotations", "phoenix_span_annotations", "read_columns", "read_otlp",
     "read_records", "send_to_phoenix",
 ]

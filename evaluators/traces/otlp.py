@@ -62,7 +62,9 @@ def any_value(v: Any) -> Any:
     """An OTLP AnyValue -> a Python value."""
     if not isinstance(v, dict):
         return v
-    for camel, snake in (("stringValue", "string_value"), ("boolValue", "bool_value"),
+    if "stringValue" in v:  # by far the most common
+        return v["stringValue"]
+    for camel, snake in (("string_value", "string_value"), ("boolValue", "bool_value"),
                          ("doubleValue", "double_value")):
         if camel in v or snake in v:
             return _get(v, camel, snake)

@@ -12,6 +12,7 @@ import ast
 import json
 import math
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .model import Doc
@@ -73,12 +74,17 @@ def plain(v: Any) -> Any:
 
 def parsed(v: Any) -> Any:
     """A string that holds JSON (or a Python literal, as ``DataFrame.to_csv`` writes lists) -> the
-    value; anything else unchanged."""
+    value; anything else unchanged. (Short texts — tags, small objects repeated on every span — are
+    parsed once: the values returned are only read, never changed.)"""
     if not isinstance(v, str):
         return plain(v)
     s = v.strip()
     if not s or s[0] not in "[{":
         return v
+    return _parse_short(s) if len(s) <= 512 else _parse(s)
+
+
+def _parse(s: str) -> Any:
     try:
         return json.loads(s)
     except (ValueError, RecursionError):
@@ -86,7 +92,10 @@ def parsed(v: Any) -> Any:
     try:
         return ast.literal_eval(s)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return v
+        return s
+
+
+_parse_short = lru_cache(maxsize=4096)(_parse)
 
 
 def _content_text(c: Any) -> str | None:
