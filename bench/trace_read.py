@@ -26,18 +26,18 @@ from pathlib import Path
 from evaluators.testing.trace_exports import langsmith_records, otlp_lines, phoenix_frame, synthetic_traces
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from evaluators.datasets import load_cases
 from evaluators.traces import TraceOptions
-def rss():
+def rss(field="VmRSS:"):  # VmHWM: this process's peak (ru_maxrss would carry the parent's across exec)
     for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
 before = rss()
 t0, c0 = time.perf_counter(), time.process_time()
 res = load_cases(sys.argv[1])
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = rss("VmHWM:")
 print(json.dumps({"cases": len(res.cases), "skipped": len(res.traces.skipped), "errors": len(res.errors),
                   "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "rss_before_mb": round(before),
                   "peak_rss_mb": round(peak)}))
