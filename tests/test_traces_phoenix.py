@@ -17,7 +17,7 @@ from evaluators.traces.annotations import ROOT_METRICS
 from tests.trace_files import check_against_truth, root_ids
 from tests.trace_fixtures import PROJECT
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
