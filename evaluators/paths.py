@@ -4,6 +4,7 @@
 file                   environment variable        default
 =====================  ==========================  ===============================================
 run history (SQLite)   ``RAG_EVAL_STORE``          ``runs.sqlite3`` in the user data dir
+share-link secret      (follows the run history)   ``share_key`` beside the run history
 embedding vectors      ``RAG_EVAL_EMBED_CACHE``    ``embeddings.sqlite3`` beside the run history
 LLM replies            ``RAG_EVAL_LLM_CACHE``      ``llm_cache.sqlite3`` in the user cache dir
 built ONNX encoders    ``RAG_EVAL_MODEL_CACHE``    ``onnx/`` in the user cache dir
@@ -45,6 +46,12 @@ def store_is_temporary() -> bool:
     """The run history lives in a temporary directory (a Space without persistent storage): it is
     lost when the server restarts, and the dashboard says so."""
     return os.environ.get(ENV_STORE_TEMPORARY, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def share_key_path() -> Path:
+    """The secret that signs the dashboard's read-only links to one run (``share_key`` beside the run
+    history: it lives and dies with the runs it opens)."""
+    return store_path().parent / "share_key"
 
 
 def embed_cache_path() -> Path | None:

@@ -55,6 +55,17 @@ SPECIAL_SUPPORT_KEYS = frozenset(
     {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}
 )
 
+#: A labeler's explanation is the reason a person needs first ("the document says 1989, not
+#: 1991 (0a)"), then, after this mark, the figures behind it (similarities, probabilities) — the
+#: dashboard shows those behind a "details" toggle.
+DETAILS_MARK = "\nDetails: "
+
+
+def split_explanation(text: str | None) -> tuple[str, str]:
+    """(reason, details) of an explanation (details "" when it has none)."""
+    reason, _, details = (text or "").partition(DETAILS_MARK)
+    return reason.strip(), details.strip()
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")

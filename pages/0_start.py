@@ -26,12 +26,20 @@ if main is not None:
     with st.container(border=True):
         st.subheader("Try it on the sample set")
         st.write(home.sample_summary(main, data.cases))
-        if st.button(f"Load the sample ({len(data.cases)} cases) and go to Evaluate", type="primary",
+        b1, b2 = st.columns(2)
+        if b1.button(f"Load the sample ({len(data.cases)} cases) and go to Evaluate", type="primary",
                      key="start.sample"):
             state.set_data(data)
             state.push_notice(f"Loaded {main.name}: {len(data.cases)} cases. Next: press “Run” below "
                               "(TRACE needs no key) — Results opens when the run is done.")
             st.switch_page("pages/2_evaluate.py")
+        if (v2 := samples.get(home.SAMPLE_V2)) is not None:
+            st.caption(home.SAMPLE_V2_TEXT)
+            if b2.button("Load version 2 of the sample and go to Evaluate", key="start.sample_v2"):
+                state.set_data(state.memo(("sample", v2.name), lambda: ud.load_path(v2)))
+                state.push_notice(f"Loaded {v2.name}: the same questions, answered by version 2. Press “Run”; "
+                                  "then Compare tells which version is better and lists the regressions.")
+                st.switch_page("pages/2_evaluate.py")
     cases = data.cases
 else:
     cases = ()
@@ -47,9 +55,9 @@ if cases:
             st.markdown(f"**Needs:** {row['needs']}  \n**Cost** ({len(cases)} sample cases): {row['cost']}  \n"
                         f"**Speed:** {row['speed']}")
             st.caption(f"When: {row['when to use it']}")
-    st.caption("Costs are estimates from the providers' list prices (evaluators/llm/prices.py); no call is "
-               "made. Evaluate shows the same estimate for your own data before you run. Family metrics "
-               "(ragas / Tonic) can be added there too.")
+    st.caption("Costs are estimates from the providers' published list prices (kept in the app; they "
+               "change); no call is made. Evaluate shows the same estimate for your own data before you run. "
+               "Family metrics (ragas / Tonic) can be added there too.")
 
 st.subheader("Your own data")
 st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
@@ -59,9 +67,11 @@ st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
             "columns such as `hallucinated` (true/false) to measure how well the scores agree.")
 st.dataframe(home.SHAPES, hide_index=True, width="stretch")
 c1, c2, c3 = st.columns([1, 1, 2])
-c1.download_button("Download a template (CSV)", home.template_csv(), file_name="rag_eval_template.csv",
+# callables: built on click. Bytes would be served as files the browser fetches at once, and a quick
+# "Load the sample" click dropped them first: two 404s in the console (issue 35).
+c1.download_button("Download a template (CSV)", home.template_csv, file_name="rag_eval_template.csv",
                    mime="text/csv", key="start.template_csv", on_click="ignore")
-c2.download_button("Download a template (JSONL)", home.template_jsonl(), file_name="rag_eval_template.jsonl",
+c2.download_button("Download a template (JSONL)", home.template_jsonl, file_name="rag_eval_template.jsonl",
                    mime="application/json", key="start.template_jsonl", on_click="ignore")
 with c3:
     st.page_link("pages/1_upload.py", label="Upload your file →", icon="📤")

@@ -28,7 +28,7 @@ with left:
     st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
 with right:
     samples = ud.sample_files()
-    st.write("**Or try a sample set** (the same 16 cases in three formats)")
+    st.write("**Or try a sample set** (the same 16 cases in three formats, and version 2 of their answers)")
     if not samples:
         st.caption("No sample files in data/.")
     for p in samples:

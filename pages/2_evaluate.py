@@ -99,8 +99,8 @@ if spec.needs_llm or llm_metrics:
         c[1].metric("Prompt tokens", f"{est.get('prompt_tokens', 0) + fam.get('prompt_tokens', 0):,}")
         c[2].metric("Completion tokens", f"{est.get('completion_tokens', 0) + fam.get('completion_tokens', 0):,}")
         c[3].metric("Cost (USD)", jobs.cost_text(est), help=None if jobs.cost_text(est) != "unknown" else
-                    f"No price is known for {est.get('model') or 'this model'}: set one with "
-                    "EVALUATORS_PRICE_TABLE (see evaluators/llm/prices.py).")
+                    f"No price is known for {est.get('model') or 'this model'} (e.g. a local server): "
+                    "the estimate counts its tokens only. The server's owner can add prices (docs/deploy.md).")
     if pays and (lim := jobs.limits_text()):
         st.caption(lim)
 

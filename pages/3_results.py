@@ -8,7 +8,7 @@ from evaluators.agreement import run_intervals
 from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, results_view, state, tables, traces_view
+from ui import charts, glossary, history, layout, results_view, share, state, tables, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -39,6 +39,7 @@ else:
     state.set_current_run(picked)
     run = choice
 run_id = history.store_id(picked, choice)
+share.button(run_id)
 
 
 def _intervals(r) -> dict | None:
@@ -58,12 +59,13 @@ st.caption(f"Method **{run.method}** · {len(run.scored)} of {len(run.results)} 
            + " · hover a metric for what it means (all of them: Glossary)")
 
 cards = st.columns(min(5, max(1, len(metrics))))
+card_ci = state.memo(key + ('ci',), lambda: _intervals(run)) or {}
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
         st.metric(glossary.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
-        if not pd.isna(row["std"]):
-            st.caption(f"± {row['std']:.3f} (std) · n={row['n']}")
+        if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
+            st.caption(line)
 
 if run.errors:
     with st.expander(f"⚠️ {len(run.errors)} case(s) could not be scored"):

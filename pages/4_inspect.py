@@ -6,9 +6,12 @@ import streamlit as st
 from evaluators.review import next_case
 from evaluators.sentencize import sentences_of
 from evaluators.store import RunSummary
-from ui import history, inspect_view, layout, review_view, state, traces_view
+from ui import history, inspect_runs, inspect_view, layout, review_view, side_by_side, state, traces_view
 
 st.title("Inspect a case")
+if st.query_params.get("vs"):  # Compare's "side by side": the same question under two versions
+    side_by_side.page()
+    layout.stop()
 
 run = inspect_view.run_from_url(st.query_params.get("run"))
 if run is None:
@@ -17,6 +20,7 @@ if run is None:
     layout.stop()
 
 run_id = review_view.run_id_of(run) or review_view.visible_run(st.query_params.get("run"))
+inspect_runs.run_picker(run, run_id)
 results = {r.case.id: r for r in run.results}
 
 # ---- which case: the review queue's order, a filter, the case picker ---------------------------
@@ -41,12 +45,14 @@ status = {q.case_id: q for q in queue}
 def _tag(cid: str) -> str:
     r, q = results[cid], status.get(cid)
     done = " · ✓ reviewed" if q and q.reviewed else ""
+    question = " ".join(r.case.question.split())  # typing words of the question finds the case
+    question = f" · {question[:70]}{'…' if len(question) > 70 else ''}" if question else ""
     if not r.ok:
-        return f"{cid} · ⛔ not scored{done}"
+        return f"{cid}{question} · ⛔ not scored{done}"
     s = r.scores
     bad = s.partially_supported_sentences + s.unsupported_sentences
     mark = "✓ supported" if s.overall_supported else f"⚠️ {bad} not fully supported"
-    return f"{cid} · adherence {s.adherence:.2f} · {mark}{done}"
+    return f"{cid}{question} · adherence {s.adherence:.2f} · {mark}{done}"
 
 
 qp = st.query_params.get("case")
@@ -65,7 +71,8 @@ if c_next.button("Next to review →", key="inspect.next", help="The next case o
     after = next_case(queue, after=st.session_state["inspect.case"])
     if after in ids:
         st.session_state["inspect.case"] = after
-cid = c_case.selectbox("Case", ids, key="inspect.case", format_func=_tag)
+cid = c_case.selectbox("Case", ids, key="inspect.case", format_func=_tag,
+                       help="Type an id or words of the question to find a case.")
 state.set_case_id(cid)
 if qp != cid or (run_id and st.query_params.get("run") != run_id):
     st.query_params["case"] = cid
@@ -76,7 +83,8 @@ if qp != cid or (run_id and st.query_params.get("run") != run_id):
 n_done = sum(q.reviewed for q in queue)
 with st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({review_view.ORDER_NAMES[how]})"):
     review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
-    review_view.export_button("inspect.export")
+    if run_id:  # the reviews of the run on screen (Compare exports those of every run)
+        review_view.export_button("inspect.export", run_id)
 
 r = results[cid]
 sc = sentences_of(r)  # the split the labels refer to (stored with them)

@@ -1,14 +1,16 @@
-"""Compare: two runs case by case, the run history, and agreement with human labels."""
+"""Compare: which version is better, two runs case by case, the run history, and agreement with
+human labels."""
 
 import streamlit as st
 
-from ui import charts, compare_view as cv, glossary, history, layout, state, tables
+from ui import charts, compare_view as cv, glossary, history, layout, state, tables, versions
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
 sources = cv.run_sources(state.get_runs(), state.saved_ids(), saved)
 if not sources:
-    st.info("No runs yet: evaluate the same cases with two methods (e.g. TRACE and hybrid) to compare.")
+    st.info("No runs yet: evaluate two versions of your system's answers to the same questions (or the same "
+            "cases with two methods) to compare them.")
     st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
     layout.stop()
 
@@ -24,16 +26,22 @@ def frame(name: str):
     return state.memo(("frame", name, id(run)), lambda: tables.case_frame(run))
 
 
-tab_mm, tab_hist, tab_human = st.tabs(["Two runs, case by case", "Run history", "Agreement with human labels"],
-                                      key="compare.tab", on_change="rerun")
+tab_which, tab_mm, tab_hist, tab_human = st.tabs(
+    ["Which version is better?", "Two runs, case by case", "Run history", "Agreement with human labels"],
+    key="compare.tab", on_change="rerun")
+
+with tab_which:
+    versions.render()
 
 with tab_mm:
     names = list(sources)
     if len(names) < 2:
-        st.info("Only one run so far: run another method on the same cases to compare them.")
+        st.info("Only one run so far: evaluate another version of the answers, or another method on the same "
+                "cases, to compare them.")
     else:
-        st.caption("Pick two runs of the same cases — by default the newest pair of different methods. "
-                   "Each dot is a case: on the dotted diagonal both runs give it the same score.")
+        st.caption("Pick two runs of the same cases (the same ids): two methods, or two versions of your system "
+                   "— by default the newest pair of different methods. Each dot is a case: on the dotted "
+                   "diagonal both runs give it the same score.")
         if st.session_state.get("compare.a") not in names or st.session_state.get("compare.b") not in names:
             a0, b0 = cv.default_pair(names, lambda n: frozenset(r.case.id for r in load(n).results),
                                      lambda n: load(n).method)
@@ -62,8 +70,11 @@ with tab_mm:
                 st.caption(f"{len(paired)} cases in both runs · dots of equal scores are nudged apart a "
                            f"little so none hides another (hover for the exact scores) · {how}")
                 if corr:
-                    st.dataframe(cv.correlation_frame(corr), hide_index=True, width="stretch", placeholder="",
-                                 column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+                    stats = [r.get("statistic") for r in corr]
+                    frame_c = cv.correlation_frame(corr)
+                    st.dataframe(frame_c, hide_index=True, width="stretch", placeholder="",
+                                 column_config=cv.columns(frame_c, stats))
+                    st.caption(cv.legend(stats))
                 st.write(f"**Where they disagree most** — open a case as run B ({b_name}) labeled it")
                 top = paired[paired["diff"] != 0].head(10)
                 if top.empty:
@@ -86,7 +97,11 @@ with tab_hist:
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))
         if picks:
-            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks)), key="compare.grouped")
+            by_id = {h.id: h for h in saved}
+            ivs = {i: state.memo(("compare.hist_ci", i), lambda i=i: cv.run_intervals_or_none(
+                history.load_memo(by_id[i]))) for i in picks if i in by_id}
+            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks, ivs)), key="compare.grouped")
+            st.caption("Bars: each run's mean; whiskers: its 95 % interval (bootstrap over the run's cases).")
         h1, h2 = st.columns(2)
         target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
                               format_func=lambda i: cv.history_label(saved, i))
@@ -115,8 +130,10 @@ with tab_human:
         if err:
             st.warning(err)
         else:
-            st.dataframe(cv.human_frame(table), hide_index=True, width="stretch", placeholder="",
-                         column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+            frame_h = cv.human_frame(table)
+            st.dataframe(frame_h, hide_index=True, width="stretch", placeholder="",
+                         column_config=cv.columns(frame_h, table["statistic"]))
+            st.caption(cv.legend(table["statistic"]))
         label = st.selectbox("ROC against", label_cols, key="compare.roc_label")
         points, err = state.memo(key + ("roc", label), lambda: cv.roc(h_runs, label))
         if err:

@@ -11,11 +11,12 @@ st.markdown(
     "**Range** is what one case can score (0 / 1 = a yes/no verdict per case; its mean over cases is "
     "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run; the "
     "**ragas** and **Tonic** families are added on Evaluate. Hover a metric name elsewhere in the "
-    "app for the same text.")
+    "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, …) are "
+    "under **Other terms on the screens** below; the search finds them too.")
 
 family = st.segmented_control("Family", ["trace", "ragas", "tonic"], key="glossary.family",
                               help="Empty: every metric.")
-query = st.text_input("Find a metric", key="glossary.find", placeholder="e.g. adherence, pii, precision")
+query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. adherence, pii, AUROC")
 df = glossary.glossary_frame(family)
 if query.strip():
     q = query.strip().lower()
@@ -34,5 +35,9 @@ st.markdown(
     "- **adherence** below 1: some answer sentence is not fully backed by the documents — the "
     "hallucination signal. Sort Results by **expected_adherence**, lowest first, to see the likeliest "
     "hallucinations.")
+st.subheader("Other terms on the screens")
+st.caption("Words the pages use beside the metrics (hover them where they appear for the same text).")
+terms = {t: m for t, m in glossary.TERMS.items() if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
+st.markdown("\n".join(f"- **{t}**: {m}" for t, m in terms.items()) or "No term matches.")
 st.subheader("Sentence counts (per case)")
 st.dataframe(glossary.counts_frame(), hide_index=True, width="stretch")

@@ -60,7 +60,7 @@ cmd=${1:-app}; shift || true
 case "$cmd" in
   app)
     runtime
-    exec "$VENV/bin/streamlit" run app.py "$@"
+    exec "$VENV/bin/streamlit" run serve.py "$@"  # app.py behind ui/base_url.py (see serve.py)
     ;;
   test)
     runtime

@@ -22,4 +22,4 @@ echo "run history: $RAG_EVAL_STORE${RAG_EVAL_STORE_TEMPORARY:+ (temporary: lost 
 # Instant when the image's measurement was made on this CPU; else measures the encoder backends
 # (a few seconds) beside the server starting, not in the first visitor's run.
 python -m evaluators encoder build >&2 &
-exec python -m streamlit run app.py --server.port "${STREAMLIT_SERVER_PORT:-8501}"
+exec python -m streamlit run serve.py --server.port "${STREAMLIT_SERVER_PORT:-8501}"

@@ -4,6 +4,7 @@ from evaluators.testing.app_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
     ROOT,
+    WatchedBrowser,
     app_env,
     free_port,
     start_app,
@@ -11,4 +12,5 @@ from evaluators.testing.app_server import (
     wait_healthy,
 )
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "app_env", "free_port", "start_app", "stop", "wait_healthy"]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "WatchedBrowser", "app_env", "free_port", "start_app", "stop",
+           "wait_healthy"]

@@ -15,13 +15,13 @@ from ui import state
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 
-#: The history token of the test's browser session (as if kept in the URL / cookie).
+#: The history token of the test's browser session (as if read from its cookie).
 TOKEN = "test-visitor-token-0001"
 
 
 def app(token: str = TOKEN, **seed) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = token
+    at.session_state[state._OWNER] = token
     for k, v in seed.items():
         at.session_state[k] = v
     return at
@@ -218,10 +218,11 @@ def test_results_table_reads_in_order_with_plain_values_and_help():
     at = page(with_run(run).run(), "3_results")
     table = at.dataframe[-1].value
     cols = list(table.columns)
-    assert cols[:2] == ["id", "inspect"] and cols[2:8] == ["context_relevance", "context_utilization",
-                                                          "completeness", "adherence", "expected_adherence",
-                                                          "overall_supported"]
-    assert cols.index("question") > cols.index("unsupported_sentences") and cols[-1] == "error"
+    # issue 33 item 7: the question right after the link (it sat off screen, after the counts)
+    assert cols[:3] == ["id", "inspect", "question"] and cols[3:9] == [
+        "context_relevance", "context_utilization", "completeness", "adherence", "expected_adherence",
+        "overall_supported"]
+    assert cols.index("response") > cols.index("unsupported_sentences") and cols[-1] == "error"
     assert list(table["overall_supported"]) == ["no", "yes", "yes", ""]
     assert list(table["error"])[:3] == ["", "", ""] and "empty" in list(table["error"])[3]
     assert list(table["human_hallucinated"]) == ["yes", "no", "no", "yes"]
@@ -304,7 +305,8 @@ def test_compare_two_runs_history_and_human_labels():
     assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
     frames = [d.value for d in at.dataframe]
     corr = frames[0]
-    assert list(corr.columns) == ["measure", "value", "95% interval", "what it means", "note"]
+    assert list(corr.columns) == ["measure", "value", "95% interval", "note"]  # short cells: none is cut
+    assert any("**rank correlation (Spearman)**: 1 = both put" in c.value for c in at.caption)  # what they mean
     links = [pl.proto.label for pl in at.get("page_link") if "case=" in pl.proto.query_string]
     assert links and all(not lbl.endswith("(+0.00)") for lbl in links)
     assert any(lbl.startswith("Inspect c1 · A 0.50 vs B 1.00") for lbl in links), links
@@ -333,8 +335,10 @@ def test_compare_speaks_plainly_defaults_to_one_dataset_and_links_keep_the_sessi
     assert (at.selectbox(key="compare.a").value, at.selectbox(key="compare.b").value) == ("run0", "run1")
     text = " ".join([c.value for c in at.caption] + [str(d.value.to_dict()) for d in at.dataframe])
     assert "evaluators." not in text and "resamples" not in text and "pandas" not in text
-    assert "rank correlation (Spearman)" in list(at.dataframe[0].value["measure"])
-    links = [pl.proto for pl in at.get("page_link") if "case=" in pl.proto.query_string]
+    corr = next(d.value for d in at.dataframe if "measure" in d.value.columns)  # (issue 33's view comes first)
+    assert "rank correlation (Spearman)" in list(corr["measure"])
+    links = [pl.proto for pl in at.get("page_link") if "case=" in pl.proto.query_string
+             and "vs=" not in pl.proto.query_string]  # (issue 33's side-by-side links carry two runs)
     assert links and all(f"run={ids['run1']}" in pl.query_string and pl.page.endswith("inspect") for pl in links)
     assert at.selectbox(key="compare.metric").options[:5] == ["Context relevance", "Context utilization",
                                                                "Completeness", "Adherence", "Expected adherence"]
@@ -609,13 +613,17 @@ def test_sidebar_shows_the_upload_in_the_same_run():
     assert any(c.value == "Dataset: mine.jsonl · 3 cases" for c in at.sidebar.caption)
 
 
-def test_the_history_token_is_kept_in_the_url():
-    at = AppTest.from_file(fx.APP, default_timeout=60).run()
-    tok = at.query_params[state.URL_PARAM]
-    tok = tok[0] if isinstance(tok, list) else tok
-    assert len(tok) >= 16 and at.session_state[state._OWNER] == tok
+def test_the_history_token_stays_out_of_the_url():
+    """The address a visitor copies carries no history (issue 35): a ``?u=`` of an old link opens
+    nothing and is taken out of the address."""
+    at = AppTest.from_file(fx.APP, default_timeout=60)
+    at.query_params["u"] = "an-old-link-token-0001"
+    at.run()
+    tok = at.session_state[state._OWNER]
+    assert len(tok) >= 16 and tok != "an-old-link-token-0001"
+    assert "u" not in at.query_params
     page(at, "3_results")
-    assert at.query_params[state.URL_PARAM] in (tok, [tok])
+    assert "u" not in at.query_params and at.session_state[state._OWNER] == tok
 
 
 def test_the_history_cookie_is_asked_for_until_the_browser_has_it():

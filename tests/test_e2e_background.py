@@ -1,4 +1,4 @@
-"""Background runs and private histories in real headless Chromium against `streamlit run app.py`:
+"""Background runs and private histories in real headless Chromium against the served app (`streamlit run serve.py`):
 
 (a) start a run, go straight to Results: it completes there;
 (b) reload mid-run: the finished cases are kept and the run goes on; stop the server mid-run: after
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evaluators.store import RunStore
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
 
 pytestmark = [
     pytest.mark.browser,
@@ -98,11 +98,11 @@ def wait_done_at_least(page, total: int, n: int, timeout: float = 300) -> int:
 
 
 @pytest.fixture
-def browser():
+def browser(chromium):  # listed after ``server`` by the tests: closed before the server stops
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = chromium(p)
         yield b
         b.close()
 
@@ -117,7 +117,7 @@ def server(tmp_path):
     stop(proc)
 
 
-def test_a_run_started_then_left_for_results_completes_there(browser, server, tmp_path):
+def test_a_run_started_then_left_for_results_completes_there(server, browser, tmp_path):
     from playwright.sync_api import expect
 
     url, db, _ = server
@@ -189,7 +189,8 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
     proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit-2.log")
     try:
         wait_healthy(url, proc)
-        page.goto(page.url)  # the same visitor comes back on /evaluate (same URL / cookie) …
+        with browser.expecting_problems():  # the page lost its server meanwhile (failed reconnects)
+            page.goto(page.url)  # the same visitor comes back on /evaluate (same URL / cookie) …
         assert "/evaluate" in page.url
         # … as the fresh server's first visitor: still the whole app (shared sidebar), not the
         # bare page Streamlit's legacy pages/-folder mode would run
@@ -202,6 +203,7 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
         assert done_count(page, n) >= kept  # starts from what was kept
         expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=300_000)
         expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)
+        page.close()  # before its server stops: the page's reconnect attempts would be console errors
     finally:
         stop(proc)
     (s,) = RunStore(db).list(owner=None)
@@ -215,7 +217,7 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
     assert sorted(written) == sorted(set(range(n)) - kept_cases)
 
 
-def test_two_visitors_never_see_each_others_runs_or_rows(browser, server, tmp_path):
+def test_two_visitors_never_see_each_others_runs_or_rows(server, browser, tmp_path):
     from playwright.sync_api import expect
 
     url, db, _ = server

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
 
 pytestmark = [
     pytest.mark.browser,
@@ -36,7 +36,7 @@ CASES = [
 ]
 
 
-def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
+def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
     from playwright.sync_api import expect, sync_playwright
 
     data = tmp_path / "cases.jsonl"
@@ -50,7 +50,7 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path):
     try:
         wait_healthy(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = chromium(p)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(url)  # the Start page explains the app; Upload is one click away

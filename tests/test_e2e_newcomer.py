@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from evaluators.testing.llm_server import LLMServer, keyed_labels_responder
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.browser_fixtures import tall_screenshot
 
 pytestmark = [
     pytest.mark.browser,
@@ -24,7 +25,7 @@ MODEL = "loopback-model-e2e"
 KEY = "sk-typed-e2e-0001"
 
 
-def test_a_newcomer_goes_from_start_to_compare(tmp_path):
+def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
     from playwright.sync_api import expect, sync_playwright
 
     shots = Path(os.environ.get("RAG_EVAL_SHOTS") or tmp_path / "shots")
@@ -39,15 +40,11 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path):
         try:
             wait_healthy(url, proc)
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                browser = chromium(p)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
 
                 def shot(name: str, height: int = 2200) -> None:
-                    """The whole page (Streamlit scrolls inside the window: make the window tall)."""
-                    page.set_viewport_size({"width": 1400, "height": height})
-                    page.wait_for_timeout(700)
-                    page.screenshot(path=str(shots / name))
-                    page.set_viewport_size({"width": 1400, "height": 1000})
+                    tall_screenshot(page, shots / name, height)
 
                 page.goto(url)
                 expect(page.get_by_role("heading", name="RAG evaluation dashboard")).to_be_visible(timeout=30_000)
@@ -126,6 +123,9 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path):
                     timeout=120_000)
                 page.get_by_role("link", name="Compare").first.click()
                 expect(page.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
+                # issue 33: "Which version is better?" comes first; these are two methods of one file
+                expect(page.get_by_text(re.compile("Cases paired by case id: 16 cases"))).to_be_visible(timeout=60_000)
+                page.get_by_role("tab", name="Two runs, case by case").click()
                 expect(page.get_by_text(re.compile(r"^16 cases in both runs"))).to_be_visible(timeout=60_000)
                 page.wait_for_timeout(800)
                 shot("5_compare.png")

@@ -16,7 +16,8 @@ from evaluators import datasets
 from evaluators.review import ReviewStore, labels_from_case
 from evaluators.store import RunStore
 from evaluators.types import TestCase
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from ui.state import COOKIE
 
 pytestmark = [
     pytest.mark.browser,
@@ -49,7 +50,7 @@ def press_until(page, key: str, target, attr: str, value: str, focus=None, tries
                 raise
 
 
-def test_review_walk_in_chromium(tmp_path):
+def test_review_walk_in_chromium(tmp_path, chromium):
     from playwright.sync_api import expect, sync_playwright
 
     from bench.review_fixture import build, sample_cases
@@ -64,13 +65,14 @@ def test_review_walk_in_chromium(tmp_path):
     try:
         wait_healthy(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = chromium(p)
             page = browser.new_page(viewport={"width": 1400, "height": 1200}, accept_downloads=True)
+            page.context.add_cookies([{"name": COOKIE, "value": TOKEN, "url": url}])  # the visitor's history
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             main = page.locator(".rag-response[data-view=main]")
 
             # -- the Results panel's link: both labelings side by side, differences marked
-            page.goto(f"{url}/inspect?u={TOKEN}&run={ids['hybrid']}&case=xss-review&compare=1")
+            page.goto(f"{url}/inspect?run={ids['hybrid']}&case=xss-review&compare=1")
             expect(main).to_be_visible(timeout=30_000)
             expect(page.get_by_text("Both labelings side by side: trace vs gpt_labeling")).to_be_visible()
             expect(page.locator(".rag-response[data-view=trace]")).to_be_visible()
@@ -128,7 +130,7 @@ def test_review_walk_in_chromium(tmp_path):
             assert first_case == corrected.case_id
 
             # -- a reload keeps every review
-            page.goto(f"{url}/inspect?u={TOKEN}&run={ids['hybrid']}&case={corrected.case_id}")
+            page.goto(f"{url}/inspect?run={ids['hybrid']}&case={corrected.case_id}")
             expect(main).to_be_visible(timeout=30_000)
             expect(page.get_by_text(re.compile(r"Review queue — 5 of 8 cases reviewed"))).to_be_visible()
             page.get_by_text("Review mode: correct the labels").click()
@@ -136,7 +138,7 @@ def test_review_walk_in_chromium(tmp_path):
             expect(main.locator('[data-key="a"]')).to_have_attribute("data-level", "none")
 
             # -- Compare: every labeling scored against the five gold cases
-            page.goto(f"{url}/compare?u={TOKEN}")
+            page.goto(f"{url}/compare")
             expect(page.get_by_text("Agreement with your reviewed labels (gold)")).to_be_visible(timeout=30_000)
             gold_metric = page.get_by_test_id("stMetric").filter(has_text="Reviewed cases (gold)")
             expect(gold_metric).to_contain_text("5")

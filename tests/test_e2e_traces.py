@@ -2,7 +2,7 @@
 instrumented LangChain app dropped on Upload (detected; skipped traces listed with their reason),
 a filter by session, a mapping previewed, an offline run, Results showing each case's trace and
 sending the scores to a Phoenix address (a loopback recorder of Phoenix's REST API), and Inspect
-naming the trace and spans. No browser console error on the way. Screenshots go to
+naming the trace and spans. No browser console error on the way (``chromium``). Screenshots go to
 $RAG_EVAL_SHOTS (or the test's tmp dir)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM
+from tests.browser_fixtures import tall_screenshot
 from tests.test_traces_cli import Recorder
 from tests.trace_files import otlp_protobuf_json
 from tests.trace_fixtures import need
@@ -38,7 +39,7 @@ def pick(page, box: str, option: str) -> None:
                 raise
 
 
-def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path):
+def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromium):
     need("google.protobuf", "opentelemetry.exporter.otlp.proto.common")
     from playwright.sync_api import expect, sync_playwright
 
@@ -46,24 +47,17 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path):
     data.write_text(otlp_protobuf_json(rag_app.spans), encoding="utf-8")
     shots = Path(os.environ.get("RAG_EVAL_SHOTS") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit.log")
+    url = app_url
     recorder = Recorder()
-    errors: list[str] = []
     try:
-        wait_healthy(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = chromium(p)
             page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
 
             def shot(name: str) -> None:
-                page.wait_for_timeout(600)
-                page.screenshot(path=str(shots / name), full_page=True)
+                tall_screenshot(page, shots / name, back=1100)
 
-            page.goto(url)  # (a first visit straight to /upload makes Streamlit ask /upload/_stcore/…: 404s)
+            page.goto(url)  # the front page, then Upload as a newcomer finds it
             page.get_by_role("link", name="Upload").first.click()
             expect(page.get_by_role("heading", name="Upload test cases")).to_be_visible(timeout=30_000)
             with page.expect_file_chooser() as fc:
@@ -128,5 +122,3 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path):
             browser.close()
     finally:
         recorder.close()
-        stop(proc)
-    assert not errors, errors

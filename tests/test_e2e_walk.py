@@ -16,7 +16,7 @@ import pytest
 from evaluators import datasets
 from evaluators.review import ReviewStore, labels_from_case
 from evaluators.testing.llm_server import LLMServer, keyed_labels_responder
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
 from tests.test_e2e_review import press_until
 
 pytestmark = [
@@ -26,7 +26,7 @@ pytestmark = [
 ]
 
 
-def test_front_page_to_gold_agreement_and_back_in_chromium(tmp_path):
+def test_front_page_to_gold_agreement_and_back_in_chromium(tmp_path, chromium):
     from playwright.sync_api import expect, sync_playwright
 
     shots = Path(os.environ.get("RAG_EVAL_SHOTS") or tmp_path / "shots")
@@ -42,7 +42,7 @@ def test_front_page_to_gold_agreement_and_back_in_chromium(tmp_path):
         try:
             wait_healthy(url, proc)
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                browser = chromium(p)
                 page = browser.new_page(viewport={"width": 1400, "height": 1200}, accept_downloads=True)
                 page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
 

@@ -62,8 +62,8 @@ def test_supported_vs_invented(model):
         for bad in (bad_year, bad_name, unrelated):
             assert ok.score > bad.score
     # explanations name the evidence
-    assert "'1925' not found in the documents or the question" in bad_year.explanation
-    assert "1889" in bad_year.explanation  # the conflicting number of the best match
+    assert "the document says 1889, not 1925 (0a)" in bad_year.explanation  # the conflicting number
+    assert bad_year.level == "none"
     assert "Bernini" in bad_name.explanation
     assert "0a" in good_year.explanation  # the supporting key
     assert "0a" in good_year.supporting_keys

@@ -7,11 +7,11 @@ server must never see one of them unless the URL is the owner's own ``RAG_EVAL_B
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -30,7 +30,6 @@ from tests import ui_fixtures as fx
 from tests.llm_server import keyed_labels_responder
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[1]
 OWNER_KEYS = {"groq": "gsk-OWNER-groq-0123456789", "openai": "sk-OWNER-openai-0123456789",
               "openai_compatible": "sk-OWNER-compat-0123456789"}
 PROVIDERS = tuple(OWNER_KEYS)
@@ -132,9 +131,21 @@ def test_library_owner_url_and_explicit_key_are_sent(provider, owner_env, server
 
 
 # ---- CLI ----------------------------------------------------------------------------------------
-def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evaluators", *args], cwd=ROOT,
-                          env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300)
+def run_cli(args: list[str], env: dict[str, str]) -> SimpleNamespace:
+    """The CLI's ``main`` in this process with exactly ``env`` (the CLI's entry point as a
+    subprocess is tested in test_cli.py; here a subprocess would only pay the imports six times)."""
+    from evaluators.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        for k in set(os.environ) - set(env):
+            mp.delenv(k)
+        for k, v in {**env, "HF_HUB_OFFLINE": "1"}.items():
+            if os.environ.get(k) != v:
+                mp.setenv(k, v)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env")
 
 def test_a_page_run_alone_is_rerun_through_app_py_and_keeps_the_click():
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = "test-visitor-legacy-mode"
+    at.session_state[state._OWNER] = "test-visitor-legacy-mode"
     at.run()
     at.button(key="start.sample").click().run()  # a click in a run Streamlit starts as a bare page
     assert not at.exception, at.exception

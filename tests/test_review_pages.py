@@ -23,7 +23,7 @@ TOKEN = "review-visitor-token-0001"
 
 def app(**query) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = TOKEN
+    at.session_state[state._OWNER] = TOKEN
     at.query_params.update(query)
     return at
 
@@ -116,7 +116,8 @@ def test_review_corrections_are_saved_kept_and_marked_gold():
 def test_another_visitor_cannot_review_my_run():
     rid = RunStore().save(fx.fake_run(), "r", owner=TOKEN)
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params.update({state.URL_PARAM: "someone-else-token-0001", "run": rid, "case": "c1"})
+    at.session_state[state._OWNER] = "someone-else-token-0001"
+    at.query_params.update({"run": rid, "case": "c1"})
     inspect(at)
     assert any("No run" in w.value for w in at.warning)
     assert ReviewStore().of_run(rid, owner=None) == {}

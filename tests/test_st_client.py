@@ -41,6 +41,9 @@ def test_visitor_uploads_runs_and_switches_pages_without_a_browser(server, tmp_p
     ev = v.goto("evaluate")
     assert "Evaluate" in ev.headings
     v.click("Run TRACE")
+    soon = time.monotonic() + 30  # the click's run starts the job and reruns: the page after it
+    while not v.fragments and time.monotonic() < soon:  # shows the progress
+        time.sleep(0.1)
     assert v.fragments  # the progress fragment asked to be re-run on a timer
     end = time.monotonic() + 120
     while not [s for s in store.list(owner=None) if s.status == "finished"]:

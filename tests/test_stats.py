@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.metrics import roc_auc_score
 
+from evaluators.agreement.stats import auroc_fast
 from evaluators.stats import (
     Interval,
     bootstrap_stat,
@@ -103,17 +103,17 @@ def test_proportion_ci_uses_wilson_unless_groups_repeat():
 
 def test_bootstrap_stat_perfect_inverted_random_and_single_class():
     y = np.array([0, 0, 0, 1, 1, 1] * 10)
-    perfect = bootstrap_stat(roc_auc_score, y, y + 0.0, n_boot=300)
+    perfect = bootstrap_stat(auroc_fast, y, y + 0.0, n_boot=300)
     assert (perfect.estimate, perfect.low, perfect.high) == (1.0, 1.0, 1.0)
-    inverted = bootstrap_stat(roc_auc_score, y, -y + 0.0, n_boot=300)
+    inverted = bootstrap_stat(auroc_fast, y, -y + 0.0, n_boot=300)
     assert (inverted.estimate, inverted.high) == (0.0, 0.0)
-    rnd = bootstrap_stat(roc_auc_score, y, np.random.default_rng(5).random(len(y)), n_boot=500)
+    rnd = bootstrap_stat(auroc_fast, y, np.random.default_rng(5).random(len(y)), n_boot=500)
     assert rnd.low < 0.5 < rnd.high
 
     def auc(a, b):
         if len(set(a)) < 2:
             raise ValueError("only one class present")
-        return roc_auc_score(a, b)
+        return auroc_fast(a, b)
 
     single = bootstrap_stat(auc, np.ones(8), np.arange(8.0), n_boot=100)
     assert single.estimate is None and "only one class" in single.note
@@ -126,7 +126,7 @@ def test_bootstrap_stats_vector_reasons_and_withheld_interval():
     def fn(a, s):
         if a.sum() == 0:
             return ["no positives", 1.0]
-        return [roc_auc_score(a, s), 1.0]
+        return [auroc_fast(a, s), 1.0]
 
     s = np.linspace(1, 0, 40)
     auc, const = bootstrap_stats(fn, y, s, names=["auc", "c"], n_boot=400, min_valid=0.8)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "app_py_every_ru
 
 def upload(raw: bytes, name: str = "dupes.jsonl") -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.query_params[state.URL_PARAM] = "test-visitor-upload-warnings"
+    at.session_state[state._OWNER] = "test-visitor-upload-warnings"
     at.run()
     at.switch_page("pages/1_upload.py").run()  # the app opens on Start
     at.file_uploader(key="upload.file").set_value((name, raw, "application/json")).run()

@@ -121,10 +121,16 @@ def scatter_pair(paired: pd.DataFrame, metric: str, label_a: str, label_b: str,
 
 
 def grouped_means(table: pd.DataFrame) -> go.Figure:
-    """Bars of metric means, one group per run: ``table`` has columns run, metric, mean."""
+    """Bars of metric means, one group per run: ``table`` has columns run, metric, mean (and low,
+    high: the 95 % interval, drawn as whiskers where known)."""
     fig = go.Figure()
     for run, g in table.groupby("run", sort=False):
-        fig.add_trace(go.Bar(x=[nice(m) for m in g["metric"]], y=g["mean"], name=str(run)))
+        err = None
+        if {"low", "high"} <= set(g.columns) and g["low"].notna().any():
+            mean = g["mean"].astype(float)
+            err = dict(type="data", symmetric=False, array=(g["high"].astype(float) - mean).clip(lower=0).tolist(),
+                       arrayminus=(mean - g["low"].astype(float)).clip(lower=0).tolist())
+        fig.add_trace(go.Bar(x=[nice(m) for m in g["metric"]], y=g["mean"], name=str(run), error_y=err))
     fig.update_layout(barmode="group")
     fig.update_yaxes(range=[0, 1.05])
     return _layout(fig, "Run vs run")

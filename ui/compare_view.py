@@ -9,9 +9,9 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from evaluators.agreement import agreement_table, method_vs_method, roc_points
+from evaluators.agreement import agreement_table, method_vs_method, roc_points, run_intervals
 from evaluators.store import RunSummary
-from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
+from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -61,16 +61,57 @@ STAT_WORDS: dict[str, tuple[str, str]] = {
     "spearman": ("rank correlation (Spearman)", "1 = both put the cases in the same order"),
     "kendall": ("rank agreement (Kendall's tau)", "like Spearman, from pairs of cases ordered alike"),
     "mean_abs_diff": ("mean |difference|", "average gap between the two scores of a case (0 = identical)"),
-    "cohen_kappa": ("agreement beyond chance (Cohen's kappa)", "1 = same verdicts, 0 = no better than chance"),
+    "cohen_kappa": ("Cohen's kappa", "agreement beyond chance: 1 = same verdicts, 0 = no better than chance"),
     "agreement": ("same verdict", "share of cases with the same yes/no"),
     "auroc": ("AUROC", "how well the score separates the cases a person flagged: 0.5 = coin flip, 1 = perfectly"),
     "best_f1": ("best F1", "F1 at the best cut-off of the score (cut-off in the note)"),
-    "f1": ("F1 at the method's verdict", "balance of precision and recall of the method's own yes/no"),
+    "f1": ("F1 of its yes/no", "balance of precision and recall of the method's own yes/no"),
     "precision": ("precision", "of the cases the method flags, the share a person flagged too"),
     "recall": ("recall", "of the cases a person flagged, the share the method flags too"),
     "rmse": ("RMSE", "typical gap to the human grade, both on 0–1 (0 = identical)"),
     "kendall_tau": ("rank agreement (Kendall's tau)", "pairs of cases ordered alike"),
 }
+
+
+#: The Glossary term (and so the tooltip) of each statistic.
+_CORR = "correlation (Pearson, Spearman, Kendall)"
+STAT_TERMS = {"auroc": "AUROC", "best_f1": "F1", "f1": "F1", "precision": "F1", "recall": "F1",
+              "cohen_kappa": "Cohen's kappa (κ)", "rmse": "RMSE", "pearson": _CORR, "spearman": _CORR,
+              "kendall": _CORR, "kendall_tau": _CORR}
+
+
+def legend(statistics: Any) -> str:
+    """What each statistic of a table means, one line each (the table keeps short names, so no
+    cell is cut)."""
+    names = list(dict.fromkeys(str(x) for x in statistics))
+    lines = [f"**{STAT_WORDS[n][0]}**: {STAT_WORDS[n][1]}" for n in names if n in STAT_WORDS]
+    return "  \n".join(lines + ["More on each term: Glossary → other terms."])
+
+
+def columns(frame: pd.DataFrame, statistics: Any = ()) -> dict[str, Any]:
+    """Column settings of a statistics table: widths that show every name whole, the value with
+    three decimals, and a tooltip on each column that is not plain words."""
+    import streamlit as st
+
+    from . import glossary
+
+    terms = list(dict.fromkeys(STAT_TERMS[s] for s in map(str, statistics) if s in STAT_TERMS))
+    metrics = [m for m in dict.fromkeys(frame.get("metric", [])) if glossary.help_text(str(m))]
+    cc = st.column_config
+    out: dict[str, Any] = {  # widths in pixels: every header and name whole (the notes scroll)
+        "value": cc.NumberColumn(format="%.3f", width=70),
+        "95% interval": cc.TextColumn(width=110, help=glossary.term_help("95 % interval")),
+        "n": cc.NumberColumn(width=50, help="cases the figure is computed on"),
+        "note": cc.TextColumn(width=520),
+        "label": cc.TextColumn(width=110, help="the human label column of your file"),
+    }
+    for col in ("statistic", "measure"):
+        out[col] = cc.TextColumn(width=200 if col == "measure" else 150,
+                                 help="\n\n".join(glossary.term_help(t) for t in terms) or None)
+    if metrics:
+        out["metric"] = cc.TextColumn(width=170, help="\n\n".join(
+            f"**{m}**: {(glossary.help_text(str(m)) or '').split(chr(10))[0]}" for m in metrics))
+    return {k: v for k, v in out.items() if k in frame.columns}
 
 
 def method_words(method: str) -> str:
@@ -85,8 +126,11 @@ def plain_note(note: Any) -> str:
     text = re.sub(r"(\d+) of (\d+) resamples undefined, left out",
                   lambda m: f"interval from the {int(m[2]) - int(m[1])} of {m[2]} bootstrap samples where "
                             "it is defined", text)
-    text = re.sub(r"score = 1 − (\w+)", r"scored as 1 − \1 (low \1 = likely flagged)", text)
-    text = re.sub(r"score = (\w+)", r"scored as \1", text)
+    text = re.sub(r"score = 1 − (\w+)", r"low \1 = flagged", text)
+    text = re.sub(r"score = (\w+)", r"high \1 = flagged", text)
+    text = re.sub(r"positives = (\w+) \((\d+ of \d+)\)", r"\1: \2", text)
+    text = re.sub(r"default decision = (\w+)", r"its yes/no: \1", text)
+    text = text.replace("threshold ", "cut-off ")
     return text.replace("resamples", "bootstrap samples")
 
 
@@ -100,12 +144,12 @@ def correlation_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     out = []
     for r in rows:
         name = str(r.get("statistic") or "")
-        words, meaning = STAT_WORDS.get(name, (name, ""))
+        words = STAT_WORDS.get(name, (name, ""))[0]
         v = r.get("value")
         out.append({"measure": words, "value": v if isinstance(v, (int, float)) else None,
-                    "95% interval": _interval(r.get("low"), r.get("high")), "what it means": meaning,
+                    "95% interval": _interval(r.get("low"), r.get("high")),
                     "note": plain_note(r.get("note") or (v if isinstance(v, str) else ""))})
-    return pd.DataFrame(out, columns=["measure", "value", "95% interval", "what it means", "note"])
+    return pd.DataFrame(out, columns=["measure", "value", "95% interval", "note"])
 
 
 def human_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -114,11 +158,10 @@ def human_frame(table: pd.DataFrame) -> pd.DataFrame:
         return table
     t = table.copy()
     t["method"] = t["method"].map(method_words)
-    t["what it means"] = t["statistic"].map(lambda s: STAT_WORDS.get(s, (s, ""))[1])
     t["statistic"] = t["statistic"].map(lambda s: STAT_WORDS.get(s, (s, ""))[0])
     t["95% interval"] = [_interval(lo, hi) for lo, hi in zip(t["ci_low"], t["ci_high"])]
     t["note"] = t["note"].map(plain_note)
-    return t[["method", "metric", "label", "statistic", "value", "95% interval", "n", "what it means", "note"]]
+    return t[["method", "metric", "label", "statistic", "value", "95% interval", "n", "note"]]
 
 
 def correlations(a: RunResult, b: RunResult, metric: str, paired: pd.DataFrame
@@ -163,11 +206,34 @@ def history_label(saved: list[RunSummary], run_id: str) -> str:
     return h.label if h else run_id
 
 
-def means_table(saved: list[RunSummary], ids: list[str]) -> pd.DataFrame:
-    rows = [{"run": h.label, "metric": k, "mean": h.means[k]}
-            for h in saved if h.id in ids
-            for k in (*TRACE_METRICS, OVERALL_SUPPORTED) if h.means.get(k) is not None]
-    return pd.DataFrame(rows, columns=["run", "metric", "mean"])
+#: The metrics of the run-history bars, in order.
+HISTORY_METRICS = (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED)
+
+
+def means_table(saved: list[RunSummary], ids: list[str],
+                intervals: Mapping[str, Mapping[str, Any] | None] | None = None) -> pd.DataFrame:
+    """run, metric, mean, low, high of the picked runs: the means and 95 % intervals of
+    ``intervals`` (run id -> ``run_intervals``) where given, else the stored means (no interval)."""
+    rows = []
+    for h in saved:
+        if h.id not in ids:
+            continue
+        iv = (intervals or {}).get(h.id) or {}
+        for k in HISTORY_METRICS:
+            d = iv.get(k) or {}
+            mean = d.get("mean", h.means.get(k))
+            if mean is not None:
+                rows.append({"run": h.label, "metric": k, "mean": mean, "low": d.get("low"), "high": d.get("high")})
+    return pd.DataFrame(rows, columns=["run", "metric", "mean", "low", "high"])
+
+
+def run_intervals_or_none(run: RunResult) -> dict[str, Any] | None:
+    """The 95 % intervals of a run's means (``evaluators.agreement.run_intervals``), None when they
+    cannot be computed."""
+    try:
+        return run_intervals(run, n_boot=N_BOOT)
+    except Exception:  # noqa: BLE001 - the bars then show without whiskers
+        return None
 
 
 def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:

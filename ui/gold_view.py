@@ -15,7 +15,7 @@ from evaluators.review import collect, gold_table, ppi
 from evaluators.review.gold import from_reviews
 from evaluators.types import RunResult
 
-from . import history, resources, review_view, state
+from . import glossary, history, resources, review_view, state
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -27,6 +27,19 @@ SHORT = {"AUROC: hallucinated": "AUROC hallucinated", "kappa: sentence supported
 PLAIN = {"reviewed_hallucinated": "share of hallucinated responses", "reviewed_adherence": "adherence",
          "reviewed_relevance": "context relevance", "reviewed_utilization": "context utilization",
          "reviewed_completeness": "completeness"}
+
+
+_STAT_HELP = "\n\n".join(glossary.term_help(t) for t in ("AUROC", "Cohen's kappa (κ)", "RMSE", "95 % interval"))
+
+
+def summary_columns() -> dict[str, Any]:
+    """A tooltip on every figure column of :func:`summary` (AUROC, κ, RMSE: Glossary terms)."""
+    term = {"AUROC": "AUROC", "κ": "Cohen's kappa (κ)", "RMSE": "RMSE"}
+    out: dict[str, Any] = {"gold cases": st.column_config.NumberColumn(help=glossary.term_help("gold"))}
+    for short in SHORT.values():
+        out[short] = st.column_config.TextColumn(short, help=glossary.term_help(term[short.split()[0]])
+                                                 + "\n\n[low, high] = " + glossary.TERMS["95 % interval"])
+    return out
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -66,7 +79,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
     c2.metric("Gold from uploaded labels", len(gold) - len(from_reviews(reviewed)))
     with c3:
-        review_view.export_button("gold.export")
+        review_view.export_button("gold.export", gold=reviewed)
     if not gold:
         st.info("No gold yet: open a case in Inspect, turn on ✎ Review mode, correct what is wrong and mark "
                 "it reviewed (the queue there orders the cases worth reviewing first).")
@@ -77,20 +90,21 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     if table.empty:
         st.info("None of these runs has a gold case (gold matches cases by question, response and documents).")
         return
-    st.dataframe(summary(table), hide_index=True, width="stretch")
+    st.dataframe(summary(table), hide_index=True, width="stretch", column_config=summary_columns())
     st.caption("AUROC: how well 1 − expected adherence ranks the gold-hallucinated cases first (0.5 = chance). "
                "κ: Cohen's kappa of the sentence verdicts (1 = same as yours, 0 = chance). RMSE: distance of each "
                "TRACE metric from the gold's (0 = equal). [95 % interval] over gold cases; — = undefined (see "
                "the notes).")
     with st.expander("Every figure with its notes"):
         st.dataframe(table, hide_index=True, width="stretch", column_config={
+            "statistic": st.column_config.TextColumn(width="medium", help=_STAT_HELP),
             "value": st.column_config.NumberColumn(format="%.3f"),
-            "ci_low": st.column_config.NumberColumn(format="%.3f"),
-            "ci_high": st.column_config.NumberColumn(format="%.3f"),
+            "ci_low": st.column_config.NumberColumn("95 % low", format="%.3f",
+                                                    help=glossary.term_help("95 % interval")),
+            "ci_high": st.column_config.NumberColumn("95 % high", format="%.3f"),
             "n": st.column_config.NumberColumn("n (gold cases)")})
     target = st.selectbox("Estimate over the whole run", names, key="gold.ppi_run",
-                          help="Prediction-powered estimate: the method's scores on every case, corrected by how "
-                               "far they are from the gold on the reviewed ones.")
+                          help=glossary.term_help("prediction-powered estimate"))
     if target:
         est = state.memo(key + ("ppi", target), lambda: ppi(runs[target], gold))
         if est:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable, Literal, Sequence
 
-from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase
+from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase, split_explanation
 
 DocRole = Literal["both", "relevant", "utilized", "neither"]
 
@@ -77,7 +77,10 @@ def stylesheet() -> str:
              *(f".rag-s[data-level={lv}]{{background:{bg}}}" for lv, (bg, _) in RESPONSE_COLORS.items()),
              f".rag-s[data-state=focus]{{{FOCUS_STYLE}}}", f".rag-s[data-state=lit]{{{LIT_STYLE}}}",
              f".rag-mark{{{_MARK_STYLE}}}", ".rag-mark[data-m=changed]{background:#e8e0ff}",
-             ".rag-mark[data-m=diff]{background:#ffd6d6}"]
+             ".rag-mark[data-m=diff]{background:#ffd6d6}",
+             ".rag-details{display:inline;margin-left:6px;color:#666}",
+             ".rag-details summary{display:inline;cursor:pointer;color:#1f4fd6;font-size:0.9em}",
+             ".rag-details[open]{display:block;margin:2px 0 0 0}"]
     return "<style>" + "".join(rules) + "</style>"
 
 
@@ -145,12 +148,15 @@ def documents_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Fo
 
 
 def support_tip(sup: SentenceSupport | None) -> str:
+    """The hover text of a response sentence: its verdict and the reason (the figures are on
+    Inspect's "details" toggle)."""
     if sup is None:
         return "no label for this sentence"
     name = RESPONSE_COLORS[sup.level][1]
-    keys = ", ".join(sup.supporting_keys) or "none"
-    tip = f"{sup.key}: {name} · supporting keys: {keys}"
-    return f"{tip}\n{sup.explanation}" if sup.explanation else tip
+    keys = ", ".join(sup.supporting_keys)
+    tip = f"{sup.key}: {name}" + (f" by {keys}" if keys and sup.level != "none" else "")
+    reason = split_explanation(sup.explanation)[0]
+    return f"{tip}\n{reason}" if reason else tip
 
 
 def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Focus | None = None,
@@ -172,6 +178,16 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Foc
                            _state(s.key, fkey, lit), marks))
     return (f'<div class="rag-response" data-view="{e(view)}">'
             f"{_stitch(sc.case.response, sc.response_sentences, spans)}</div>")
+
+
+def explained_html(title: str, explanation: str) -> str:
+    """A labeler's explanation as a note: the reason first, the figures behind a "details" toggle
+    (a native ``<details>``: no rerun). Escaped like every labeler text."""
+    reason, details = split_explanation(explanation)
+    more = (f'<details class="rag-details"><summary>details</summary><span>{e(details)}</span></details>'
+            if details else "")
+    return (f'<div class="rag-note" style="font-size:0.9em;color:#444">'
+            f"<b>{e(title)}:</b> {e(reason)}{more}</div>")
 
 
 def note_html(text: str, error: bool = False) -> str:
@@ -210,6 +226,7 @@ def support_rows(sc: SentencizedCase, labels: SentenceLabels | None) -> list[dic
             "supporting keys": ", ".join(v.supporting_keys) if v else "",
             "score": "" if v is None or v.score is None else f"{v.score:.2f}",
             "sentence": s.text,
-            "explanation": v.explanation if v else "",
+            "explanation": split_explanation(v.explanation)[0] if v else "",
+            "details": split_explanation(v.explanation)[1] if v else "",
         })
     return rows

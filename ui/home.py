@@ -37,7 +37,13 @@ SAMPLE_FORMATS = {
     "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",
     "sample_rag.csv": "CSV, the same cases (documents as a JSON list)",
     "sample_ragas_v2.json": "JSON in the ragas v2 layout (user_input, retrieved_contexts, response, reference)",
+    "sample_rag_version2.jsonl": "JSONL: version 2 of the system on the same 16 questions (other answers), to compare",
 }
+#: The second version of the sample (same questions, other answers: a comparison without uploading).
+SAMPLE_V2 = "sample_rag_version2.jsonl"
+SAMPLE_V2_TEXT = ("To see a comparison: run the sample, then load **version 2** — the same questions answered by "
+                  "a newer version of the system (three answers fixed, nine made worse, one retriever change) — "
+                  "and run it too. **Compare** then says which version is better and lists what regressed.")
 
 #: The upload shapes the reader maps automatically (column names are case-insensitive).
 SHAPES = pd.DataFrame([

@@ -17,7 +17,7 @@ from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
 from evaluators.types import TRACE_METRICS, CaseResult, RunResult, SentenceLabels, SentencizedCase
 
-from . import charts, history, review_view, state
+from . import charts, glossary, history, review_view, share, state
 from . import highlight as hl
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
@@ -54,8 +54,11 @@ def run_from_url(run_id: str | None) -> RunResult | None:
 
 def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
     """A relative link to Inspect one case (of the history run ``run_id`` when it has one);
-    ``compare``: open with the labelings of a hybrid run side by side."""
-    q = {**({"run": run_id} if run_id else {}), "case": case_id, **({"compare": "1"} if compare else {})}
+    ``compare``: open with the labelings of a hybrid run side by side. A run shared with this
+    session is named by its share link instead (the link opens it in the new tab too)."""
+    shared = None if run_id else share.shared_token(state.get_current_run())
+    where = {"run": run_id} if run_id else {share.PARAM: shared} if shared else {}
+    q = {**where, "case": case_id, **({"compare": "1"} if compare else {})}
     return "inspect?" + urlencode(q)
 
 
@@ -82,9 +85,9 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
         return
     cols = st.columns(5)
     for i, m in enumerate(TRACE_METRICS):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(
-            f"Expected adherence {scores.expected_adherence:.2f}: the mean P(fully supported) of the "
-            "response sentences" if m == "adherence" else None))
+        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(glossary.help_text(m) or "") + (
+            f"\n\nThis case's expected adherence: {scores.expected_adherence:.2f}, the mean P(supported) of "
+            "its sentences." if m == "adherence" else ""))
     cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,
                    help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
                         f" partially, {scores.unsupported_sentences} not supported")
@@ -182,21 +185,22 @@ def focus_panel(sc: SentencizedCase, labels: SentenceLabels | None, focus: hl.Fo
     s = sents.get(key)
     if s is None:
         return
+    why = ""
     if kind == "response":
         sup = next((x for x in labels.sentences if x.key == key), None) if labels else None
         what = hl.RESPONSE_COLORS[sup.level if sup else "unlabeled"][1]
-        score = f" · P(supported) {sup.score:.2f}" if sup is not None and sup.score is not None else ""
+        why = hl.explained_html("Why", sup.explanation) if sup is not None and sup.explanation else ""
         linked = [f"<li><b>{hl.e(k)}</b> {hl.e(t.text)}</li>" for t in sc.doc_sentences for k in [t.key] if k in lit]
         special = [k for k in (sup.supporting_keys if sup else ()) if k not in {t.key for t in sc.doc_sentences}]
         title = "Supported by"
     else:
         rel = labels is not None and key in labels.relevant_keys
         use = labels is not None and key in labels.utilized_keys
-        what, score = f"{'relevant' if rel else 'not relevant'}, {'utilized' if use else 'not utilized'}", ""
+        what = f"{'relevant' if rel else 'not relevant'}, {'used by the response' if use else 'not used'}"
         linked = [f"<li><b>{hl.e(t.key)}</b> {hl.e(t.text)}</li>" for t in sc.response_sentences if t.key in lit]
         special, title = [], "Cited as support by"
     extra = f" (and: {hl.e(', '.join(special))})" if special else ""
-    st.html(f'<div class="rag-focus"><b>{hl.e(key)}</b> “{hl.e(s.text)}” — {hl.e(what)}{hl.e(score)}'
+    st.html(f'<div class="rag-focus"><b>{hl.e(key)}</b> “{hl.e(s.text)}” — {hl.e(what)}{why}'
             f'<div style="margin-top:4px">{title}: {"none" if not linked else ""}{extra}</div>'
             f'<ul style="margin:2px 0 0 0">{"".join(linked)}</ul></div>')
 
@@ -207,8 +211,11 @@ def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: Sentencized
               queue: list[QueueItem]) -> None:
     """Labels, cross-highlighting and review mode of one case (reruns alone when a sentence is picked
     or a correction saved)."""
-    reviewing = st.toggle("✎ Review mode: correct the labels", key="inspect.review", disabled=r.labels is None,
-                          help="Correct any label; corrections are saved with your name and the time.")
+    shared = share.shared_token(run) is not None
+    reviewing = st.toggle("✎ Review mode: correct the labels", key="inspect.review",
+                          disabled=r.labels is None or shared,
+                          help="This run was shared with you: it is read-only." if shared else
+                          "Correct any label; corrections are saved with your name and the time.")
     rc = review_view.case_review(run_id, r.case.id)
     if reviewing and run_id is None:
         st.info("Reviews are kept with a run of your history, and this run is not in it.")
@@ -241,7 +248,7 @@ def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: Sentencized
             review_view.editor(run_id, r, sc, labels, focus, rc)
         review_view.message()
     if labels is not None and labels.overall_explanation:
-        st.html(hl.note_html(f"Overall: {labels.overall_explanation}"))
+        st.html(hl.explained_html("Overall", labels.overall_explanation))
     st.subheader(f"Documents ({len(r.case.documents)})")
     st.html(hl.legend_html("documents"))
     if labels is not None:
@@ -251,7 +258,7 @@ def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: Sentencized
     st.html(f'<div class="rag-docs" data-version="{version}">'
             + "".join(hl.documents_html(sc, labels, focus, lit, changed, diff)) + "</div>")
     if labels is not None and labels.relevance_explanation:
-        st.html(hl.note_html(f"Relevance: {labels.relevance_explanation}"))
+        st.html(hl.explained_html("Relevance", labels.relevance_explanation))
     if labels is not None and labels.notes:
         with st.expander(f"Labeler notes ({len(labels.notes)})"):
             for n in labels.notes:

@@ -20,9 +20,20 @@ INSPECT_PAGE = "pages/4_inspect.py"
 N_BOOT = 400
 
 
+def card_interval(iv: dict[str, Any] | None, row: Any) -> str:
+    """A metric card's second line: the 95 % interval of the mean (as the chart draws it), or the
+    spread when there is none."""
+    lo, hi = (iv or {}).get("low"), (iv or {}).get("high")
+    if lo is not None and hi is not None:
+        return f"95 % interval {lo:.3f}–{hi:.3f} · n={row['n']}"
+    return "" if pd.isna(row["std"]) else f"± {row['std']:.3f} (std) · n={row['n']}"
+
+
 def card_help(metric: str, row: Any) -> str:
     """A metric card's help: what the metric means, then the spread of this run."""
-    spread = "" if pd.isna(row["std"]) else f"mean over {row['n']} scored cases, ± {row['std']:.3f} (std)"
+    spread = "" if pd.isna(row["std"]) else (f"mean over {row['n']} scored cases; the 95 % interval under it is "
+                                             f"where the true mean lies with 95 % confidence (bootstrap); spread "
+                                             f"of the cases ± {row['std']:.3f} (std)")
     return "\n\n".join(x for x in (glossary.help_text(metric), spread) if x)
 
 
@@ -33,7 +44,9 @@ def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
                                               "row to open it here)")}
     for c in columns:
         h = glossary.help_text(c)
-        if c in metrics and c != OVERALL_SUPPORTED:
+        if c == "question":
+            cfg[c] = st.column_config.TextColumn("question", width="medium", help="The question of the case")
+        elif c in metrics and c != OVERALL_SUPPORTED:
             cfg[c] = st.column_config.NumberColumn(glossary.nice(c), help=h, format="%.3f")
         elif h:
             cfg[c] = st.column_config.Column(glossary.nice(c), help=h)

@@ -23,11 +23,14 @@ from evaluators.review.queue import QueueItem
 from evaluators.sentencize import SentencizedCase
 from evaluators.types import CaseResult, RunResult, SentenceLabels
 
+from . import cookies, history, resources, state
 from . import highlight as hl
-from . import history, resources, state
 
 #: Session keys (not widgets) of this module.
 NAME = "review.name"
+_NAME_SENT = "review.name_sent"
+#: The cookie that keeps the reviewer's name in this browser.
+NAME_COOKIE = "rag_eval_reviewer"
 _MSG = "review.msg"
 NEXT = "inspect.next_case"
 LEVEL_NAMES = {"full": "Fully", "partial": "Partially", "none": "Not"}
@@ -117,6 +120,8 @@ def _on_support(run_id: str, r: CaseResult, key: str, lk: str, kk: str) -> None:
     if level == "partial" and not keys:
         _say("warn", f"{key}: pick the document sentences that partly support it, then it is saved.")
         return
+    if level == "none":
+        st.session_state[kk] = []  # the greyed box shows what is saved: no supporting sentence
     save(run_id, r, "support", key, {"level": level, "keys": [] if level == "none" else keys})
 
 
@@ -190,9 +195,17 @@ def editor(run_id: str, r: CaseResult, sc: SentencizedCase, labels: SentenceLabe
 
 
 def name_input() -> None:
-    st.session_state[NAME] = st.text_input(
+    """The reviewer's name: kept by this browser (a cookie), so a reload or a new tab still has it."""
+    if NAME not in st.session_state:
+        st.session_state[NAME] = (cookies.get(NAME_COOKIE) or "").strip()[:80]
+    name = st.text_input(
         "Your name", value=reviewer(), key="review.name_input", max_chars=80, placeholder="saved with each correction",
-        help="Every correction is saved with your name and the time, in this run's history.").strip()
+        help="Every correction is saved with your name and the time, in this run's history; this browser "
+             "remembers the name.").strip()
+    st.session_state[NAME] = name
+    if name and cookies.get(NAME_COOKIE) != name and st.session_state.get(_NAME_SENT) != name:
+        cookies.put(NAME_COOKIE, name)
+        st.session_state[_NAME_SENT] = name
 
 
 def review_bar(run_id: str, r: CaseResult, rc: ReviewedCase | None, queue: Sequence[QueueItem]) -> None:
@@ -251,25 +264,34 @@ def queue(run: RunResult, run_id: str | None, how: str, other: RunResult | None)
 
 def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
     status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    ranked = any(q.priority is not None for q in items)  # run order ranks nothing: no empty columns
     rows = [{"#": i + 1, "case": q.case_id,
              "status": "✓ reviewed" if q.reviewed else (f"✎ {status[q.case_id][0]} corrections"
                                                         if q.case_id in status else ""),
-             "priority": None if q.priority is None else round(q.priority, 3), "why": q.why,
+             **({"priority": None if q.priority is None else round(q.priority, 3), "why": q.why} if ranked else {}),
              "open": link(q.case_id)} for i, q in enumerate(items)]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)),
-                 column_config={"open": st.column_config.LinkColumn("open", display_text="inspect ↗")})
+                 placeholder="", column_config={"open": st.column_config.LinkColumn("open", display_text="inspect ↗")})
 
 
-def export_button(key: str) -> None:
-    """Download every reviewed case of this visitor (all runs) in the upload format."""
+def export_button(key: str, run_id: str | None = None, gold: dict[str, ReviewedCase] | None = None) -> None:
+    """Download reviewed cases in the upload format: those of the run on screen (``run_id``, on
+    Inspect), else every reviewed case of this visitor (``gold``, the deduplicated gold of all runs,
+    on Compare). The label says which."""
     store, owner = reviews(), history.reader()  # taken now: the file is built outside this script run
-    n = store.count(owner=owner)
+    if run_id is not None:
+        cases = [c for c in store.of_run(run_id, owner=owner).values() if c.reviewed]
+        where = " of this run"
+    else:
+        cases = list((gold if gold is not None else store.gold(owner=owner)).values())
+        where = " · all your runs"
+    n = len(cases)
 
     def data() -> str:
-        gold = sorted(store.gold(owner=owner).values(), key=lambda c: c.reviewed_at or "")
-        return to_jsonl(export_rows(gold))
+        return to_jsonl(export_rows(sorted(cases, key=lambda c: c.reviewed_at or "")))
 
-    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)} (JSONL, upload format)", data=data,
+    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)}{where}", data=data,
                        file_name="reviewed_labels.jsonl", mime="application/jsonl", key=key, disabled=not n,
-                       on_click="ignore", help="Question, response, documents and your labels in the columns the "
-                       "Upload page and `python -m evaluators agreement FILE` read as human labels.")
+                       on_click="ignore", help="A JSONL file in the upload format: question, response, documents "
+                       "and your labels in the columns the Upload page and `python -m evaluators agreement FILE` "
+                       "read as human labels.")

@@ -8,7 +8,7 @@ import streamlit as st
 from evaluators.llm.settings import KEY_ENV
 from evaluators.paths import store_is_temporary
 
-from . import resources, state
+from . import resources, share, state
 
 
 def _reset_model() -> None:
@@ -23,6 +23,7 @@ def base_url_label(provider: str) -> str:
 def render() -> None:
     """The LLM settings (widgets: drawn before the page, which reads them)."""
     state.restore_sidebar()
+    share.open_from_url()
     with st.sidebar:
         state.send_owner_cookie()
         if store_is_temporary():
@@ -58,7 +59,7 @@ def render_status() -> None:
     """Dataset, current run and runs going on: drawn after the page (inside the sidebar container
     app.py reserved), so an upload or a finished run shows in the same script run."""
     data, run = state.get_data(), state.get_current_run()
-    st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
+    st.caption(dataset_text(data, run))
     if run is not None:
         st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
@@ -67,8 +68,23 @@ def render_status() -> None:
         st.caption("⏳ Running: " + " · ".join(f"{v.name} ({v.total} cases)" for v in going)
                    + " — progress at the top of the page")
     lim = resources.limits()
-    st.caption("🔒 Your run history is private to this browser." if not lim.shared_history
-               else "👥 The run history is shared by everyone using this server.")
+    st.caption(PRIVATE if not lim.shared_history else SHARED)
     for problem in lim.problems:
         st.warning(f"Owner setting ignored: {problem}")
-    state.keep_owner_token()
+    state.drop_token_from_url()
+
+
+PRIVATE = ("🔒 Your run history is private to this browser: a cookie keeps it, page addresses carry none "
+           "of it. To show someone one run, use “Share this run” on Results.")
+SHARED = "👥 The run history is shared by everyone using this server."
+
+
+def dataset_text(data: state.LoadedData | None, run) -> str:
+    """The sidebar's dataset line. A run opened after a reload (or from a link) brings its own cases:
+    say so rather than "none loaded"."""
+    if data is not None:
+        return f"Dataset: {data.filename} · {len(data.cases)} cases"
+    if run is not None:
+        return (f"Dataset: the {len(run.results)} cases of the current run "
+                "(no file loaded in this tab: Upload to run others)")
+    return "Dataset: none loaded"

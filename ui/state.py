@@ -1,9 +1,10 @@
 """The one owner of session-state keys. Pages use these typed getters/setters and never touch
 another page's raw keys.
 
-What lives here (per browser session, never on disk): the visitor's history token, the loaded
-dataset and its cases, which background jobs this session follows, finished runs of this session,
-the selected case, and the LLM settings (including the API key, which is only ever held in memory).
+What lives here (per browser session, never on disk): the visitor's history token (kept by the
+browser in a cookie, never in the address), the loaded dataset and its cases, which background jobs
+this session follows, finished runs of this session, the selected case, and the LLM settings
+(including the API key, which is only ever held in memory).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from evaluators.llm.settings import (
 )
 from evaluators.types import RunResult, TestCase
 
-from . import layout, resources
+from . import cookies, layout, resources
 
 # Raw keys: private to this module.
 _DATA = "state.data"
@@ -82,36 +83,30 @@ def get_cases() -> tuple[TestCase, ...]:
 
 
 # ---- the visitor's history token --------------------------------------------------------------
-#: The token is kept by the browser in the address bar (``?u=``) and in a first-party cookie, so a
-#: reload, a page switch or a new tab keeps the same private history.
-URL_PARAM = "u"
+#: The token is kept by the browser in a first-party cookie, so a reload, a page switch or a new tab
+#: keeps the same private history — and never in the address: a link a visitor copies (or a page
+#: address shared with a colleague) carries no history. One run is shared on purpose with a
+#: signed, read-only link (``ui/share.py``). ``?u=`` (the address parameter older versions kept
+#: it in) is ignored and taken out of the address.
+LEGACY_URL_PARAM = "u"
 COOKIE = "rag_eval_u"
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
-def _cookie() -> str | None:
-    try:
-        v = st.context.cookies.get(COOKIE)
-    except Exception:  # noqa: BLE001 - no browser connection (bare script runs)
-        return None
-    return v if isinstance(v, str) else None
-
-
 def owner_token() -> str:
-    """This visitor's history token: from the URL, else the cookie, else a new random one."""
+    """This visitor's history token: from the cookie, else a new random one."""
     tok = _ss().get(_OWNER)
     if tok is None:
-        found = [st.query_params.get(URL_PARAM), _cookie()]
-        tok = next((t for t in found if t and _TOKEN.fullmatch(t)), None) or _random.token_urlsafe(18)
+        found = cookies.get(COOKIE)
+        tok = found if found and _TOKEN.fullmatch(found) else _random.token_urlsafe(18)
         _ss()[_OWNER] = tok
     return tok
 
 
-def keep_owner_token() -> None:
-    """Put the token back into the URL (page switches clear it)."""
-    tok = owner_token()
-    if st.query_params.get(URL_PARAM) != tok:
-        st.query_params[URL_PARAM] = tok
+def drop_token_from_url() -> None:
+    """Take a ``?u=`` of an old link out of the address (it no longer opens a history)."""
+    if LEGACY_URL_PARAM in st.query_params:
+        del st.query_params[LEGACY_URL_PARAM]
 
 
 def send_owner_cookie() -> None:
@@ -120,13 +115,8 @@ def send_owner_cookie() -> None:
     before its elements reached the browser, e.g. by a quick click on the first page: a new tab
     then started another, empty history.) Drawn first in the sidebar, before the page's work."""
     tok = owner_token()
-    if _cookie() != tok:
-        # the token matches [A-Za-z0-9_-]: safe inside the script. Partitioned + Secure on https so
-        # it also works inside an embedding page (a Hugging Face Space's iframe).
-        st.html(f"""<script>(function(){{var s=location.protocol==='https:'?
-            '; SameSite=None; Secure; Partitioned':'; SameSite=Lax';
-            document.cookie='{COOKIE}={tok}; path=/; max-age=31536000'+s;}})();</script>""",
-                unsafe_allow_javascript=True)
+    if cookies.get(COOKIE) != tok:
+        cookies.put(COOKIE, tok)
 
 
 # ---- background jobs this session follows --------------------------------------------------------

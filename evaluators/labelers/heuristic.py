@@ -50,8 +50,9 @@ from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
+from . import heuristic_contradiction as contradiction
 from . import confidence as confidence_mod
-from .heuristic_explain import explain, needs_no_support, relevance_learned, relevance_rule
+from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features)
 
@@ -65,6 +66,8 @@ DEFAULTS: dict[str, Any] = {
     "support_floor": 0.30,
     "support_margin": 0.08,
     "partial_floor": 0.45,
+    "partial_p": 0.5,  # below it a sentence is "not supported", whatever matches it
+    "contradictions": "numbers",  # "numbers" | "all" (names too) | "off": which clashes override
     "max_support": 3,
     "cross_encoder": None,
     "cross_encoder_weight": 0.5,
@@ -396,15 +399,16 @@ class HeuristicMethod(BaseMethod):
                 prob = (1 - w) * prob + w * nli_p  # type: ignore[operator]
             assert prob is not None
             ev = sp["ev"]
-            full = prob >= thr
             support = sp["support"]
-            partial = (not full) and (ev["sim_max"] >= float(st["partial_floor"]) or ev["cov_top"] >= 0.5)
+            level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]])
+            full, partial = level == "full", level == "partial"
             sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
             if full or partial:
                 utilized.update(support)
             out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
-                                       explanation=self._explain(ev, keys, support, full, partial, prob, nli_p,
-                                                                 _at(verified, si)),
+                                       explanation=self._explain(ev, keys, support, level, prob, nli_p,
+                                                                 _at(verified, si), clashes,
+                                                                 contradiction.missing(ev, sp["text"])),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
         if ctx is not None and ctx.get("utilization") and keys:
@@ -426,15 +430,8 @@ class HeuristicMethod(BaseMethod):
                                                     utilized if ctx["relevance"].get("include_utilized") else None)
         else:
             rel, rel_expl = self._relevance(it, p, st)
-        n_full = sum(1 for s in out if s.fully_supported)
         unsupported = [s for s in out if not s.fully_supported]
-        if not out:
-            overall = "the response has no sentences"
-        elif not unsupported:
-            overall = f"all {len(out)} response sentences are supported by the documents"
-        else:
-            overall = (f"{n_full} of {len(out)} response sentences fully supported; not fully supported: "
-                       + "; ".join(f"{s.key} ({s.explanation.split(';')[0]})" for s in unsupported[:4]))
+        overall = overall_text(out)
         novel = confidence_mod.novel_token_ratio(it.case.response, it.case.documents)
         wrong = confidence_mod.p_wrong(conf_model, probs, thr, novel) if out else 0.0
         p_h = (confidence_mod.p_hallucinated(conf_model, confidence_mod.case_features(probs, thr, novel))
@@ -456,6 +453,28 @@ class HeuristicMethod(BaseMethod):
                    "p_hallucinated": None if p_h is None else round(float(p_h), 4),
                    "novel_token_ratio": round(float(novel), 4)},
         )
+
+    @staticmethod
+    def _level(ev: dict[str, Any], prob: float, st: dict[str, Any], text: str, best_text: str
+               ) -> tuple[str, float, list[contradiction.Clash]]:
+        """(level, P(supported), clashes) of one response sentence, as a person reads them:
+        *full* from the threshold up; *partial* only when the sentence is more likely supported than
+        not (``partial_p``) and a document sentence matches it; else *none*. A number or date that
+        contradicts the best-matching sentence makes it *none* even above the threshold (option
+        ``contradictions``: "numbers" (default), "all" = names too, "off"), its P capped at
+        1 − threshold (as sure it is unsupported as a supported verdict must be sure)."""
+        thr = float(st["threshold"])
+        mode = st["contradictions"]
+        clashes = [] if mode == "off" else contradiction.find(ev, text, best_text, float(st["partial_floor"]))
+        decisive = [c for c in clashes if mode == "all" or c.kind == "number"]
+        if decisive and prob >= thr:
+            prob = min(prob, 1.0 - thr)
+        if prob >= thr and not decisive:
+            return "full", prob, clashes
+        matched = ev["sim_max"] >= float(st["partial_floor"]) or ev["cov_top"] >= 0.5
+        if not clashes and matched and prob >= float(st["partial_p"]):
+            return "partial", prob, clashes
+        return "none", prob, clashes
 
     _explain = staticmethod(explain)
     _relevance_learned = staticmethod(relevance_learned)

@@ -9,8 +9,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..types import SentencizedCase
+from ..types import DETAILS_MARK, SentenceSupport, SentencizedCase, split_explanation
 from . import context_model
+from .heuristic_contradiction import Clash
 from .heuristic_features import analyze, strip_markup
 
 # ---------------------------------------------------------------- sentences needing no support
@@ -68,48 +69,76 @@ def _quote(items: Sequence[str], limit: int = 3) -> str:
     return ", ".join(f"'{x}'" for x in list(items)[:limit])
 
 
-def explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], full: bool, partial: bool,
-             prob: float, nli_p: float | None, ver_p: float | None = None) -> str:
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def clash_text(c: Clash, key: str) -> str:
+    """"the document says 1989, not 1991 (0a)" / "the document names Stewart Adams, not Marie Curie (0a)"."""
+    verb = "says" if c.kind == "number" else "names"
+    return f"the document {verb} {_and(c.said)}, not {_and(c.claimed)} ({key})"
+
+
+def explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], level: str, prob: float,
+            nli_p: float | None, ver_p: float | None = None, clashes: Sequence[Clash] = (),
+            missing: Sequence[str] = ()) -> str:
+    """The reason a person needs first (what supports the sentence, what the document says instead,
+    what no document mentions), then, after :data:`DETAILS_MARK`, the figures behind it."""
     best = ev["best"]
-    parts: list[str] = []
-    if full:
-        parts.append(f"supported by {_fmt_keys([keys[i] for i in support])} "
-                     f"(best match {keys[best]} {ev['sim_max']:.2f}; "
-                     f"{ev['cov_top']:.0%} of content words found there)")
-    elif partial:
-        parts.append(f"partly supported: best match {keys[best]} ({ev['sim_max']:.2f}), "
-                     f"{ev['cov_top']:.0%} of content words found in {_fmt_keys([keys[i] for i in support])}")
+    kb = keys[best]
+    sup = _fmt_keys([keys[i] for i in support])
+    if level == "full":
+        reasons = [f"supported by {sup}"]
     else:
-        parts.append(f"no supporting sentence: best match {keys[best]} ({ev['sim_max']:.2f}), "
-                     f"{ev['cov_all']:.0%} of content words found in the documents")
-    for n in ev["missing_numbers"][:3]:
-        msg = f"'{n}' not found in the documents or the question"
-        if ev["best_numbers"]:
-            msg += f" (best match {keys[best]} has {_quote(ev['best_numbers'], 2)})"
-        parts.append(msg)
-    for name in ev["missing_names"][:3]:
-        if ev["best_names"]:
-            parts.append(f"entity '{name}' not in the documents or the question; best match "
-                         f"{keys[best]} names {_quote(ev['best_names'], 2)}")
+        specific = [clash_text(c, kb) for c in clashes]
+        if missing and not clashes:
+            specific.append(f"no document mentions {_and(list(missing[:4]))}")
+        if ev["attr_conflict"]:
+            state = "true" if ev["attr_negated"] else "false / 'no'"
+            specific.append(f"the data gives {_quote(ev['attr_conflict'], 2)} as {state}")
+        if ev["attr_null"]:
+            specific.append(f"the data leaves {_quote(ev['attr_null'], 2)} unknown (null)")
+        if ev["neg_resp_only"]:
+            specific.append(f"it negates what {kb} says")
+        elif ev["neg_doc_only"]:
+            specific.append(f"{kb} says the opposite (it is negated)")
+        if level == "partial":
+            reasons = [f"partially supported by {sup}", *specific]
         else:
-            parts.append(f"entity '{name}' not found in the documents or the question")
-    if ev["attr_conflict"]:
-        state = "true" if ev["attr_negated"] else "false / 'no'"
-        parts.append(f"the data gives {_quote(ev['attr_conflict'], 2)} as {state}")
-    if ev["attr_null"]:
-        parts.append(f"the data leaves {_quote(ev['attr_null'], 2)} unknown (null)")
-    if ev["neg_resp_only"]:
-        parts.append(f"negated, while {keys[best]} is not")
-    elif ev["neg_doc_only"]:
-        parts.append(f"{keys[best]} is negated, the sentence is not")
-    if not full and ev["missing_words"] and not ev["missing_numbers"] and not ev["missing_names"]:
-        parts.append(f"words not in the documents: {_quote(ev['missing_words'], 4)}")
+            reasons = specific or [f"no document sentence says this (the closest is {kb})"]
+        if not specific and ev["missing_words"]:
+            reasons.append(f"not in the documents: {_quote(ev['missing_words'], 4)}")
+    details = [f"closest document sentence {kb} (similarity {ev['sim_max']:.2f})",
+               (f"{ev['cov_top']:.0%} of its content words are in {sup}" if level != "none"
+                else f"{ev['cov_all']:.0%} of its content words are in the documents")]
+    if level == "full" and missing:
+        details.append(f"not found in the documents: {_and(list(missing[:4]))}")
     if nli_p is not None:
-        parts.append(f"NLI entailment {nli_p:.2f}")
+        details.append(f"NLI entailment {nli_p:.2f}")
     if ver_p is not None:
-        parts.append(f"verifier {ver_p:.2f}")
-    parts.append(f"P(supported) {prob:.2f}")
-    return "; ".join(parts)
+        details.append(f"verifier {ver_p:.2f}")
+    details.append(f"P(supported) {prob:.2f}")
+    return "; ".join(reasons) + DETAILS_MARK + "; ".join(details)
+
+
+def overall_text(sentences: Sequence[SentenceSupport]) -> str:
+    """The "Overall" note: how many sentences are fully supported, then EVERY other sentence with
+    its reason (not supported first, then partially supported)."""
+    n = len(sentences)
+    if not n:
+        return "the response has no sentences"
+    n_full = sum(1 for s in sentences if s.fully_supported)
+    if n_full == n:
+        return f"all {n} response sentences are supported by the documents"
+    parts = [f"{n_full} of {n} response sentences fully supported."]
+    for level, title in (("none", "Not supported"), ("partial", "Partially supported")):
+        these = [s for s in sentences if s.level == level]
+        if these:
+            items = [f"{s.key}: {split_explanation(s.explanation)[0].removeprefix('partially supported ')}"
+                     for s in these]
+            parts.append(f"{title} — " + ". ".join(items) + ".")
+    return " ".join(parts)
 
 
 def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
@@ -131,11 +160,13 @@ def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, A
     top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
     closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)
     if rel:
-        expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question (learned "
-                f"relevance: the {len(rel)} most probable, expected count {pr.sum():.1f}); most "
-                f"relevant: {closest}")
+        expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question: "
+                f"{_fmt_keys([keys[i] for i in sorted(rel)])}" + DETAILS_MARK
+                + f"learned relevance model: the {len(rel)} most probable, expected count {pr.sum():.1f}; "
+                f"most probable: {closest}")
     else:
-        expl = f"no document sentence relates to the question (expected count {pr.sum():.1f}); closest: {closest}"
+        expl = ("no document sentence relates to the question" + DETAILS_MARK
+                + f"learned relevance model: expected count {pr.sum():.1f}; closest: {closest}")
     return rel, expl
 
 
@@ -156,11 +187,12 @@ def relevance_rule(it: SentencizedCase, p: dict[str, Any], st: dict[str, Any]) -
             rel.add(i)
     if rel:
         top = sorted(rel, key=lambda i: -float(dq[i]))[:3]
-        expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question "
-                f"(cosine >= {thr:.2f}, or >= {floor:.2f} with shared keywords); closest: "
+        expl = (f"{len(rel)} of {len(keys)} document sentences relate to the question: "
+                f"{_fmt_keys([keys[i] for i in sorted(rel)])}" + DETAILS_MARK
+                + f"cosine to the question >= {thr:.2f}, or >= {floor:.2f} with shared keywords; closest: "
                 + ", ".join(f"{keys[i]} ({float(dq[i]):.2f})" for i in top))
     else:
         b = int(np.argmax(dq))
-        expl = (f"no document sentence relates to the question (closest {keys[b]} at "
-                f"{float(dq[b]):.2f} < {thr:.2f})")
+        expl = ("no document sentence relates to the question" + DETAILS_MARK
+                + f"closest {keys[b]} at cosine {float(dq[b]):.2f} < {thr:.2f}")
     return rel, expl

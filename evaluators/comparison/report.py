@@ -1,0 +1,69 @@
+"""A comparison in words, as the ``compare`` command prints it: how the cases were paired, the
+leaderboard (three or more runs), every pair's verdict on the headline metric, the other metrics
+of the baseline against the last run, its regressions with the sentences that lost their support,
+and the cases without a partner."""
+
+from __future__ import annotations
+
+from .compare import Comparison
+from .verdict import num
+
+
+def _ids(ids: list[str], k: int = 8) -> str:
+    return ", ".join(ids[:k]) + (f" … (+{len(ids) - k})" if len(ids) > k else "")
+
+
+def leaderboard_lines(c: Comparison, metric: str | None = None) -> list[str]:
+    m = metric or c.metric
+    rows = sorted(c.standings[m], key=lambda s: (s.rank, s.name))
+    width = max(len(s.name) for s in rows)
+    pct = f"{c.level:.0%}"
+    out = [f"  rank  {'run':<{width}}  mean    {pct} CI        rank range"]
+    for s in rows:
+        ci = f"{s.ci_low:.3f}–{s.ci_high:.3f}" if s.ci_low is not None and s.ci_high is not None else "n/a"
+        mean = "n/a" if s.mean is None else f"{s.mean:.3f}"
+        rr = f"{s.rank_low}" if s.rank_low == s.rank_high else f"{s.rank_low}–{s.rank_high}"
+        out.append(f"  {s.rank:<4}  {s.name:<{width}}  {mean:<6}  {ci:<13}  {rr}")
+    return out
+
+
+def text(c: Comparison, top: int = 5) -> str:
+    first, last = c.names[0], c.names[-1]
+    better = "higher" if c.higher_better[c.metric] else "lower"
+    lines = [c.matching_words(), f"Headline metric: {c.metric} ({better} is better)."]
+    if c.corrected:
+        lines.append(c.correction_words())
+    if len(c.names) >= 3:
+        lines += ["", f"Leaderboard on {c.metric} (the {c.n_common} cases every run has; rank 1 = best; the rank "
+                      "range is where the rank falls in 95 % of resamples):", *leaderboard_lines(c)]
+    lines += ["", f"Verdicts on {c.metric}:"]
+    lines += [f"  {p.text}" for p in c.pairs[c.metric]]
+    others = [m for m in c.metrics if m != c.metric]
+    if others:
+        lines += ["", f"Other metrics, {last} against {first}:"]
+        lines += [f"  {c.pair(first, last, m).text}" for m in others]
+    head = c.pair(first, last)
+    if head.regressions:
+        lines += ["", f"Regressions of {last} against {first} on {c.metric}, worst first "
+                      f"({len(head.regressions)} listed; the JSON holds every pair's):"]
+        for k, r in enumerate(head.regressions[:top], 1):
+            q = r.question if len(r.question) <= 90 else r.question[:89] + "…"
+            ids = r.a_id if r.a_id == r.b_id else f"{r.a_id} → {r.b_id}"
+            lines.append(f"  {k}. [{ids}] {q}: {num(r.a)} → {num(r.b)} ({num(r.diff, True)})")
+            for x in r.sentences[:3]:
+                lines.append(f"       {_sentence_line(last, x)}")
+    elif head.stats.n:
+        lines += ["", f"No case of {last} scores lower than in {first} on {c.metric}."]
+    lone = {k: v for k, v in c.unmatched.items() if v}
+    if lone:
+        lines += ["", "Cases without a partner (left out of every figure above):"]
+        lines += [f"  {name}: {len(ids)} — {_ids(ids)}" for name, ids in lone.items()]
+    return "\n".join(lines)
+
+
+def _sentence_line(b: str, x: dict) -> str:
+    from .verdict import regression_words
+
+    s = x["sentence"]
+    short = dict(x, sentence=s if len(s) <= 110 else s[:109] + "…")
+    return regression_words(b, [short])[0]

@@ -1,0 +1,225 @@
+"""The compact per-run table a comparison works on: one row per case with its id, question, a hash
+of its documents and the value of every comparable metric (NaN where a case has none). Nothing
+else of a case is kept: the sentence-level detail of the few cases a comparison lists (its
+regressions) is fetched on demand through ``RunTable.details``.
+
+Three ways in, one builder (:class:`TableBuilder`):
+
+* :func:`table_from_records` — case records in the results-file format (``export.case_dict``: a
+  ``detailed_results`` item), from any iterable (a streaming reader of a results file fits here);
+* :func:`table_from_run` — a ``RunResult`` in memory;
+* :func:`table_from_file` — a results file (``evaluate --out``) read with ``export.read_results``;
+  a large run is dropped once its table is built, and re-read only for the cases a comparison lists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..export import ResultsFileError, read_results, run_from_json_dict
+from ..sentencize import letters, sentences_of
+from ..types import (
+    AVERAGE,
+    EXPECTED_ADHERENCE,
+    OVERALL_SUPPORTED,
+    SENTENCE_COUNTS,
+    TRACE_METRICS,
+    CaseResult,
+    RunResult,
+)
+
+#: Per-case metrics that are counts, not scores: never compared.
+NOT_COMPARED = frozenset(SENTENCE_COUNTS)
+#: The TRACE metrics a comparison can use, in report order.
+COMPARED_TRACE = (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, AVERAGE)
+
+
+@dataclass(frozen=True)
+class SentenceDetail:
+    """One response sentence of a case as labeled: its text and support level
+    (``full`` / ``partial`` / ``none``, or ``unlabeled``)."""
+
+    text: str
+    level: str
+
+
+#: Row numbers -> the response sentences of those rows (rows without labels may be left out).
+DetailFetcher = Callable[[Sequence[int]], Mapping[int, tuple[SentenceDetail, ...]]]
+
+
+@dataclass
+class RunTable:
+    """One run as a comparison sees it (rows in the run's order)."""
+
+    name: str
+    method: str
+    ids: list[str]
+    questions: list[str]
+    #: A short hash of each case's documents (equal documents, equal hash).
+    doc_hashes: list[str]
+    #: metric -> float array of len(ids), NaN where the case has no value.
+    values: dict[str, np.ndarray]
+    #: When the run started (ISO time, may be empty).
+    started_at: str = ""
+    details: DetailFetcher | None = field(default=None, repr=False)
+    #: A hash of every case's id, question, documents and response: two runs of the same file (say,
+    #: two methods) share it; two versions of a system's answers do not.
+    fingerprint: str = ""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def metrics(self) -> list[str]:
+        """Metrics with a value on at least one case, in table order."""
+        return [m for m, v in self.values.items() if np.isfinite(v).any()]
+
+    def fetch(self, rows: Sequence[int]) -> Mapping[int, tuple[SentenceDetail, ...]]:
+        return self.details(rows) if self.details is not None and rows else {}
+
+
+def doc_hash(documents: Sequence[str]) -> str:
+    h = hashlib.sha1()
+    for d in documents:
+        h.update(str(d).encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:16]
+
+
+def _number(v: Any) -> float:
+    if v is None or isinstance(v, str):
+        return float("nan")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+class TableBuilder:
+    """Accumulates rows (``add``) into a :class:`RunTable` (``build``); memory: the ids, questions,
+    a 16-character hash and 8 bytes per metric per case."""
+
+    def __init__(self, name: str, method: str = "", started_at: str = "") -> None:
+        self.name, self.method, self.started_at = name, method, started_at
+        self.ids: list[str] = []
+        self.questions: list[str] = []
+        self.hashes: list[str] = []
+        self.cols: dict[str, array] = {}
+        self._content = hashlib.sha1()
+
+    def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
+            response: str | None = None) -> None:
+        n = len(self.ids)
+        self.ids.append(str(case_id))
+        self.questions.append("" if question is None else str(question))
+        self.hashes.append(doc_hash(documents or ()))
+        for part in (self.ids[-1], self.questions[-1], self.hashes[-1], response or ""):
+            self._content.update(part.encode("utf-8", "surrogatepass") + b"\x1e")
+        for m, v in values.items():
+            if m in NOT_COMPARED or isinstance(v, (dict, list)):
+                continue
+            col = self.cols.get(m)
+            if col is None:
+                col = self.cols[m] = array("d", [float("nan")] * n)
+            col.append(_number(v))
+        for col in self.cols.values():
+            if len(col) == n:
+                col.append(float("nan"))
+
+    def build(self, details: DetailFetcher | None = None) -> RunTable:
+        values = {m: np.frombuffer(col, dtype=float).copy() for m, col in self.cols.items()}
+        if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
+            values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
+        return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
+                        self.started_at, details, self._content.hexdigest()[:16])
+
+
+def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
+                       started_at: str = "", details: DetailFetcher | None = None) -> RunTable:
+    """A table from case records in the results-file format (``id``, ``question``,
+    ``retrieved_documents`` (or ``documents``), ``metrics``: {name: value}); a record whose case
+    was not scored has no values (its ``metrics`` are null)."""
+    b = TableBuilder(name, method, started_at)
+    for i, rec in enumerate(records):
+        if not isinstance(rec, Mapping) or "id" not in rec:
+            raise ResultsFileError(f"{name}: case {i + 1} is not a case record (a JSON object with an 'id')")
+        docs = rec.get("retrieved_documents", rec.get("documents")) or ()
+        b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
+    return b.build(details)
+
+
+def case_values(r: CaseResult) -> dict[str, float | None]:
+    """Every comparable metric of one case (TRACE metrics, then family metrics)."""
+    out: dict[str, float | None] = {m: r.value(m) for m in COMPARED_TRACE}
+    out.update({m: r.value(m) for m in r.metrics})
+    return out
+
+
+def sentence_details(r: CaseResult) -> tuple[SentenceDetail, ...]:
+    """The response sentences of a case with their support levels (empty when it has no labels)."""
+    if r.labels is None:
+        return ()
+    levels = {s.key: s.level for s in r.labels.sentences}
+    text = r.case.response
+    if r.spans is not None and all(0 <= a < b <= len(text) for a, b in r.spans.response):
+        # the response's split as labeled (the documents' sentences are not needed here)
+        return tuple(SentenceDetail(text[a:b], levels.get(letters(i), "unlabeled"))
+                     for i, (a, b) in enumerate(r.spans.response))
+    try:
+        sc = sentences_of(r)
+    except ValueError:
+        return ()
+    return tuple(SentenceDetail(s.text, levels.get(s.key, "unlabeled")) for s in sc.response_sentences)
+
+
+def run_details(run: RunResult) -> DetailFetcher:
+    """Detail of rows of ``run`` (kept in memory)."""
+    return lambda rows: {i: sentence_details(run.results[i]) for i in rows}
+
+
+def table_from_run(run: RunResult, name: str, *, keep_details: bool = True) -> RunTable:
+    """A table of a run in memory; ``keep_details``: the table keeps a reference to the run to list
+    sentences of the cases a comparison shows."""
+    b = TableBuilder(name, run.method, run.started_at)
+    for r in run.results:
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
+    return b.build(run_details(run) if keep_details else None)
+
+
+def file_details(path: str | Path) -> DetailFetcher:
+    """Detail of rows of a results file, read again when asked (only the rows asked are turned
+    into ``CaseResult``s)."""
+
+    def fetch(rows: Sequence[int]) -> Mapping[int, tuple[SentenceDetail, ...]]:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        cases = data.get("detailed_results") or []
+        wanted = sorted({i for i in rows if 0 <= i < len(cases)})
+        part = run_from_json_dict({**data, "detailed_results": [cases[i] for i in wanted]}, source=str(path))
+        return {i: sentence_details(r) for i, r in zip(wanted, part.results)}
+
+    return fetch
+
+
+#: Runs of up to this many cases read from a file are kept in memory for the sentences of the
+#: cases a comparison lists; a larger run is dropped once its table is built and read again for them.
+KEEP_RUNS_UP_TO = 5_000
+
+
+def table_from_file(path: str | Path, name: str | None = None) -> RunTable:
+    """A table of a results file (``evaluate --out``); :class:`~evaluators.export.ResultsFileError`
+    names the file when it cannot be read. A run of more than :data:`KEEP_RUNS_UP_TO` cases is not
+    kept: the sentences of the listed cases are read from the file again."""
+    p = Path(path)
+    run = read_results(p)
+    keep = len(run.results) <= KEEP_RUNS_UP_TO
+    table = table_from_run(run, name or p.stem, keep_details=keep)
+    if not keep:
+        table.details = file_details(p)
+    return table

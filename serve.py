@@ -1,0 +1,15 @@
+"""The dashboard as it is served: ``streamlit run serve.py`` (``scripts/dev.sh app``, the Space's
+start script, the browser tests).
+
+It runs ``app.py`` — the Streamlit script: the pages and the sidebar — behind one fix to Streamlit's
+web server (``ui/base_url.py``): a page opened by its own address (a reload of ``…/inspect``, a link
+opened in a new tab) otherwise first asks for the server one folder too deep, two 404s in the
+browser console. ``streamlit run app.py`` still serves the same dashboard, with those two 404s.
+"""
+
+import streamlit as st
+from starlette.middleware import Middleware
+
+from ui.base_url import PageBaseUrl
+
+app = st.App("app.py", middleware=[Middleware(PageBaseUrl)])

@@ -1,0 +1,147 @@
+"""AppTest of issue 33's dashboard parts: Compare's "Which version is better?" view (default pair,
+verdict in words first, charts with intervals, the regression list opening a side-by-side Inspect),
+Inspect's run picker and question search, the Results tiles' interval, the run-history bars and the
+second sample version on Start. The Chromium walk is in tests/test_e2e_compare.py."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluators.store import RunStore
+from evaluators.types import TestCase
+from tests import ui_fixtures as fx
+from ui import state
+
+pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
+
+TOKEN = "test-visitor-token-0033"
+DOCS = ("Paris is the capital of France. The Seine flows through Paris. Lyon lies on the Rhone.",
+        'A note <script>window.__xss=1</script> about <b>bold</b> claims.')
+GOOD = "Paris is the capital of France."
+BAD = "Dragons guard the golden towers of Marseille."
+
+
+def cases(prefix: str, answers: list[str]) -> list[TestCase]:
+    return [TestCase(id=f"{prefix}{i}", question=f"Tell me about Paris, number {i}?", response=a, documents=DOCS)
+            for i, a in enumerate(answers)]
+
+
+def app(**seed) -> AppTest:
+    at = AppTest.from_file(fx.APP, default_timeout=60)
+    at.query_params[state.URL_PARAM] = TOKEN
+    for k, v in seed.items():
+        at.session_state[k] = v
+    return at
+
+
+def page(at: AppTest, name: str) -> AppTest:
+    at.switch_page(f"pages/{name}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def two_versions():
+    """History: 'v1' (12 grounded answers), then 'v2' (the same questions, ids of its own, 6 answers
+    invented): two files that share their questions."""
+    v1 = fx.fake_run(cases("a", [GOOD] * 12))
+    v2 = fx.fake_run(cases("b", [BAD if i < 6 else GOOD for i in range(12)]))
+    store = RunStore()
+    return {"v1": store.save(v1, "v1", owner=TOKEN), "v2": store.save(v2, "v2", owner=TOKEN)}
+
+
+def test_which_version_is_better_opens_on_the_two_latest_runs_and_says_it_in_words(two_versions):
+    at = page(app().run(), "5_compare")
+    assert at.selectbox(key="versions.base").value == two_versions["v1"]  # the earlier one is the baseline
+    assert at.multiselect(key="versions.cands").value == [two_versions["v2"]]
+    verdict = at.error[0].value
+    assert verdict.startswith("v2 is worse than v1 on adherence by 0.5") and "paired questions" in verdict
+    assert verdict == verdict.replace("_", " ")  # metric names as people read them
+    captions = " ".join(c.value for c in at.caption)
+    assert "0 questions score higher under v2, 6 lower, 6 the same" in captions
+    assert "Cases paired by question text" in captions
+    table = at.dataframe[0].value  # every metric, candidate against baseline
+    assert {"metric", "baseline", "candidate", "difference", "95% interval", "p-value", "candidate is"} <= set(
+        table.columns)
+    assert "worse" in set(table["candidate is"])
+    titles = [c.proto.spec for c in at.get("plotly_chart")][:2]
+    assert "95% interval" in titles[0] and "Difference per metric" in titles[1]
+    links = [pl.proto for pl in at.get("page_link") if "vs=" in pl.proto.query_string]
+    assert len(links) == 6 and all(pl.page.endswith("inspect") for pl in links)
+    q = links[0].query_string
+    assert f"run={two_versions['v1']}" in q and f"vs={two_versions['v2']}" in q and "vs_case=b" in q
+    text = " ".join(m.value for m in at.markdown)
+    assert "had the same sentence fully supported" not in text
+    assert "“Dragons guard the golden towers of Marseille.”: not supported at all (a new sentence)" in text \
+        .replace("\\", "")
+
+
+def test_three_runs_get_ranks_a_verdict_matrix_and_the_correction_in_words(two_versions):
+    v3 = RunStore().save(fx.fake_run(cases("c", [GOOD] * 12)), "v3", owner=TOKEN)
+    at = app()
+    at.session_state["versions.base"] = two_versions["v1"]
+    at.session_state["versions.cands"] = [two_versions["v2"], v3]
+    page(at.run(), "5_compare")
+    captions = " ".join(c.value for c in at.caption)
+    assert "3 pairs" in captions and "Holm" in captions
+    assert any("Best on Adherence" in m.value for m in at.markdown)
+    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "Row run against column run" in specs
+
+
+def test_side_by_side_inspect_shows_both_answers_escaped(two_versions):
+    at = app()
+    for k, v in {"run": two_versions["v1"], "case": "a0", "vs": two_versions["v2"], "vs_case": "b0"}.items():
+        at.query_params[k] = v
+    page(at.run(), "4_inspect")
+    html = " ".join(h.proto.body for h in at.get("html"))
+    assert html.count('class="rag-response"') == 2 and 'data-view="Baseline (A)"' in html
+    assert "Dragons guard the golden towers" in html
+    assert "not supported at all" in html or "only partly supported" in html
+    assert "<script>window.__xss" not in html and "&lt;script&gt;" in html  # uploaded text is escaped
+    assert any("Baseline (A): v1" in m.value for m in at.markdown)
+
+
+def test_side_by_side_with_another_visitors_run_is_not_found(two_versions):
+    other = RunStore().save(fx.fake_run(cases("z", [GOOD])), "theirs", owner="someone-else-token-0099")
+    at = app()
+    for k, v in {"run": two_versions["v1"], "case": "a0", "vs": other, "vs_case": "z0"}.items():
+        at.query_params[k] = v
+    page(at.run(), "4_inspect")
+    assert any("No run" in w.value for w in at.warning)
+
+
+def test_inspect_picks_its_run_and_finds_a_case_by_the_words_of_its_question(two_versions):
+    at = app()
+    at.query_params["run"] = two_versions["v1"]
+    page(at.run(), "4_inspect")
+    picker = at.selectbox(key="inspect.run")
+    assert any(o.startswith("v2") for o in picker.options)
+    case_box = at.selectbox(key="inspect.case")
+    assert "Tell me about Paris, number 3?" in case_box.format_func("a3")
+    picker.select(next(o for o in picker.options if o.startswith("v2"))).run()
+    assert not at.exception
+    assert at.selectbox(key="inspect.case").value.startswith("b")
+    assert at.query_params["run"] == [two_versions["v2"]] or at.query_params["run"] == two_versions["v2"]
+
+
+def test_results_tiles_carry_the_95_interval():
+    at = app(**{state._RUNS: {"run0": fx.fake_run()}, state._CURRENT: "run0"})
+    page(at.run(), "3_results")
+    lines = [c.value for c in at.caption if "95 % interval" in c.value]
+    assert lines and all("n=" in x for x in lines)
+
+
+def test_run_history_bars_have_intervals_and_expected_adherence(two_versions):
+    at = page(app().run(), "5_compare")
+    fig = next(c.proto.spec for c in at.get("plotly_chart") if "Run vs run" in c.proto.spec)
+    assert "Expected adherence" in fig and '"error_y"' in fig and '"arrayminus"' in fig
+
+
+def test_start_loads_version_2_of_the_sample_in_one_click():
+    at = app().run()
+    at.button(key="start.sample_v2").click().run()
+    assert not at.exception
+    assert at.session_state[state._DATA].filename == "sample_rag_version2.jsonl"
+    assert len(at.session_state[state._DATA].cases) == 16

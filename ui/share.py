@@ -1,0 +1,120 @@
+"""Share ONE run, read-only: "Share this run" on Results gives a link ``…/results?share=<run id>.<signature>``.
+
+The visitor's history token lives in a cookie and never in the address (``ui/state.py``), so an
+ordinary page address opens no history; this link is the deliberate exception, and it opens exactly
+the one run it names. The signature is an HMAC of the run id with the server's secret
+(``evaluators.paths.share_key_path``, created on first use, readable by the server only), so a link
+cannot be made for another run, and it stops working when the run is deleted. The run opens in the
+session of whoever follows the link, read-only: it is not added to their history, review mode is
+off, and Inspect links of its cases carry the same signature.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from evaluators.paths import share_key_path
+from evaluators.types import RunResult
+
+from . import resources, state
+
+PARAM = "share"
+#: Session key: {run label: share token} of the shared runs opened in this session.
+_OPENED = "share.opened"
+
+
+@lru_cache(maxsize=4)
+def _key(path: str) -> bytes:
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return p.read_bytes()
+    with os.fdopen(fd, "wb") as f:
+        key = secrets.token_bytes(32)
+        f.write(key)
+    return key
+
+
+def _signature(run_id: str) -> str:
+    mac = hmac.new(_key(str(share_key_path())), b"share-run:" + run_id.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode()[:32]
+
+
+def token(run_id: str) -> str:
+    """The share token of a run: its id and the server's signature of it."""
+    return f"{run_id}.{_signature(run_id)}"
+
+
+def run_id_of(tok: str | None) -> str | None:
+    """The run a share token opens (None for a token the server did not sign)."""
+    if not tok or "." not in tok:
+        return None
+    run_id, _, sig = tok.rpartition(".")
+    return run_id if run_id and hmac.compare_digest(sig, _signature(run_id)) else None
+
+
+def link(run_id: str, results_url: str | None = None) -> str:
+    """The read-only link to a run; absolute when the address of the Results page it is made on is
+    known (the link keeps its scheme, host and any path prefix, never its query)."""
+    q = "results?" + urlencode({PARAM: token(run_id)})
+    if not results_url:
+        return q
+    u = urlsplit(results_url)
+    root = u.path.rstrip("/").removesuffix("results").rstrip("/")
+    return f"{u.scheme}://{u.netloc}{root}/{q}"
+
+
+def open_from_url() -> None:
+    """A ``?share=`` in the address opens that run, once per session, as the current run."""
+    tok = st.query_params.get(PARAM)
+    if not tok:
+        return
+    opened: dict[str, str] = st.session_state.setdefault(_OPENED, {})
+    label = next((lbl for lbl, t in opened.items() if t == tok), None)
+    if label is not None:
+        state.set_current_run(label)
+        return
+    run_id = run_id_of(tok)
+    try:
+        if run_id is None:
+            raise KeyError(tok)
+        name = resources.store().get(run_id, owner=None).name
+        run = resources.store().load(run_id, owner=None)
+    except KeyError:
+        st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon="⚠️")
+        return
+    label = state.add_run(f"{name} (shared with you, read-only)", run)
+    opened[label] = tok
+
+
+def shared_token(run: RunResult | None) -> str | None:
+    """The share token of ``run`` when it is a run shared with this session (None for one's own)."""
+    if run is None:
+        return None
+    runs = state.get_runs()
+    return next((t for lbl, t in st.session_state.get(_OPENED, {}).items() if runs.get(lbl) is run), None)
+
+
+def button(run_id: str | None) -> None:
+    """"Share this run": the read-only link of one of the visitor's own runs, ready to copy."""
+    if not run_id:
+        return
+    with st.popover("Share this run", icon=":material/link:",
+                    help="A link that opens this one run, read-only, for anyone who has it."):
+        st.markdown("Anyone with this link can open **this run only**, read-only — not your other runs, "
+                    "and they cannot change it. Deleting the run (Compare → Run history) ends the link.")
+        try:
+            here = st.context.url
+        except Exception:  # noqa: BLE001 - no browser connection
+            here = None
+        st.code(link(run_id, here), language=None, wrap_lines=True)
