@@ -18,7 +18,8 @@ with left:
         key="upload.file",
         help="ragas v1/v2 (question/answer/contexts, user_input/response/retrieved_contexts), "
              "RAGBench (question/response/documents) or the batch format "
-             "(query/response/retrieved_documents) are mapped automatically.")
+             "(query/response/retrieved_documents) are mapped automatically; so are trace exports "
+             "(Phoenix spans, OTLP JSON, LangSmith runs, Langfuse traces): one case per trace.")
     read_as = st.selectbox("Read the file as", traces_upload.READ_AS, key="upload.read_as",
                            format_func=traces_upload.read_as_name,
                            help="Detected from the file: a test set (rows), or traces your RAG app logged — a "
