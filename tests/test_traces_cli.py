@@ -28,8 +28,11 @@ def otlp_file(rag_app, tmp_path_factory):
 class Recorder:
     """A loopback stand-in for Phoenix's annotation endpoints: records each request."""
 
-    def __init__(self) -> None:
+    def __init__(self, answer=None) -> None:
+        """``answer(path, body) -> (status, json)`` scripts the replies (default: 200, all inserted)."""
         self.requests: list[tuple[str, dict, dict]] = []
+        self.answer = answer or (lambda path, body: (200, {"data": [{"id": str(i)} for i, _ in
+                                                                    enumerate(body["data"])]}))
         rec = self
 
         class H(BaseHTTPRequestHandler):
@@ -39,8 +42,9 @@ class Recorder:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 rec.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                data = json.dumps({"data": [{"id": str(i)} for i, _ in enumerate(body["data"])]}).encode()
-                self.send_response(200)
+                status, reply = rec.answer(self.path, body)
+                data = json.dumps(reply).encode()
+                self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
@@ -144,3 +148,43 @@ def test_trace_flags_fail_clearly(otlp_file, tmp_path, capsys):
     assert d["traces"]["mapping"] == {"documents": "VectorStoreRetriever"}
     assert d["traces"]["filtered_out"] == 4 and d["num_samples"] == 2  # 3 tagged prod, 2 drawn
     assert d["traces"]["filter"] == "tagged 'prod', a sample of 2 (seed 3)"
+
+
+def test_sender_keeps_what_phoenix_accepts(rag_app, tmp_path):
+    """Phoenix refuses a whole request for one unknown span or one document position it does not
+    have: the sender names it and sends the rest; a refusal for want of a key says so."""
+    need("google.protobuf", "opentelemetry.exporter.otlp.proto.common")
+    from evaluators.datasets import load_cases
+    from evaluators.pipeline import evaluate_batch
+    from evaluators.traces import PhoenixSendError, send_to_phoenix
+
+    p = tmp_path / "spans.json"
+    p.write_text(otlp_protobuf_json(rag_app.spans), encoding="utf-8")
+    run = evaluate_batch(load_cases(p).cases, "trace")
+    gone = run.scored[0].case.metadata["root_span_id"]
+    short = run.scored[1].case.metadata["retriever_span_ids"][0]
+
+    def answer(path, body):
+        ids = {b["span_id"] for b in body["data"]}
+        if path.startswith("/v1/span_annotations") and gone in ids:
+            return 404, {"detail": f"Spans with IDs {gone} do not exist."}
+        if path.startswith("/v1/document_annotations") and any(
+                b["span_id"] == short and b["document_position"] == 1 for b in body["data"]):
+            return 422, {"detail": f"Document position 1 is out of bounds for span {short} (max: 0)"}
+        return 200, {"data": [{"id": "x"}] * len(body["data"])}
+
+    rec = Recorder(answer)
+    try:
+        report = send_to_phoenix(rec.url, run)
+    finally:
+        rec.close()
+    assert report.unknown_spans == [gone]
+    assert report.span_annotations == 6 * (len(run.scored) - 1)  # every other root span, 6 metrics each
+    assert any(f"span {short} has no document at position 1" in x for x in report.problems)
+    assert report.document_annotations > 0
+    refuse = Recorder(lambda path, body: (401, {"detail": "Unauthorized"}))
+    try:
+        with pytest.raises(PhoenixSendError, match="needs an API key"):
+            send_to_phoenix(refuse.url, run)
+    finally:
+        refuse.close()

@@ -21,6 +21,7 @@ from .annotations import SOURCE, document_rows, root_rows
 
 _CHUNK = 100
 _MISSING = re.compile(r"Spans with IDs (.+) do not exist")
+_OUT_OF_BOUNDS = re.compile(r"Document position (\d+) is out of bounds for span (\w+)")
 
 
 class PhoenixSendError(Exception):
@@ -72,10 +73,11 @@ def _doc_payload(x: dict[str, Any]) -> dict[str, Any]:
 
 
 def _post(client: Any, url: str, body: list[dict[str, Any]], report: SendReport) -> int:
-    """POST one chunk; on 'spans do not exist' drop those spans and send the rest again."""
+    """POST one chunk; on 'spans do not exist' drop those spans (on 'document position out of
+    bounds' that document) and send the rest again."""
     import httpx
 
-    for _ in range(2):
+    for _ in range(3):
         if not body:
             return 0
         try:
@@ -85,6 +87,12 @@ def _post(client: Any, url: str, body: list[dict[str, Any]], report: SendReport)
         if resp.status_code < 300:
             return len(body)
         detail = _detail(resp)
+        oob = _OUT_OF_BOUNDS.search(detail) if resp.status_code == 422 else None
+        if oob is not None:  # the span holds fewer documents than the trace file said
+            pos, sid = int(oob.group(1)), oob.group(2)
+            report.problems.append(f"span {sid} has no document at position {pos} on that server")
+            body = [b for b in body if not (b["span_id"] == sid and b.get("document_position") == pos)]
+            continue
         m = _MISSING.search(detail) if resp.status_code == 404 else None
         if m is None:
             if resp.status_code in (401, 403):
