@@ -29,7 +29,8 @@ class Recorder:
     """A loopback stand-in for Phoenix's annotation endpoints: records each request."""
 
     def __init__(self, answer=None) -> None:
-        """``answer(path, body) -> (status, json)`` scripts the replies (default: 200, all inserted)."""
+        """``answer(path, body) -> (status, JSON object or plain text)`` scripts the replies (default:
+        200, all inserted)."""
         self.requests: list[tuple[str, dict, dict]] = []
         self.answer = answer or (lambda path, body: (200, {"data": [{"id": str(i)} for i, _ in
                                                                     enumerate(body["data"])]}))
@@ -43,9 +44,9 @@ class Recorder:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 rec.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 status, reply = rec.answer(self.path, body)
-                data = json.dumps(reply).encode()
+                data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", "text/plain" if isinstance(reply, str) else "application/json")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -167,7 +168,7 @@ def test_sender_keeps_what_phoenix_accepts(rag_app, tmp_path):
     def answer(path, body):
         ids = {b["span_id"] for b in body["data"]}
         if path.startswith("/v1/span_annotations") and gone in ids:
-            return 404, {"detail": f"Spans with IDs {gone} do not exist."}
+            return 404, f"Spans with IDs {gone} do not exist."  # Phoenix answers errors in plain text
         if path.startswith("/v1/document_annotations") and any(
                 b["span_id"] == short and b["document_position"] == 1 for b in body["data"]):
             return 422, {"detail": f"Document position 1 is out of bounds for span {short} (max: 0)"}

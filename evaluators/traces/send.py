@@ -109,12 +109,17 @@ def _post(client: Any, url: str, body: list[dict[str, Any]], report: SendReport)
 
 
 def _detail(resp: Any) -> str:
-    """Phoenix's error message ({"detail": …}); of any other reply only its type (an address typed
-    by a visitor must not turn the dashboard into a reader of other servers' pages)."""
+    """Phoenix's error message: ``{"detail": …}`` or a short plain-text line; of any other reply
+    only its type (an address typed by a visitor must not make the dashboard a reader of other
+    servers' pages)."""
+    ctype = resp.headers.get("content-type", "").split(";")[0].strip() or "untyped"
     try:
         d = resp.json()
     except ValueError:
-        return f"a {resp.headers.get('content-type', 'non-JSON').split(';')[0]} reply, not Phoenix's"
+        text = resp.text.strip()
+        if ctype == "text/plain" and len(text) <= 1000 and "<" not in text:
+            return text
+        return f"a {ctype} reply, not Phoenix's"
     return str(d.get("detail")) if isinstance(d, dict) and "detail" in d else "an unexpected JSON reply"
 
 
