@@ -97,6 +97,7 @@ with tabs["Charts"]:
         b.plotly_chart(charts.histogram(df, hist_metric), key="results.histogram")
 
 with tabs["Cases"]:
+    traces_view.cases_note(run)
     results_view.cases_tab(df, metrics, run_id)
 
 if "Agreement (trace vs LLM)" in tabs:

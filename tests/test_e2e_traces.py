@@ -98,6 +98,8 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromi
             expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
             page.get_by_role("tab", name="Cases").click()
             expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=30_000)
+            expect(page.get_by_text(re.compile("These cases came from traces: each id is its trace id"))
+                   ).to_be_visible()
             shot("t4_results_cases.png")
 
             # -- the scores back to "Phoenix"

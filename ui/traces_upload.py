@@ -4,6 +4,7 @@ and a mapping by hand when the app's spans differ — each previewed before it i
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timezone
 
 import pandas as pd
@@ -71,6 +72,8 @@ def show(data: state.LoadedData) -> None:
             st.dataframe(pd.DataFrame(ud.error_rows(data.warnings)), hide_index=True, width="stretch")
     if tr.skipped:
         with st.expander(f"{len(tr.skipped)} trace(s) skipped — why", expanded=not tr.cases):
+            kinds = Counter(s.reason.split(":")[0].split(" (")[0] for s in tr.skipped)
+            st.markdown("\n".join(f"- **{n}** × {ud.md_escape(k)}" for k, n in kinds.most_common()))
             st.dataframe(pd.DataFrame([{"trace id": s.trace_id, "root span": s.root_name or "",
                                         "reason": s.reason} for s in tr.skipped]),
                          hide_index=True, width="stretch",

@@ -60,6 +60,13 @@ def trace_panel(case: TestCase) -> None:
             st.json(m["trace_metadata"], expanded=False)
 
 
+def cases_note(run: RunResult) -> None:
+    """Above the cases table of a run read from traces: where the trace columns are."""
+    if any(r.case.metadata.get("trace_id") for r in run.results):
+        st.caption("These cases came from traces: each id is its trace id; the root span, session, model "
+                   "and tags are the last columns. Download → send the scores back to the same spans.")
+
+
 def send_back(run: RunResult, key: str) -> None:
     """The Download tab's part for traced runs: annotation files, and sending to Phoenix."""
     cases = traced(run)
