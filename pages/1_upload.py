@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
-from ui import home, layout, state
+from ui import home, layout, state, traces_upload
 
 st.title("Upload test cases")
 if notice := state.pop_notice():
@@ -13,11 +13,18 @@ if notice := state.pop_notice():
 left, right = st.columns([3, 2])
 with left:
     up = st.file_uploader(
-        "Drop a CSV, JSON, JSONL or Parquet file", type=["csv", "json", "jsonl", "parquet"],
+        "Drop a CSV, JSON, JSONL or Parquet file — a test set, or your app's traces",
+        type=["csv", "json", "jsonl", "parquet"],
         key="upload.file",
         help="ragas v1/v2 (question/answer/contexts, user_input/response/retrieved_contexts), "
              "RAGBench (question/response/documents) or the batch format "
-             "(query/response/retrieved_documents) are mapped automatically.")
+             "(query/response/retrieved_documents) are mapped automatically; so are trace exports "
+             "(Phoenix spans, OTLP JSON, LangSmith runs, Langfuse traces): one case per trace.")
+    read_as = st.selectbox("Read the file as", traces_upload.READ_AS, key="upload.read_as",
+                           format_func=traces_upload.read_as_name,
+                           help="Detected from the file: a test set (rows), or traces your RAG app logged — a "
+                                "Phoenix spans export, OTLP JSON, LangSmith runs, Langfuse traces (one case "
+                                "per trace). Pick one if the guess is wrong.")
     st.caption(f"Up to {ud.MAX_UPLOAD_MB} MB per file.")
     st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
 with right:
@@ -34,11 +41,11 @@ with right:
             except ud.DataError as exc:
                 st.error(str(exc))
 
-if up is not None and st.session_state.get("upload.seen") != up.file_id:  # a new upload
-    st.session_state["upload.seen"] = up.file_id
+if up is not None and st.session_state.get("upload.seen") != (up.file_id, read_as):  # a new upload / reading
+    st.session_state["upload.seen"] = (up.file_id, read_as)
     st.session_state["upload.error"] = None
     try:
-        state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id))
+        state.set_data(ud.load_bytes(up.getvalue(), up.name, up.file_id, read_as))
     except ud.DataError as exc:
         st.session_state["upload.error"] = f"Could not read {up.name}: {exc}"
 data = state.get_data()
@@ -51,6 +58,9 @@ if up is not None and st.session_state.get("upload.error"):
 
 if data is None:
     st.info("Upload a file or load a sample set to begin.")
+    layout.stop()
+if data.traces is not None:  # a trace export: one case per trace
+    traces_upload.show(data)
     layout.stop()
 
 n_err = len(data.errors)

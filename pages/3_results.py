@@ -8,7 +8,7 @@ from evaluators.agreement import run_intervals
 from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, results_view, share, state, tables
+from ui import charts, glossary, history, layout, results_view, share, state, tables, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -97,6 +97,7 @@ with tabs["Charts"]:
         b.plotly_chart(charts.histogram(df, hist_metric), key="results.histogram")
 
 with tabs["Cases"]:
+    traces_view.cases_note(run)
     results_view.cases_tab(df, metrics, run_id)
 
 if "Agreement (trace vs LLM)" in tabs:
@@ -110,3 +111,4 @@ with tabs["Download"]:  # built on click (a callable), not on every render; a do
                        file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv",
                        on_click="ignore")
     st.caption("Exports never contain an API key.")
+    traces_view.send_back(run, "results.traces")  # runs of trace files: the scores back to the spans

@@ -6,7 +6,7 @@ import streamlit as st
 from evaluators.review import next_case
 from evaluators.sentencize import sentences_of
 from evaluators.store import RunSummary
-from ui import history, inspect_runs, inspect_view, layout, review_view, side_by_side, state
+from ui import history, inspect_runs, inspect_view, layout, review_view, side_by_side, state, traces_view
 
 st.title("Inspect a case")
 if st.query_params.get("vs"):  # Compare's "side by side": the same question under two versions
@@ -89,5 +89,6 @@ with st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({re
 r = results[cid]
 sc = sentences_of(r)  # the split the labels refer to (stored with them)
 inspect_view.header(r)
+traces_view.trace_panel(r.case)  # a case from a trace: its trace and spans
 inspect_view.compare_section(r, sc, expanded=st.query_params.get("compare") == "1")
 inspect_view.case_view(run, run_id, r, sc, queue)

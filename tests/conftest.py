@@ -18,7 +18,7 @@ os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
 ROOT = Path(__file__).resolve().parents[1]  # importable through pyproject's pythonpath = ["."]
 
 # Fixture modules of each area (add yours here).
-pytest_plugins: list[str] = ["tests.llm_server", "tests.ui_fixtures", "tests.browser_fixtures"]
+pytest_plugins: list[str] = ["tests.llm_server", "tests.ui_fixtures", "tests.browser_fixtures", "tests.trace_fixtures"]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import datasets as ds_lib
+from evaluators.traces import TraceOptions
 
 from .state import LoadedData
 
@@ -56,15 +57,20 @@ def build(df: Any, filename: str, mapping: Any, source_id: str = "") -> LoadedDa
                       label_columns=tuple(field(mapping, "label_columns") or ()), source_id=source_id)
 
 
-def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
+def load_bytes(raw: bytes, filename: str, source_id: str = "", read_as: str = "auto") -> LoadedData:
+    """A file as rows or traces (``read_as``: ``auto`` detects it; ``rows`` or a trace format forces it)."""
     if len(raw) > MAX_UPLOAD_MB * 1024 * 1024:
         raise DataError(f"{filename}: {len(raw) / 1e6:.1f} MB is over the {MAX_UPLOAD_MB} MB upload limit")
     try:
-        df = ds_lib.read_table(raw, filename, MAX_UPLOAD_MB * 1024 * 1024)
+        inp = ds_lib.read_input(raw, filename, MAX_UPLOAD_MB * 1024 * 1024, TraceOptions(format=read_as))
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - show the reader's message (it names file/row)
         raise DataError(str(exc) or f"{filename}: {type(exc).__name__}") from exc
+    if inp.traces is not None:
+        return from_traces(ds_lib.trace_result(inp), filename, source_id or filename)
+    df = inp.df
+    assert df is not None  # rows: a table
     try:
         mapping = ds_lib.guess_mapping(list(df.columns))
     except Exception as exc:  # noqa: BLE001 - no recognisable layout: let the user map columns
@@ -72,6 +78,15 @@ def load_bytes(raw: bytes, filename: str, source_id: str = "") -> LoadedData:
         return LoadedData(filename=filename, df=df, mapping=empty, errors=(exc,),
                           source_id=source_id or filename)
     return build(df, filename, mapping, source_id or filename)
+
+
+def from_traces(res: Any, filename: str, source_id: str) -> LoadedData:
+    """LoadedData of a trace file (its LoadResult): the cases, and the traces for the Upload page."""
+    tr = res.traces
+    key = f"{source_id}|{tr.format}|{tr.options.mapping.pairs()}|{tr.options.filter.describe()}"
+    empty = ds_lib.ColumnMapping(question=None, response=None, documents=None, format=tr.format)
+    return LoadedData(filename=filename, df=None, mapping=empty, cases=tuple(res.cases), errors=tuple(res.errors),
+                      warnings=tuple(res.warnings), source_id=key, traces=tr)
 
 
 def preview(df: Any, rows: int = 100) -> Any:

@@ -59,6 +59,8 @@ class LoadedData:
     label_columns: tuple[str, ...] = ()
     #: Identity of the source (uploaded file id or sample name): re-read only when it changes.
     source_id: str = ""
+    #: For a trace file: the traces read (evaluators.traces.TraceRead); ``df`` is then None.
+    traces: Any = None
 
 
 def _ss() -> Any:

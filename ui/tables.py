@@ -57,7 +57,26 @@ def case_frame(run: RunResult) -> pd.DataFrame:
     if "overall_supported" in df:
         df["overall_supported"] = df["overall_supported"].map(
             lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else int(bool(v)))
+    for col, values in trace_columns(run).items():
+        df[col] = values
     return df
+
+
+#: Metadata of cases read from traces shown as table columns (the id is the trace id).
+TRACE_COLUMNS = {"root_span_id": "root_span_id", "session_id": "session", "model": "model", "tags": "tags"}
+
+
+def trace_columns(run: RunResult) -> dict[str, list[Any]]:
+    """For a run of traced cases: the root span id, session, model and tags of each case."""
+    metas = [r.case.metadata for r in run.results]
+    if not any(m.get("trace_id") for m in metas):
+        return {}
+    out: dict[str, list[Any]] = {}
+    for key, col in TRACE_COLUMNS.items():
+        vals = [m.get(key) for m in metas]
+        if any(v for v in vals):
+            out[col] = [", ".join(map(str, v)) if isinstance(v, list) else v for v in vals]
+    return out
 
 
 def metric_columns(df: pd.DataFrame) -> list[str]:

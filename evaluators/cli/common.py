@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..datasets import LoadResult
     from ..llm.settings import LLMSettings
     from ..options import EvalOptions
+    from ..traces import TraceOptions
 
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
@@ -234,20 +235,17 @@ def add_map_option(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN", help=help_text)
 
 
-def load_input(path: str, overrides: Sequence[str]) -> LoadResult:
-    """LoadResult of the input file (DatasetError for file/column problems)."""
-    from ..datasets import guess_mapping, read_table, to_cases
+def load_input(path: str, overrides: Sequence[str], trace: TraceOptions | None = None) -> LoadResult:
+    """LoadResult of the input file, rows or traces (DatasetError for file/column problems)."""
+    from ..datasets import load_input as load
 
-    name = Path(path).name
     mapped: dict[str, str] = {}
     for item in overrides:
         fld, sep, col = item.partition("=")
         if not sep or fld.strip() not in MAP_FIELDS or not col.strip():
             raise UsageError(f"--map {item!r}: expected FIELD=COLUMN with FIELD one of {', '.join(MAP_FIELDS)}")
         mapped[fld.strip()] = col.strip()
-    df = read_table(path)
-    m = guess_mapping(list(df.columns), filename=name, overrides=mapped)
-    return to_cases(df, m, name)
+    return load(path, overrides=mapped, trace=trace)
 
 
 def progress_bar(total_hint: int, enabled: bool) -> tuple[Callable[[int, int], None] | None, Any]:

@@ -30,6 +30,7 @@ from .common import (
     progress_bar,
     write_json,
 )
+from .traces import add_trace_arguments, check_send_flags, report_input, send_back, trace_options
 
 if TYPE_CHECKING:
     from ..options import EvalOptions
@@ -42,8 +43,9 @@ CORE_THRESHOLD_METRICS = SUMMARY_METRICS
 def add_parser(sub: Any) -> None:
     ev = sub.add_parser(
         "evaluate", help="evaluate a data file",
-        description="Evaluate a CSV / JSON / JSONL / Parquet file. Exit codes: 0 ok, 1 a threshold "
-                    "failed, 2 bad input (still writes results for the valid rows).",
+        description="Evaluate a CSV / JSON / JSONL / Parquet file, or a trace export (one case per trace). "
+                    "Exit codes: 0 ok, 1 a threshold failed, 2 bad input or scores not sent back "
+                    "(still writes results for the valid rows).",
     )
     ev.add_argument("input", metavar="INPUT", help="data file (.csv .tsv .json .jsonl .parquet)")
     ev.add_argument("--method", default="trace", help="evaluation method (default: trace)")
@@ -69,6 +71,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--ray-address", default=None, metavar="ADDR", help="an existing Ray cluster (--engine ray)")
     add_llm_options(ev)
     add_gate_arguments(ev)
+    add_trace_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
 
 
@@ -173,11 +176,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     thresholds = parse_fail_under(args.fail_under)
     options = build_options(args, spec.needs_llm)
     check_threshold_names(thresholds, options)
+    check_send_flags(args)
     try:
-        loaded = load_input(args.input, args.map)
+        loaded = load_input(args.input, args.map, trace_options(args))
     except DatasetError as exc:
         eprint(f"error: {exc}")
         return EXIT_BAD_INPUT
+    report_input(loaded)
     for e in loaded.errors[: max(0, args.max_errors_shown)]:
         eprint(f"input error: {e}")
     if len(loaded.errors) > args.max_errors_shown:
@@ -207,6 +212,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out["input_errors"] = loaded.error_dicts()
     out["input_warnings"] = loaded.warning_dicts()
     failures = apply_gate(args, run, out, thresholds)  # reports; regrouped intervals
+    sent = send_back(args, run, out, loaded)  # annotation files / Phoenix, for a trace file
     _write_outputs(args, run, out)
     print_summary(out)
     if run.errors:
@@ -214,8 +220,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                f"{run.errors[0][0]}: {run.errors[0][1]}")
     for f in failures:
         print(f"FAILED {f}")
+    for p in sent:
+        eprint(f"error: {p}")
     if loaded.errors:
         eprint(f"error: {len(loaded.errors)} invalid input row(s); the other "
                f"{len(loaded.cases)} were evaluated")
+        return EXIT_BAD_INPUT
+    if sent:
         return EXIT_BAD_INPUT
     return EXIT_THRESHOLD if failures else EXIT_OK

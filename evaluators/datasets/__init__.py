@@ -4,6 +4,10 @@ A package by job: :mod:`.read` (file formats, size and width limits), :mod:`.enc
 text), :mod:`.json_records` (JSON / JSONL -> records), :mod:`.mapping` (columns -> fields),
 :mod:`.validate` (rows -> TestCases), :mod:`.values` (value helpers), :mod:`.errors`.
 
+Trace files (a Phoenix spans export, OTLP JSON, LangSmith runs, Langfuse traces) are recognised
+by their shape and read by :mod:`evaluators.traces`, one case per trace (:mod:`.sources`,
+``load_cases(..., trace=TraceOptions(...))`` to force a format, map fields or filter).
+
 Formats (chosen by file extension): ``.csv`` / ``.tsv`` (comma, semicolon, tab or pipe, read from
 the header line), ``.json`` (a list of records, an object holding one list of records, an object of
 equal-length column lists, or one record), ``.jsonl`` / ``.ndjson`` and ``.parquet``. Text may be
@@ -40,29 +44,32 @@ JSONL the row is the line number in the file; for JSON and Parquet it is the pos
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .errors import DatasetError
 from .mapping import LABEL_COLUMNS, MAPPABLE_FIELDS, ColumnMapping, guess_mapping
 from .read import MAX_COLUMNS, SUPPORTED_EXTENSIONS, frame_of, read_table
+from .sources import Input, load_input, read_input, trace_result
 from .validate import MAX_TEXT_CHARS, LoadResult, to_cases
 from .values import MAX_DEPTH, nesting_depth
 
+if TYPE_CHECKING:
+    from ..traces import TraceOptions
+
 __all__ = [
     "LABEL_COLUMNS", "MAPPABLE_FIELDS", "MAX_COLUMNS", "MAX_DEPTH", "MAX_TEXT_CHARS", "SUPPORTED_EXTENSIONS",
-    "ColumnMapping", "DatasetError", "LoadResult", "cases_from_records", "guess_mapping",
-    "load_cases", "nesting_depth", "read_table", "to_cases",
+    "ColumnMapping", "DatasetError", "Input", "LoadResult", "cases_from_records", "guess_mapping",
+    "load_cases", "load_input", "nesting_depth", "read_input", "read_table", "to_cases", "trace_result",
 ]
 
 
 def load_cases(path: str | Path, mapping: ColumnMapping | None = None,
-               max_bytes: int | None = None) -> LoadResult:
-    """Read, map and validate a file. Raises :class:`DatasetError` for file- or column-level
-    problems; row-level problems are in ``LoadResult.errors``."""
-    name = Path(path).name
-    df = read_table(path, max_bytes=max_bytes)
-    m = mapping or guess_mapping(list(df.columns), filename=name)
-    return to_cases(df, m, name)
+               max_bytes: int | None = None, trace: TraceOptions | None = None) -> LoadResult:
+    """Read, map and validate a file of rows or of traces (detected from its shape; ``trace``
+    forces a format, maps trace fields by hand, filters traces). Raises :class:`DatasetError` for
+    file- or column-level problems; row-level problems are in ``LoadResult.errors``, traces that
+    gave no case in ``LoadResult.traces.skipped``."""
+    return load_input(path, mapping=mapping, max_bytes=max_bytes, trace=trace)
 
 
 def cases_from_records(records: Sequence[Mapping[str, Any]], name: str = "records",

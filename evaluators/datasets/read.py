@@ -24,7 +24,8 @@ from .json_records import parse_json_records, parse_jsonl_records
 SUPPORTED_EXTENSIONS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet")
 
 
-def _name_of(source: Any, filename: str | None) -> str:
+def name_of(source: Any, filename: str | None) -> str:
+    """The file name of a path / an open file, or ``filename`` when given."""
     if filename:
         return Path(filename).name
     if isinstance(source, (str, Path)):
@@ -33,7 +34,9 @@ def _name_of(source: Any, filename: str | None) -> str:
     return Path(name).name if isinstance(name, str) else ""
 
 
-def _read_bytes(source: str | Path | bytes | BinaryIO, name: str, max_bytes: int | None) -> bytes:
+def read_bytes(source: str | Path | bytes | BinaryIO, name: str, max_bytes: int | None) -> bytes:
+    """The bytes of a path, bytes or an open file (DatasetError naming ``name``: missing, a
+    directory, larger than ``max_bytes``)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif isinstance(source, (str, Path)):
@@ -79,7 +82,7 @@ def read_table(source: str | Path | bytes | BinaryIO, filename: str | None = Non
     :func:`to_cases`. ``df.attrs["source_rows"]`` holds the 1-based row number of each DataFrame
     row in the file.
     """
-    name = _name_of(source, filename)
+    name = name_of(source, filename)
     ext = "".join(Path(name).suffixes[-1:]).lower() if name else ""
     if not name:
         raise DatasetError("", "cannot tell the file format: no file name given")
@@ -88,7 +91,7 @@ def read_table(source: str | Path | bytes | BinaryIO, filename: str | None = Non
             name, f"unsupported file type {ext or '(no extension)'!r}; "
                   f"use one of {', '.join(SUPPORTED_EXTENSIONS)}{_EXT_HINTS.get(ext, '')}"
         )
-    data = _read_bytes(source, name, max_bytes)
+    data = read_bytes(source, name, max_bytes)
     try:
         return _read(data, name, ext)
     except DatasetError:
@@ -124,6 +127,8 @@ def _read(data: bytes, name: str, ext: str) -> pd.DataFrame:
     df.columns = [str(c) for c in df.columns]
     names = raw_header if raw_header and len(raw_header) == len(df.columns) else list(df.columns)
     dup = sorted(c for c, n in Counter(names).items() if n > 1)
+    if dup and raw_header and len(raw_header) == len(df.columns):
+        df, names, dup = _drop_repeated_index(df, raw_header, dup)
     if dup:
         raise DatasetError(name, f"duplicate column names: {', '.join(dup)}", column=dup[0])
     if len(df) == 0 and not parse_errors:
@@ -139,6 +144,25 @@ def _read(data: bytes, name: str, ext: str) -> pd.DataFrame:
     if delimiter:
         df.attrs["delimiter"] = delimiter
     return df
+
+
+def _drop_repeated_index(df: pd.DataFrame, header: list[str], dup: list[str]
+                         ) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """``DataFrame.to_csv`` writes the index as a first column; when the index is also a column
+    (Phoenix's spans export: ``context.span_id``) the header repeats a name. A repeated column whose
+    values equal the other's in every row is dropped; any other repeat stays an error."""
+    keep = list(range(len(header)))
+    for name in dup:
+        where = [i for i, h in enumerate(header) if h == name]
+        first = df.iloc[:, where[0]]
+        if all(df.iloc[:, i].equals(first) for i in where[1:]):
+            keep = [i for i in keep if i not in where[1:]]
+    if len(keep) == len(header):
+        return df, header, dup
+    df = df.iloc[:, keep].copy()
+    df.columns = [header[i] for i in keep]
+    names = list(df.columns)
+    return df, names, sorted(c for c, n in Counter(names).items() if n > 1)
 
 
 #: Largest Parquet table (uncompressed bytes, from its footer) read into memory.

@@ -14,7 +14,7 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -32,6 +32,9 @@ from .values import (
     type_name,
 )
 
+if TYPE_CHECKING:
+    from ..traces import TraceRead
+
 #: Longest text accepted in one cell (question, response, one document, ground truth).
 MAX_TEXT_CHARS = 1_000_000
 
@@ -39,12 +42,15 @@ MAX_TEXT_CHARS = 1_000_000
 @dataclass
 class LoadResult:
     """Cases that loaded; ``errors``: rows that did not (each names file, row, column and why);
-    ``warnings``: rows that loaded after a fix-up the user should know of (a renamed id)."""
+    ``warnings``: rows that loaded after a fix-up the user should know of (a renamed id);
+    ``traces``: for a trace file, the traces read (``mapping`` is then None)."""
 
     cases: list[TestCase]
     errors: list[DatasetError] = field(default_factory=list)
     mapping: ColumnMapping | None = None
     warnings: list[DatasetError] = field(default_factory=list)
+    #: For a trace file: what its traces gave (skipped traces and why, format, filter, previews).
+    traces: TraceRead | None = None
 
     @property
     def ok(self) -> bool:

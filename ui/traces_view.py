@@ -1,0 +1,116 @@
+"""Results and Inspect, for cases that came from traces: where each case came from (trace, root
+and retriever spans, model, session, tags), and sending the scores back — annotation files to
+download, or straight to a Phoenix server.
+
+Keys: the Phoenix API key is a password field of this form, sent only to the address typed beside
+it, held for the one request and never stored; no key from the environment or the secrets is
+ever sent to a typed address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from evaluators.traces import DEFAULT_TARGETS, FORMAT_NAMES, TARGETS, PhoenixSendError, send_to_phoenix
+from evaluators.traces.annotations import annotation_files, formats_of, traced
+from evaluators.types import RunResult, TestCase
+
+from .data import md_escape
+
+_FILES = {
+    "phoenix": ("Phoenix span annotations (.parquet)", "application/octet-stream",
+                "pd.read_parquet(f) → Client().spans.log_span_annotations_dataframe(dataframe=…): one "
+                "annotation per metric on each trace's root span, the unsupported sentences as explanation."),
+    "phoenix_documents": ("Phoenix document annotations (.parquet)", "application/octet-stream",
+                          "→ log_document_annotations_dataframe: each retrieved document's relevance and use "
+                          "(share of its sentences) on the retriever span."),
+    "langsmith": ("LangSmith feedback (.jsonl)", "application/jsonl",
+                  "Client().create_feedback(**row) for each line: run id (the root run), key, score, comment."),
+    "langfuse": ("Langfuse scores (.jsonl)", "application/jsonl",
+                 "Langfuse().create_score(**row) for each line: trace id, observation id, name, value, comment."),
+}
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(str(x) for x in v)
+    return str(v)
+
+
+def trace_panel(case: TestCase) -> None:
+    """One line under Inspect's question: which trace and spans this case came from."""
+    m = case.metadata
+    if not m.get("trace_id"):
+        return
+    parts = [f"trace `{md_escape(str(m['trace_id']))}`"]
+    if m.get("root_span_id"):
+        parts.append(f"root span {md_escape(str(m.get('root_span') or ''))} `{md_escape(str(m['root_span_id']))}`")
+    if m.get("retriever_span_ids"):
+        parts.append("retriever span" + ("s" if len(m["retriever_span_ids"]) > 1 else "") + " "
+                     + ", ".join(f"`{md_escape(str(s))}`" for s in m["retriever_span_ids"]))
+    for key, label in (("model", "model"), ("session_id", "session"), ("user_id", "user"), ("tags", "tags"),
+                       ("start_time", "started")):
+        if m.get(key):
+            parts.append(f"{label} {md_escape(_short(m[key]))}")
+    fmt = FORMAT_NAMES.get(str(m.get("trace_format")), str(m.get("trace_format") or "a trace"))
+    st.caption(f"From {md_escape(fmt)}: " + " · ".join(parts))
+    if m.get("trace_metadata"):
+        with st.expander("The trace's metadata"):
+            st.json(m["trace_metadata"], expanded=False)
+
+
+def cases_note(run: RunResult) -> None:
+    """Above the cases table of a run read from traces: where the trace columns are."""
+    if any(r.case.metadata.get("trace_id") for r in run.results):
+        st.caption("These cases came from traces: each id is its trace id; the root span, session, model "
+                   "and tags are the last columns. Download → send the scores back to the same spans.")
+
+
+def send_back(run: RunResult, key: str) -> None:
+    """The Download tab's part for traced runs: annotation files, and sending to Phoenix."""
+    cases = traced(run)
+    if not any(r.case.metadata.get("trace_id") for r in run.results):
+        return
+    st.divider()
+    st.write(f"**Send the scores back to your traces** — {len(cases)} scored case(s) came from traces")
+    if not cases:
+        st.caption("No case that came from a trace was scored: nothing to send.")
+        return
+    fmts = formats_of(run)
+    first = list(dict.fromkeys(t for f in fmts for t in DEFAULT_TARGETS.get(f, ())))
+    for t in first:
+        _download(run, t, key)
+    with st.expander("Files for the other tools"):
+        for t in (t for t in TARGETS if t not in first):
+            _download(run, t, key)
+    with st.form(f"{key}.phoenix", border=True):
+        st.write("**Send to a Phoenix server**")
+        st.caption("The annotations land on the same spans (sending again updates them). The address is "
+                   "reached from the server running this dashboard: a hosted copy cannot reach your "
+                   "laptop's localhost — download the files above instead.")
+        url = st.text_input("Phoenix address", placeholder="http://127.0.0.1:6006", key=f"{key}.phoenix.url")
+        api_key = st.text_input("API key (only if your Phoenix requires one)", type="password",
+                                key=f"{key}.phoenix.key",
+                                help="Sent only to the address above, for this request; never stored.")
+        if st.form_submit_button("Send to Phoenix", type="primary"):
+            if not url.strip():
+                st.error("Type the Phoenix address first.")
+            else:
+                try:
+                    report = send_to_phoenix(url, run, api_key=api_key or None)
+                except (PhoenixSendError, ValueError) as exc:
+                    st.error(f"Not sent: {exc}")
+                else:
+                    (st.warning if report.unknown_spans or report.problems else st.success)(
+                        report.text().capitalize())
+
+
+def _download(run: RunResult, target: str, key: str) -> None:
+    label, mime, how = _FILES[target]
+
+    def build() -> bytes:  # on click, not on every render
+        return annotation_files(run, [target])[TARGETS[target]]
+
+    st.download_button(label, build, file_name=TARGETS[target], mime=mime, key=f"{key}.{target}",
+                       on_click="ignore", help=how)
