@@ -6,6 +6,8 @@ inside ``browser.expecting_problems()``."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.app_server import CHROMIUM, CHROMIUM_ARGS, WatchedBrowser, app_env, free_port, start_app, stop, wait_healthy
@@ -40,8 +42,25 @@ def app_url(tmp_path):
         stop(proc)
 
 
+def shots_wanted() -> bool:
+    """Screenshots are for a person to look at: taken when ``RAG_EVAL_SHOTS`` names a folder, skipped
+    otherwise (each costs about a second; the assertions never read them)."""
+    return bool(os.environ.get("RAG_EVAL_SHOTS"))
+
+
+def snap(page, path, wait_ms: int = 0) -> None:
+    """``page.screenshot(full_page=True)`` when screenshots are wanted."""
+    if shots_wanted():
+        if wait_ms:
+            page.wait_for_timeout(wait_ms)
+        page.screenshot(path=str(path), full_page=True)
+
+
 def tall_screenshot(page, path, height: int = 2200, width: int = 1400, back: int = 1000) -> None:
-    """The whole page (Streamlit scrolls inside the window: the window is made tall, then back)."""
+    """The whole page (Streamlit scrolls inside the window: the window is made tall, then back);
+    only when screenshots are wanted."""
+    if not shots_wanted():
+        return
     page.set_viewport_size({"width": width, "height": height})
     page.wait_for_timeout(700)
     page.screenshot(path=str(path))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.browser_fixtures import snap
 
 pytestmark = [
     pytest.mark.browser,
@@ -63,13 +64,13 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
                 page.get_by_test_id("stFileUploaderDropzone").click()
             fc.value.set_files(str(data))
             expect(page.get_by_test_id("stMetric").filter(has_text="Cases ready")).to_contain_text("3", timeout=30_000)
-            page.screenshot(path=str(shots / "1_upload.png"), full_page=True)
+            snap(page, shots / "1_upload.png")
 
             # Evaluate with the offline heuristic.
             page.get_by_role("link", name="Evaluate").first.click()
             run_button = page.get_by_role("button", name="Run TRACE")
             expect(run_button).to_be_enabled(timeout=30_000)
-            page.screenshot(path=str(shots / "2_evaluate.png"), full_page=True)
+            snap(page, shots / "2_evaluate.png")
             run_button.click()
 
             # Results open by themselves when the run finishes.
@@ -79,7 +80,7 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
                    ).to_be_visible()
             expect(page.get_by_test_id("stMetric").filter(has=page.get_by_text("Expected adherence", exact=True))
                    ).to_be_visible()
-            page.screenshot(path=str(shots / "3_results.png"), full_page=True)
+            snap(page, shots / "3_results.png")
             # The exports are built when clicked: the JSON is the CLI format of this run.
             page.get_by_role("tab", name="Download").click()
             with page.expect_download(timeout=30_000) as dl:
@@ -107,7 +108,7 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
             expect(doc).to_contain_text("<script>window.__xss = 1; alert(2)</script>")
             assert page.locator(".rag-doc img").count() == 0  # ... never as an element
             assert page.locator(".rag-doc script").count() == 0
-            page.screenshot(path=str(shots / "4_inspect.png"), full_page=True)
+            snap(page, shots / "4_inspect.png")
 
             # Cancel keeps what finished: a bigger upload, cancel once the first chunk is done.
             big = tmp_path / "big.jsonl"
@@ -144,11 +145,10 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
             page.get_by_role("link", name="Compare").first.click()
             expect(page.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
             page.wait_for_timeout(500)
-            page.screenshot(path=str(shots / "5_compare.png"), full_page=True)
+            snap(page, shots / "5_compare.png")
 
             assert page.evaluate("window.__xss") is None
             assert dialogs == []
             browser.close()
     finally:
         stop(proc)
-    assert len(list(shots.glob("*.png"))) == 5

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.browser_fixtures import tall_screenshot
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium at /usr/bin/chromium")]
 
 
-def test_two_versions_of_the_sample_compared_in_chromium(tmp_path):
+def test_two_versions_of_the_sample_compared_in_chromium(tmp_path, chromium):
     from playwright.sync_api import expect, sync_playwright
 
     shots = Path(os.environ.get("RAG_EVAL_SHOTS") or tmp_path / "shots")
@@ -30,15 +31,12 @@ def test_two_versions_of_the_sample_compared_in_chromium(tmp_path):
     try:
         wait_healthy(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = chromium(p)  # fails the test on any console error or failed request
             page = browser.new_page(viewport={"width": 1400, "height": 1100})
             page.on("pageerror", lambda e: errors.append(str(e)))
 
             def shot(name: str) -> None:  # a tall window: Streamlit scrolls inside its main block
-                page.set_viewport_size({"width": 1400, "height": 3000})
-                page.wait_for_timeout(900)
-                page.screenshot(path=str(shots / name), full_page=True)
-                page.set_viewport_size({"width": 1400, "height": 1100})
+                tall_screenshot(page, shots / name, 3000, back=1100)
 
             def evaluate(button: str, filename: str) -> None:
                 page.goto(url)

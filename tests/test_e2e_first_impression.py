@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.app_server import CHROMIUM
-from tests.browser_fixtures import tall_screenshot
+from tests.browser_fixtures import snap, tall_screenshot
 from tests.test_e2e_review import press_until
 
 pytestmark = [
@@ -143,7 +143,7 @@ def test_a_newcomer_reads_plain_verdicts_reviews_and_shares_one_run(tmp_path, ch
         expect(other.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
         other.get_by_role("tab", name="Run history").click()
         expect(other.get_by_text("The run history is empty")).to_be_visible(timeout=30_000)
-        other.screenshot(path=str(shots / "35_4_shared_compare.png"), full_page=True)
+        snap(other, shots / "35_4_shared_compare.png")
 
         # -- Compare and the Glossary explain their terms
         page.get_by_role("link", name="Compare").first.click()

@@ -17,6 +17,7 @@ from evaluators import datasets
 from evaluators.review import ReviewStore, labels_from_case
 from evaluators.testing.llm_server import LLMServer, keyed_labels_responder
 from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.browser_fixtures import snap
 from tests.test_e2e_review import press_until
 
 pytestmark = [
@@ -47,8 +48,7 @@ def test_front_page_to_gold_agreement_and_back_in_chromium(tmp_path, chromium):
                 page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
 
                 def shot(name: str) -> None:
-                    page.wait_for_timeout(500)
-                    page.screenshot(path=str(shots / name), full_page=True)
+                    snap(page, shots / name, wait_ms=500)
 
                 # -- the front page, and an OpenAI-compatible server in the sidebar
                 page.goto(url)
