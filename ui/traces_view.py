@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from evaluators.net import check_typed_url
 from evaluators.traces import DEFAULT_TARGETS, FORMAT_NAMES, TARGETS, PhoenixSendError, send_to_phoenix
 from evaluators.traces.annotations import annotation_files, formats_of, traced
 from evaluators.types import RunResult, TestCase
@@ -98,6 +99,7 @@ def send_back(run: RunResult, key: str) -> None:
                 st.error("Type the Phoenix address first.")
             else:
                 try:
+                    check_typed_url(url, "Phoenix address")  # the server makes the request: not to its cloud
                     report = send_to_phoenix(url, run, api_key=api_key or None)
                 except (PhoenixSendError, ValueError) as exc:
                     st.error(f"Not sent: {exc}")

@@ -34,8 +34,16 @@ def check_settings(settings: LLMSettings | None, purpose: str = "this method") -
         )
     if not (settings.model or "").strip():
         raise LLMUnavailable(f"{purpose} needs an LLM model name")
-    if settings.provider == "openai_compatible" and settings_credentials(settings).base_url is None:
+    creds = settings_credentials(settings)
+    if settings.provider == "openai_compatible" and creds.base_url is None:
         raise LLMUnavailable(
             f"{purpose}: provider openai_compatible needs a base URL (e.g. http://localhost:11434/v1)"
         )
+    if creds.base_url and creds.url_source == "typed":
+        from ..net import AddressRefused, check_typed_url
+
+        try:
+            check_typed_url(creds.base_url, f"{purpose}: the base URL")
+        except AddressRefused as exc:
+            raise LLMUnavailable(str(exc)) from None
     return resolve_api_key(settings)

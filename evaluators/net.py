@@ -1,0 +1,66 @@
+"""Addresses someone typed — an LLM base URL, a Phoenix address — that this server then sends
+requests to. On a public deployment a visitor must not turn the server against its own cloud:
+link-local addresses (``169.254.0.0/16``, ``fe80::/10``: the metadata services of AWS, GCP, Azure,
+…) and the metadata host names are refused, whatever the name resolves to first. The owner can
+refuse typed addresses altogether with ``RAG_EVAL_TYPED_URLS=off`` (then only the official
+endpoints and the owner's own ``RAG_EVAL_BASE_URL`` / ``PHOENIX_BASE_URL`` are used). Addresses
+the owner configured are never checked here."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from typing import Mapping
+from urllib.parse import urlsplit
+
+ENV_TYPED_URLS = "RAG_EVAL_TYPED_URLS"
+#: Host names of cloud metadata services (besides their link-local addresses).
+METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
+                            "instance-data.ec2.internal"})
+
+
+class AddressRefused(ValueError):
+    """A typed address this deployment does not send requests to (the message says why)."""
+
+
+def typed_urls_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return (env.get(ENV_TYPED_URLS) or "").strip().lower() not in {"0", "off", "false", "no"}
+
+
+def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    try:
+        return [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return []  # not resolvable: the request itself will say so
+    out = []
+    for info in infos:
+        try:
+            out.append(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]))
+        except ValueError:
+            continue
+    return out
+
+
+def check_typed_url(url: str, what: str, environ: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`AddressRefused` (naming ``what`` and the reason) unless a request may go to
+    ``url``, an address someone typed."""
+    if not typed_urls_allowed(environ):
+        raise AddressRefused(f"{what}: this deployment sends no requests to typed addresses "
+                             f"({ENV_TYPED_URLS}=off); use the endpoints its owner configured")
+    parts = urlsplit((url or "").strip())
+    host = (parts.hostname or "").lower().rstrip(".")
+    if parts.scheme not in ("http", "https") or not host:
+        raise AddressRefused(f"{what}: {url!r} is not an http(s) address")
+    if host in METADATA_HOSTS:
+        raise AddressRefused(f"{what}: {host} is a cloud metadata service: refused")
+    for ip in _addresses(host):
+        mapped = getattr(ip, "ipv4_mapped", None) or ip
+        if mapped.is_link_local:
+            raise AddressRefused(f"{what}: {host} is a link-local address ({ip}, where cloud metadata services "
+                                 "live): refused")

@@ -1,0 +1,43 @@
+"""Typed addresses (an LLM base URL, a Phoenix address) never reach link-local / cloud metadata
+addresses, and the owner can refuse them all (RAG_EVAL_TYPED_URLS=off); configured ones are not checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluators.llm.keys import LLMUnavailable, check_settings
+from evaluators.llm.settings import LLMSettings
+from evaluators.net import AddressRefused, check_typed_url
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data", "http://[fe80::1]:80/v1",
+                                 "http://metadata.google.internal/computeMetadata/v1", "http://[::ffff:169.254.169.254]/"])
+def test_link_local_and_metadata_hosts_are_refused(url):
+    with pytest.raises(AddressRefused, match="refused"):
+        check_typed_url(url, "Phoenix address", environ={})
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6006", "https://phoenix.example.com", "http://10.0.0.5:6006"])
+def test_ordinary_addresses_pass(url):
+    check_typed_url(url, "Phoenix address", environ={})
+
+
+def test_not_http_and_the_owner_switch():
+    with pytest.raises(AddressRefused, match="not an http"):
+        check_typed_url("file:///etc/passwd", "Phoenix address", environ={})
+    with pytest.raises(AddressRefused, match="RAG_EVAL_TYPED_URLS=off"):
+        check_typed_url("http://127.0.0.1:6006", "Phoenix address", environ={"RAG_EVAL_TYPED_URLS": "off"})
+
+
+def test_a_typed_llm_base_url_is_checked_and_the_owner_url_is_not(monkeypatch):
+    monkeypatch.delenv("RAG_EVAL_TYPED_URLS", raising=False)
+    typed = LLMSettings(provider="openai_compatible", base_url="http://169.254.169.254/v1", model="m", cache_path="")
+    with pytest.raises(LLMUnavailable, match="link-local"):
+        check_settings(typed)
+    monkeypatch.setenv("RAG_EVAL_BASE_URL", "http://169.254.169.254/v1")  # the owner's own: not ours to refuse
+    check_settings(typed)
+    monkeypatch.delenv("RAG_EVAL_BASE_URL")
+    monkeypatch.setenv("RAG_EVAL_TYPED_URLS", "off")
+    ok = LLMSettings(provider="openai_compatible", base_url="http://127.0.0.1:9/v1", model="m", cache_path="")
+    with pytest.raises(LLMUnavailable, match="typed addresses"):
+        check_settings(ok)
