@@ -90,6 +90,17 @@ class RunTally:
         self._add(str(d.get("id")), d.get("error"), trace, fam, d.get("metadata") or {},
                   d.get("human_labels") or {}, Usage.model_validate(d.get("usage") or {}))
 
+    def add_values(self, case_id: str, error: str | None, metrics: Mapping[str, Any], family: Iterable[str], *,
+                   ok: bool, metadata: Mapping[str, Any] | None = None, labels: Mapping[str, Any] | None = None,
+                   usage: Usage | None = None) -> None:
+        """One case given by its values: ``metrics`` holds the TRACE metrics (when ``ok``) and the
+        values of the ``family`` metrics under their names (a stored row of the run history)."""
+        trace = {m: float(metrics[m]) for m in KEPT if metrics.get(m) is not None} if ok else None
+        if trace is not None and len(trace) < len(KEPT):
+            trace = {m: float(trace.get(m, trace.get("adherence", 0.0))) for m in KEPT}
+        fam = {n: (None if metrics.get(n) is None else float(metrics[n])) for n in family}
+        self._add(case_id, error, trace, fam, metadata or {}, labels or {}, usage or Usage())
+
     def _add(self, case_id: str, error: str | None, trace: dict[str, float] | None,
              family: Mapping[str, float | None], metadata: Mapping[str, Any], labels: Mapping[str, Any],
              usage: Usage) -> None:

@@ -60,7 +60,7 @@ def render_status() -> None:
     data, run = state.get_data(), state.get_current_run()
     st.caption(f"Dataset: {data.filename} · {len(data.cases)} cases" if data else "Dataset: none loaded")
     if run is not None:
-        st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
+        st.caption(f"Current run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored")
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
         # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own

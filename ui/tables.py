@@ -48,10 +48,25 @@ def apply_preset(df: pd.DataFrame, label: str) -> pd.DataFrame:
     return df[keep(df).fillna(False).astype(bool)]
 
 
-def case_frame(run: RunResult) -> pd.DataFrame:
+def case_frame(run: Any) -> pd.DataFrame:
     """One row per case: id, question, TRACE metrics, sentence counts, family metrics, human
-    labels (``human_*``), error."""
-    df = pd.DataFrame(to_rows(run))
+    labels (``human_*``), error. A run of the history (``StoredRun``) gives its stored rows
+    (:func:`frame_of_rows`: no response, the question cut short)."""
+    if not isinstance(run, RunResult):
+        return frame_of_rows(run.rows(), run.method)
+    return _tidy(pd.DataFrame(to_rows(run)))
+
+
+def frame_of_rows(rows: list[dict[str, Any]], method: str) -> pd.DataFrame:
+    """The per-case table of a stored run's compact rows (``evaluators.store.rows``)."""
+    df = pd.DataFrame.from_records(rows)
+    if df.empty:
+        return df
+    df.insert(min(3, len(df.columns)), "method", method)
+    return _tidy(df)
+
+
+def _tidy(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return df
     if "overall_supported" in df:
@@ -99,9 +114,11 @@ def summary(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def paired_frame(a: RunResult, b: RunResult, metric: str) -> pd.DataFrame:
-    """Cases present (and scored) in both runs: id, a, b, diff — sorted by |diff| descending."""
-    fa, fb = case_frame(a), case_frame(b)
+def paired_frame(a: Any, b: Any, metric: str) -> pd.DataFrame:
+    """Cases present (and scored) in both runs: id, a, b, diff — sorted by |diff| descending.
+    ``a`` / ``b``: runs, or their per-case tables."""
+    fa = a if isinstance(a, pd.DataFrame) else case_frame(a)
+    fb = b if isinstance(b, pd.DataFrame) else case_frame(b)
     if fa.empty or fb.empty or metric not in fa or metric not in fb:
         return pd.DataFrame(columns=["id", "a", "b", "diff"])
     m = fa[["id", metric]].merge(fb[["id", metric]], on="id", suffixes=("_a", "_b"))
@@ -169,8 +186,18 @@ def usage_text(usage_calls: int, cost_usd: float, retries: int, settings: dict[s
     return text
 
 
-def human_label_columns(run: RunResult) -> list[str]:
+def human_label_columns(run: Any) -> list[str]:
+    """The human label names of a run's cases (a stored run: its ``human_*`` columns)."""
+    if not isinstance(run, RunResult):
+        df = run if isinstance(run, pd.DataFrame) else case_frame(run)
+        return [c[len("human_"):] for c in df.columns if c.startswith("human_")]
     names: list[str] = []
     for r in run.results:
         names.extend(k for k in r.case.labels if k not in names)
     return names
+
+
+def page_of(view: pd.DataFrame, page: int, size: int) -> pd.DataFrame:
+    """Rows ``page`` (1-based) of ``view`` in pages of ``size``."""
+    start = max(0, (page - 1) * size)
+    return view.iloc[start:start + size]

@@ -7,7 +7,9 @@
   ``CaseResult``s), the run-level part (:func:`read_top`), or a small file whole (:func:`read_run`);
 * :mod:`.run` — :func:`evaluate_file`: a data file evaluated chunk by chunk into these files, with
   the summary, intervals and gates from the per-case values alone (``evaluators.tally``); CSV
-  exports streamed from a results file (:func:`write_csv_file`).
+  exports streamed from a results file (:func:`write_csv_file`);
+* :mod:`.into_store` — :func:`import_results`: a results file into the run history, case by case
+  (the dashboard's "open a results file").
 
 The per-case object is ``export.case_dict`` everywhere: a line of the JSON Lines file is an element
 of the JSON document's ``detailed_results``.
@@ -15,9 +17,10 @@ of the JSON document's ``detailed_results``.
 
 from __future__ import annotations
 
+from .into_store import import_results
 from .jsonl import JournalError
 from .read import CaseRecord, iter_case_dicts, iter_cases, read_run, read_top
 from .run import FileRun, evaluate_file, journal_path, write_csv_file
 
-__all__ = ["CaseRecord", "FileRun", "JournalError", "evaluate_file", "iter_case_dicts", "iter_cases",
+__all__ = ["CaseRecord", "FileRun", "JournalError", "evaluate_file", "import_results", "iter_case_dicts", "iter_cases",
            "journal_path", "read_run", "read_top", "write_csv_file"]
