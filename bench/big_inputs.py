@@ -24,14 +24,17 @@ QA_FILES = ("mtrag_human_dev.jsonl", "ragbench_emanual_train_dev.jsonl", "ragben
 DISTINCT = 817
 
 
-def distinct_records(n: int = DISTINCT) -> list[dict]:
-    """The first ``n`` records of the QA files, taken in turn from each (so every file is in)."""
+def distinct_records(n: int = DISTINCT, max_bytes: int | None = None) -> list[dict]:
+    """The first ``n`` records of the QA files, taken in turn from each (so every file is in);
+    ``max_bytes``: only records whose JSON line is at most that long (smaller files)."""
     per_file = []
     for name in QA_FILES:
         p = SHARED_DIR / name
         if p.is_file():
             with p.open(encoding="utf-8") as fh:
-                per_file.append([json.loads(line) for line in fh if line.strip()])
+                recs = [json.loads(line) for line in fh if line.strip()
+                        and (max_bytes is None or len(line.encode("utf-8")) <= max_bytes)]
+                per_file.append(recs)
     if not per_file:
         raise SystemExit(f"no shared QA files in {SHARED_DIR}: nothing to generate")
     out: list[dict] = []
@@ -44,10 +47,10 @@ def distinct_records(n: int = DISTINCT) -> list[dict]:
     return out
 
 
-def write_cases(n: int, path: Path, distinct: int = DISTINCT) -> Path:
+def write_cases(n: int, path: Path, distinct: int = DISTINCT, max_bytes: int | None = None) -> Path:
     """``n`` cases: the ``distinct`` records cycled, the k-th copy of a record under id ``<id>~k``
     (the first copy keeps its id). Written line by line (JSONL)."""
-    recs = distinct_records(distinct)
+    recs = distinct_records(distinct, max_bytes)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):

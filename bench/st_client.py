@@ -35,6 +35,10 @@ class Rerun:
 
     buttons: dict[str, str] = field(default_factory=dict)  # label -> widget id
     uploaders: dict[str, Any] = field(default_factory=dict)  # label -> FileUploader proto
+    checkboxes: dict[str, str] = field(default_factory=dict)  # label -> widget id (checkboxes, toggles)
+    text_inputs: dict[str, str] = field(default_factory=dict)  # label -> widget id
+    #: widget id -> the fragment it was drawn in ("" = the page)
+    fragment_of: dict[str, str] = field(default_factory=dict)
     headings: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     metrics: dict[str, str] = field(default_factory=dict)
@@ -44,9 +48,11 @@ class Rerun:
 class Visitor:
     """One visitor's session over the websocket; thread-safe for one caller plus its reader."""
 
-    def __init__(self, url: str, timeout: float = 120.0) -> None:
+    def __init__(self, url: str, timeout: float = 120.0, query: str = "") -> None:
         self.base = url.rstrip("/")
         self.timeout = timeout
+        #: The address bar's query string (e.g. ``u=<history token>``: the same visitor as before).
+        self.query = query
         self.http = requests.Session()
         # the XSRF cookie (as a browser gets it with the page); uploads send it back as a header
         self.http.get(self.base + "/_stcore/health", timeout=30).raise_for_status()
@@ -110,8 +116,14 @@ class Visitor:
             return
         el = d.new_element
         t = el.WhichOneof("type")
+        if t in ("button", "checkbox", "text_input"):
+            self.last.fragment_of[getattr(el, t).id] = msg.delta.fragment_id
         if t == "button":
             self.last.buttons[el.button.label] = el.button.id
+        elif t == "checkbox":
+            self.last.checkboxes[el.checkbox.label] = el.checkbox.id
+        elif t == "text_input":
+            self.last.text_inputs[el.text_input.label] = el.text_input.id
         elif t == "file_uploader":
             self.last.uploaders[el.file_uploader.label] = el.file_uploader
         elif t == "heading":
@@ -120,6 +132,10 @@ class Visitor:
             self.last.texts.append(el.markdown.body)
         elif t == "metric":
             self.last.metrics[el.metric.label] = el.metric.body
+        elif t == "alert":
+            self.last.texts.append(el.alert.body)
+        elif t == "html":
+            self.last.texts.append(el.html.body)
 
     # -- sending
     def _send(self, back: BackMsg) -> None:
@@ -130,7 +146,7 @@ class Visitor:
         """Run the script (a page switch when ``page_hash`` differs); ``triggers``: widget id ->
         WidgetState for this run only (a button click). Returns what the run showed."""
         cs = ClientState(page_script_hash=page_hash or self.page_hash, fragment_id=fragment_id,
-                         is_auto_rerun=bool(fragment_id))
+                         is_auto_rerun=bool(fragment_id), query_string=self.query)
         states = dict(self.widgets)
         for wid, st in (triggers or {}).items():
             states[wid] = st
@@ -172,6 +188,22 @@ class Visitor:
         if wid is None:
             raise KeyError(f"no button {label_prefix!r}; buttons: {sorted(self.last.buttons)}")
         return self.rerun(triggers={wid: WidgetState(id=wid, trigger_value=True)})
+
+    def set_text(self, label_prefix: str, value: str) -> Rerun:
+        """Type ``value`` into a text input (kept, as a browser keeps it)."""
+        wid = next((w for label, w in self.last.text_inputs.items() if label.startswith(label_prefix)), None)
+        if wid is None:
+            raise KeyError(f"no text input {label_prefix!r}; inputs: {sorted(self.last.text_inputs)}")
+        self.widgets[wid] = WidgetState(id=wid, string_value=value)
+        return self.rerun()
+
+    def set_toggle(self, label_prefix: str, on: bool) -> Rerun:
+        """Set a checkbox or a toggle (kept across reruns)."""
+        wid = next((w for label, w in self.last.checkboxes.items() if label.startswith(label_prefix)), None)
+        if wid is None:
+            raise KeyError(f"no checkbox / toggle {label_prefix!r}; found: {sorted(self.last.checkboxes)}")
+        self.widgets[wid] = WidgetState(id=wid, bool_value=on)
+        return self.rerun()
 
     def upload(self, label_prefix: str, name: str, data: bytes) -> Rerun:
         up = next((u for label, u in self.last.uploaders.items() if label.startswith(label_prefix)), None)
