@@ -11,7 +11,9 @@ real server (``streamlit run app.py``) and a visitor speaking Streamlit's protoc
 ``script_finished``: the server's share; the first time builds the per-case table, later ones find
 it in the process's cache), then Inspect, and ``--switches`` case switches by the "Go to case id"
 box (random cases of the run). Sessions: five more visitors open Results and Inspect; the server's
-RSS growth per session is what a visitor's session costs. Results: ``bench/results/<name>.json``.
+RSS growth per session is what a visitor's session costs. Before any of it, another visitor opens
+Results and Inspect on a 20-case run, so that the server's first pages (Python imports, once per
+process) are not counted as the 50,000-case run's. Results: ``bench/results/<name>.json``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "bench" / "out" / "stream_100000_local.jsonl"
 RESULTS = ROOT / "bench" / "results"
 TOKEN = "large-run-bench-visitor-01"
+WARM = "large-run-bench-warm-up-01"
 
 
 def first_cases(src: Path, n: int, dest: Path) -> Path:
@@ -76,6 +79,7 @@ def main() -> None:
     src = first_cases(SOURCE, args.cases, work / "results.jsonl")
     store = RunStore(work / "runs.sqlite3")
     t_import, rid = timed(lambda: import_results(src, store, owner=TOKEN, name="50k"))
+    import_results(first_cases(SOURCE, 20, work / "small.jsonl"), store, owner=WARM, name="20 cases")
     s = store.get(rid, owner=None)
     rec: dict[str, Any] = {"cases": s.num_done, "import_s": round(t_import, 1),
                            "store_mb": round((work / "runs.sqlite3").stat().st_size / 1e6, 1),
@@ -87,6 +91,11 @@ def main() -> None:
     proc = start_app(port, app_env(work), work / "streamlit.log")
     try:
         wait_healthy(url, proc, timeout=180)
+        w = Visitor(url, timeout=300, query=f"u={WARM}")  # the server's first pages (imports) on a small run
+        w.rerun()
+        w.goto("results")
+        w.goto("inspect")
+        w.close()
         v = Visitor(url, timeout=300, query=f"u={TOKEN}")
         v.rerun()
         rss0 = rss_mb(proc.pid)

@@ -135,14 +135,14 @@ class VisitorLoop(threading.Thread):
                 return
             self.timed_goto(v, "results", t0)
             self.timed_goto(v, "inspect", t0)
-            v.set_text("Your name", f"reviewer {self.k}") if "Your name" in v.last.text_inputs else None
-            if not any(label.startswith("✓ Mark reviewed") for label in v.last.buttons):
-                v.set_toggle("✎ Review mode", True)
-                if "Your name" in v.last.text_inputs:
-                    v.set_text("Your name", f"reviewer {self.k}")
-            if any(label.startswith("✓ Mark reviewed") for label in v.last.buttons):
-                v.click("✓ Mark reviewed")
-                self.reviews += 1
+            if "✎ Review mode: correct the labels" not in v.last.checkboxes:
+                raise RuntimeError(f"Inspect shows no case to review: {v.last.headings}")
+            v.set_toggle("✎ Review mode", True)
+            v.set_text("Your name", f"reviewer {self.k}")
+            v.click("✓ Mark reviewed")
+            if not any("marked reviewed" in t for t in v.last.texts):
+                raise RuntimeError("marking the case reviewed said nothing")
+            self.reviews += 1
         finally:
             v.close()
 

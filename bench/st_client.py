@@ -107,7 +107,9 @@ class Visitor:
             elif kind == "file_urls_response":
                 self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
             elif kind == "script_finished":
-                self.last.finished = True
+                # a run cut short for another (st.switch_page, st.rerun) is followed by that one
+                if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self.last.finished = True
             self._cv.notify_all()
 
     def _element(self, msg: ForwardMsg) -> None:

@@ -126,3 +126,16 @@ def test_a_run_of_the_first_store_layout_opens_and_moves_to_rows_once(tmp_store)
         assert con.execute("SELECT COUNT(*) FROM run_cases WHERE run_id = ?", (rid,)).fetchone()[0] == 12
         assert con.execute("SELECT payload FROM runs WHERE id = ?", (rid,)).fetchone()[0] == ""
     assert isinstance(history.whole(store.load(rid, owner=None)), RunResult)
+
+
+def test_an_ended_run_keeps_its_per_case_table_as_parquet_equal_to_its_rows(big_run):
+    import pandas as pd
+
+    store = RunStore()
+    with sqlite3.connect(store.path) as con:
+        assert con.execute("SELECT num_done FROM run_tables WHERE run_id = ?", (big_run,)).fetchone()[0] == N
+    kept = store.table(big_run, owner=TOKEN)
+    rebuilt = pd.DataFrame.from_records(store.rows(big_run, owner=TOKEN))
+    pd.testing.assert_frame_equal(kept, rebuilt, check_dtype=False)
+    with pytest.raises(KeyError):
+        store.table(big_run, owner="someone-else-entirely")

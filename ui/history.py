@@ -119,7 +119,7 @@ def frame(run: Any) -> Any:
         if key in _frames:
             _frames.move_to_end(key)
             return _frames[key]
-    df = tables.frame_of_rows(run.rows(), run.method)
+    df = tables.frame_of_rows(run.table(), run.method)
     with _lock:
         _frames[key] = df
         while len(_frames) > FRAMES_KEPT:

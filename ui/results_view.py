@@ -96,8 +96,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     preset = f1.selectbox("Show", list(tables.PRESETS), key="results.preset",
                           help="A partially supported sentence counts as a possible hallucination: "
                                "part of its claim is in no document.")
-    numeric = [c for c in df.columns if c not in ("id", "question", "response", "method", "labeled_by", "error")
-               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))]
+    numeric = tables.numeric_columns(df, skip=("id", "question", "response", "method", "labeled_by", "error"))
     col = f2.selectbox("or filter column", ["—", *numeric], key="results.col",
                        format_func=lambda c: c if c == "—" else glossary.nice(c),
                        help=_selected_help("results.col") or "Pick a score to filter on.")

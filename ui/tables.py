@@ -53,13 +53,14 @@ def case_frame(run: Any) -> pd.DataFrame:
     labels (``human_*``), error. A run of the history (``StoredRun``) gives its stored rows
     (:func:`frame_of_rows`: no response, the question cut short)."""
     if not isinstance(run, RunResult):
-        return frame_of_rows(run.rows(), run.method)
+        return frame_of_rows(run.table(), run.method)
     return _tidy(pd.DataFrame(to_rows(run)))
 
 
-def frame_of_rows(rows: list[dict[str, Any]], method: str) -> pd.DataFrame:
-    """The per-case table of a stored run's compact rows (``evaluators.store.rows``)."""
-    df = pd.DataFrame.from_records(rows)
+def frame_of_rows(rows: list[dict[str, Any]] | pd.DataFrame, method: str) -> pd.DataFrame:
+    """The per-case table of a stored run's compact rows (``evaluators.store.rows``; a list, or the
+    DataFrame the store keeps)."""
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame.from_records(rows)
     if df.empty:
         return df
     df.insert(min(3, len(df.columns)), "method", method)
@@ -84,6 +85,25 @@ def metric_columns(df: pd.DataFrame) -> list[str]:
               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))
               and pd.to_numeric(df[c], errors="coerce").notna().any()]
     return trace + others
+
+
+def numeric_columns(df: pd.DataFrame, skip: tuple[str, ...] = ()) -> list[str]:
+    """Columns that hold numbers (a column of text is ruled out from a sample of its values before
+    the whole column is converted: a 50,000-row table stays quick)."""
+    out = []
+    for c in df.columns:
+        if c in skip:
+            continue
+        col = df[c]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            out.append(c)
+            continue
+        sample = col.dropna().head(50)
+        if len(sample) and pd.to_numeric(sample, errors="coerce").isna().all():
+            continue  # text
+        if pd.api.types.is_numeric_dtype(pd.to_numeric(col, errors="coerce")):
+            out.append(c)
+    return out
 
 
 def filter_frame(df: pd.DataFrame, column: str | None, op: str, value: Any) -> pd.DataFrame:

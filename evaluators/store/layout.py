@@ -2,7 +2,9 @@
 
 Layout 2 (this version): table ``run_cases``, one row per finished case (compact row, aux row,
 compressed ``CaseResult``: :mod:`.rows`); ``run_inputs``, the input cases of a run going on, one row
-each, deleted as they finish. Layout 1 (before): one JSON payload per finished run in ``runs.payload``;
+each, deleted as they finish; ``run_tables``, the compact rows of an ended run as one Parquet table
+(a page reads a 50,000-case table in a fraction of a second), made when the run ends.
+Layout 1 (before): one JSON payload per finished run in ``runs.payload``;
 a run going on as ``run_chunks`` (a ``RunResult`` per finished chunk) and its input cases as one JSON
 list in ``runs.inputs``. :func:`adopt` moves a run of layout 1 to layout 2 (its format version is
 migrated by ``schema.load_run``), the first time it is read.
@@ -69,12 +71,19 @@ CREATE TABLE IF NOT EXISTS run_inputs (
     PRIMARY KEY (run_id, idx)
 )
 """
+_TABLES = """
+CREATE TABLE IF NOT EXISTS run_tables (
+    run_id TEXT PRIMARY KEY,
+    num_done INTEGER NOT NULL,
+    parquet BLOB NOT NULL
+)
+"""
 _INDEXES = ("CREATE INDEX IF NOT EXISTS run_cases_id ON run_cases (run_id, case_id)",)
 
 
 def create(con: sqlite3.Connection) -> None:
     """Every table and column this version needs (older databases get the new columns)."""
-    for ddl in (_SCHEMA, _CHUNKS, _CASES, _INPUTS, *_INDEXES):
+    for ddl in (_SCHEMA, _CHUNKS, _CASES, _INPUTS, _TABLES, *_INDEXES):
         con.execute(ddl)
     have = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
     for col, kind in _COLUMNS.items():

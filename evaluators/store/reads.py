@@ -60,10 +60,12 @@ class CaseReads:
         self.ensure_rows(run_id, owner)
         out = []
         with closing(self._connect()) as con:
+            if not aux:
+                return [json.loads(r) for (r,) in con.execute(
+                    "SELECT row FROM run_cases WHERE run_id = ? ORDER BY idx", (run_id,))]
             for row, a in con.execute("SELECT row, aux FROM run_cases WHERE run_id = ? ORDER BY idx", (run_id,)):
                 d = json.loads(row)
-                if aux:
-                    d["_aux"] = json.loads(a)
+                d["_aux"] = json.loads(a)
                 out.append(d)
         return out
 
@@ -96,3 +98,18 @@ class CaseReads:
                 case = row_codec.raw(payload).get("case") or {}
                 yield cid, str(case.get("question") or ""), str(case.get("response") or "")
             last = int(got[-1][0])
+
+    def table(self, run_id: str, *, owner: str | None) -> Any:
+        """The compact rows of every finished case as a pandas DataFrame, in input order: the Parquet
+        table kept when the run ended, else (a run going on) built from the rows."""
+        import io
+
+        import pandas as pd
+
+        self.ensure_rows(run_id, owner)
+        with closing(self._connect()) as con:
+            got = con.execute("SELECT t.parquet FROM run_tables t JOIN runs r ON r.id = t.run_id "
+                              "WHERE t.run_id = ? AND t.num_done = r.num_done", (run_id,)).fetchone()
+        if got is not None:
+            return pd.read_parquet(io.BytesIO(got[0]))
+        return pd.DataFrame.from_records(self.rows(run_id, owner=owner))

@@ -67,3 +67,20 @@ def raw(payload: bytes | str) -> dict[str, Any]:
     """A stored case as its JSON dict (not validated: texts for an export)."""
     text = zlib.decompress(payload).decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
     return json.loads(text)
+
+
+def table_bytes(rows: list[dict[str, Any]]) -> bytes | None:
+    """The compact rows of a run as one Parquet table (None when a column mixes kinds Parquet cannot
+    hold: the rows are then read one by one)."""
+    import io
+
+    import pandas as pd
+
+    if not rows:
+        return None
+    try:
+        buf = io.BytesIO()
+        pd.DataFrame.from_records(rows).to_parquet(buf, index=False, compression="zstd")
+        return buf.getvalue()
+    except Exception:  # noqa: BLE001 - pyarrow refuses mixed columns in many ways
+        return None

@@ -120,7 +120,7 @@ def owner_clause(owner: str | None) -> tuple[str, tuple[Any, ...]]:
 #: with it (reviews: ``evaluators.review.store``). Tables not created yet are skipped.
 DEPENDENT_TABLES = ("review_cases", "review_corrections")
 #: This store's own per-run tables (deleted with their run).
-_OWN_TABLES = ("run_chunks", "run_cases", "run_inputs")
+_OWN_TABLES = ("run_chunks", "run_cases", "run_inputs", "run_tables")
 
 
 def _delete_dependents(con: sqlite3.Connection, ids: Sequence[str]) -> None:
@@ -284,11 +284,15 @@ class RunStore(CaseReads):
                             (status, error, _now(), json.dumps(s, default=str), run_id))
             return None
         tally = RunTally()
+        rows: list[dict[str, Any]] = []
         with closing(self._connect()) as con:  # read, then compute outside any write lock
             for row, aux in con.execute("SELECT row, aux FROM run_cases WHERE run_id = ? ORDER BY idx", (run_id,)):
                 r, a = json.loads(row), json.loads(aux)
                 tally.add_values(str(r.get("id")), r.get("error"), r, a.get("family") or (),
                                  ok=r.get("adherence") is not None and r.get("error") is None)
+                rows.append(r)
+        table = row_codec.table_bytes(rows)
+        del rows
         tm = s.setdefault("timings", {})
         tm["wall_s"] = float(s.get("wall_before_s", 0.0)) + (time.time() - float(s.get("segment_started")
                                                                                or time.time()))
@@ -303,6 +307,9 @@ class RunStore(CaseReads):
                         (status, error, int(status == "cancelled"), json.dumps(s, default=str), tally.num_cases,
                          tally.num_scored, _now(), run_id))
             con.execute("DELETE FROM run_inputs WHERE run_id = ?", (run_id,))
+            con.execute("DELETE FROM run_tables WHERE run_id = ?", (run_id,))
+            if table is not None:
+                con.execute("INSERT INTO run_tables VALUES (?,?,?)", (run_id, tally.num_cases, table))
         return self.get(run_id, owner=None)
 
     def pending(self, run_id: str, *, owner: str | None) -> list[tuple[int, TestCase]]:

@@ -109,6 +109,10 @@ class StoredRun:
     def rows(self, aux: bool = False) -> list[dict[str, Any]]:
         return self.store.rows(self.id, owner=self.owner, aux=aux)
 
+    def table(self) -> Any:
+        """The compact rows as a pandas DataFrame (the Parquet table kept with an ended run)."""
+        return self.store.table(self.id, owner=self.owner)
+
     def case(self, case_id: str) -> CaseResult | None:
         return self.store.case(self.id, case_id, owner=self.owner)
 
