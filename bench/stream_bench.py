@@ -97,6 +97,22 @@ def slices(results: Path, size: int) -> list[dict[str, Any]]:
     return out
 
 
+def _load_per_slice(samples: list[tuple[float, float, float]], sl: list[dict[str, Any]], results: Path) -> list:
+    """The mean 1-minute load average while each slice ran (from the progress records' times)."""
+    ends = [0.0]
+    with results.open(encoding="utf-8") as fh:
+        marks = {int(json.loads(line)["done"]): float(json.loads(line)["elapsed_s"]) for line in fh
+                 if line.startswith('{"record": "progress"')}
+    for s in sl:
+        last = int(s["cases"].split("-")[1])
+        ends.append(marks.get(last, ends[-1]))
+    out = []
+    for a, b in zip(ends, ends[1:]):
+        xs = [x[2] for x in samples if a <= x[0] <= b]
+        out.append(round(sum(xs) / len(xs), 2) if xs else None)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=100_000)
@@ -133,7 +149,11 @@ def main() -> None:
         "load_avg_start": [round(x, 2) for x in load0], "load_avg_end": [round(x, 2) for x in os.getloadavg()],
         "cases": args.cases, "wall_s": run["wall_s"], "cases_per_s": round(args.cases / run["wall_s"], 1),
         "peak_rss_mb": peak, "results_file_mb": round(res_path.stat().st_size / 1e6, 1),
+        # the evaluate process itself, sampled every 2 s (with --engine ray: the driver; Ray's workers
+        # are other processes)
+        "rss_max_sampled_mb": max((x[1] for x in run["samples"]), default=None),
         "slices": slices(res_path, args.slice),
+        "load_avg_per_slice": _load_per_slice(run["samples"], slices(res_path, args.slice), res_path),
         "rss_every_60s_mb": [s[1] for s in run["samples"][::30]],
         "load_every_60s": [round(s[2], 2) for s in run["samples"][::30]],
         "summary": run["stdout"].splitlines()[:3],

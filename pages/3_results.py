@@ -27,11 +27,13 @@ picked = st.selectbox("Run", labels, key="results.run")
 choice = choices[picked]
 if isinstance(choice, RunSummary):
     run = history.load_memo(choice)
-    if choice.status != "finished":
+    if choice.status in ("running", "interrupted"):
         st.info(f"{history.live_tag(choice).capitalize()}: {choice.num_done} of {choice.num_cases} cases "
                 "finished so far" + (" — this page shows the final run when it ends." if
                                       choice.status == "running" else "."))
         st.button("Refresh", key="results.refresh")
+    elif choice.error:
+        st.caption(f"This run stopped early: {choice.error}.")
     if not choice.num_done:
         layout.stop()
 else:

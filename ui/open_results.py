@@ -56,7 +56,7 @@ def server_files() -> list[Path]:
 
 def area(expanded: bool = False) -> None:
     """The "open a results file" panel (Results page)."""
-    with st.expander("📂 Open a results file (a run made with the CLI or the Ray engine)", expanded=expanded):
+    with st.expander("Open a results file (a run made with the CLI or the Ray engine)", expanded=expanded):
         st.caption("`python -m evaluators evaluate DATA --out results.jsonl` (or `.json`, `--engine ray`) writes "
                    "a results file of any size; open it here to see it like a run of the dashboard. It joins "
                    "your run history, read case by case.")
