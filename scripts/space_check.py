@@ -12,7 +12,7 @@
 5. a headless-Chromium run of the 16 sample cases (``scripts/space_browser.py``: time from the click
    on Run to the finished run);
 7. a restart mid-run with a persistent folder (``/data`` on a Space; ``SPACE_DATA_DIR`` here): a
-   visitor starts a run (``scripts/space_restart.py``), the app is killed and started again on the
+   visitor starts a 3,000-case run (``scripts/space_restart.py``), the app is killed and started again on the
    same folder; the history, the finished cases and the Resume offer must be there, and the resumed
    run must end with every case and report its whole time.
 
@@ -213,7 +213,7 @@ def restart_check(steps: dict[str, Any], app_dir: Path, venv: Path, home: Path, 
     env.pop("RAG_EVAL_STORE", None)
     store = data / "rag-eval" / "runs.sqlite3"
     py = browser_python(browser)
-    token, n = "restartcheck-visitor-000001", 400
+    token, n = "restartcheck-visitor-000001", 3000
     url = f"http://127.0.0.1:{port}"
 
     def launch(name: str) -> subprocess.Popen:
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         r = results["restart"]
         print(f"   {r['done_before_restart']} of {r['cases']} cases before the restart; after it: "
               f"{r['status_after_restart']}, {r['done_after_restart']} kept, Resume offered: {r['resume_offered']}; "
-              f"resumed: {r['num_done']} of {r['num_cases']} in {r['wall_s']} s (whole time)")
+              f"resumed: {r['num_done']} of {r['num_cases']} in {r['wall_s']:.1f} s (whole time); {r['notice']}")
         if not (r["kept_every_finished_case"] and r["resume_offered"] and r["whole_count"] and r["whole_time"]):
             raise RuntimeError(f"the restart lost something: {r}")
     results["app_log_tail"] = log.read_text(errors="replace").splitlines()[-15:] if log.exists() else []
