@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.soak import rss_mb
+from bench.soak import rss_mb, write_result
 from bench.st_client import Visitor
 from evaluators.resultfiles import import_results
 from evaluators.store import RunStore
@@ -134,10 +134,7 @@ def main() -> None:
     finally:
         stop(proc)
     rec["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
-    print(json.dumps(rec, indent=2), flush=True)
-    if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+    write_result(args.write, rec)
 
 
 if __name__ == "__main__":

@@ -217,6 +217,14 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
     }
 
 
+def write_result(name: str | None, rec: dict[str, Any]) -> None:
+    """Print ``rec``; with a name, also keep it as ``bench/results/<name>.json``."""
+    print(json.dumps(rec, indent=2), flush=True)
+    if name:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / f"{name}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--visitors", type=int, default=10)
@@ -238,10 +246,7 @@ def main() -> None:
         ratio = rec["load"]["cases_per_s"] / rec["one_visitor"]["cases_per_s"]
         rec["throughput_ratio_vs_one_visitor"] = round(ratio, 3)
     rec["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
-    print(json.dumps(rec, indent=2), flush=True)
-    if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+    write_result(args.write, rec)
 
 
 if __name__ == "__main__":

@@ -157,20 +157,27 @@ def test_cancel_keeps_finished_chunks(queue, rec):
     assert ["q0", "q1"] not in rec.chunks
 
 
-def test_a_failing_chunk_interrupts_and_resume_evaluates_only_the_missing_cases(queue, rec, monkeypatch):
-    # a labeler error only flags its cases (the pipeline keeps going); a chunk fails as a whole when
-    # something around the labeler breaks (out of memory, a full disk, …)
+def failing_chunks(monkeypatch, fail_on: set[str], message: str, delay: float = 0.0) -> None:
+    """Chunks holding one of ``fail_on`` fail as a whole (after ``delay`` s), as when something around
+    the labeler breaks (out of memory, a full disk, …); clear the set to let them through."""
     from evaluators import pipeline
 
     real = pipeline.Evaluation.run
-    fail_on = {"c3"}
 
     def flaky(self, cs, *a, **kw):
+        time.sleep(delay)
         if fail_on & {c.id for c in cs}:
-            raise MemoryError("boom")
+            raise MemoryError(message)
         return real(self, cs, *a, **kw)
 
     monkeypatch.setattr(pipeline.Evaluation, "run", flaky)
+
+
+def test_a_failing_chunk_interrupts_and_resume_evaluates_only_the_missing_cases(queue, rec, monkeypatch):
+    # a labeler error only flags its cases (the pipeline keeps going); a chunk fails as a whole when
+    # something around the labeler breaks
+    fail_on = {"c3"}
+    failing_chunks(monkeypatch, fail_on, "boom")
     job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
     assert queue.wait(job.id, 30) == "interrupted"
     s = queue.store.get(job.id, owner="o")
@@ -292,18 +299,8 @@ def test_chunks_are_sized_by_time_and_the_method_is_built_once_per_run(tmp_path,
 
 
 def test_a_resumed_run_reports_its_whole_time_and_count(queue, rec, monkeypatch):
-    from evaluators import pipeline
-
-    real = pipeline.Evaluation.run
     fail_on = {"c4"}
-
-    def slow_then_flaky(self, cs, *a, **kw):
-        time.sleep(0.2)
-        if fail_on & {c.id for c in cs}:
-            raise MemoryError("the server went away")
-        return real(self, cs, *a, **kw)
-
-    monkeypatch.setattr(pipeline.Evaluation, "run", slow_then_flaky)
+    failing_chunks(monkeypatch, fail_on, "the server went away", delay=0.2)
     job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
     assert queue.wait(job.id, 30) == "interrupted"
     first = queue.store.get(job.id, owner="o")

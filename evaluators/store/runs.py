@@ -130,6 +130,17 @@ def _delete_dependents(con: sqlite3.Connection, ids: Sequence[str]) -> None:
             con.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(i,) for i in ids])
 
 
+def _visible(con: sqlite3.Connection, run_id: str, owner: str | None) -> None:
+    """KeyError unless ``run_id`` is visible to ``owner``; a run of the first layout is moved (in
+    the caller's transaction)."""
+    clause, args = owner_clause(owner)
+    got = con.execute(f"SELECT layout FROM runs WHERE id = ?{clause}", (run_id, *args)).fetchone()
+    if got is None:
+        raise KeyError(f"no run with id {run_id!r}")
+    if got[0] != LAYOUT:
+        layout.adopt(con, run_id)
+
+
 class RunStore(CaseReads):
     """Save, list, read and delete runs. Thread-safe: one connection per call (WAL journal, so the
     background worker writes while pages read)."""
@@ -320,13 +331,8 @@ class RunStore(CaseReads):
                      after: int = -1) -> list[tuple[int, TestCase]]:
         """The first ``limit`` (None: all) cases of an unfinished run not evaluated yet whose input
         index is above ``after``, in order: a worker reads its run chunk by chunk."""
-        clause, args = owner_clause(owner)
         with closing(self._connect()) as con, con:
-            got = con.execute(f"SELECT layout FROM runs WHERE id = ?{clause}", (run_id, *args)).fetchone()
-            if got is None:
-                raise KeyError(f"no run with id {run_id!r}")
-            if got[0] != LAYOUT:
-                layout.adopt(con, run_id)
+            _visible(con, run_id, owner)
             rows = con.execute("SELECT idx, payload FROM run_inputs WHERE run_id = ? AND idx > ? ORDER BY idx"
                                + (" LIMIT ?" if limit is not None else ""),
                                (run_id, after, *((limit,) if limit is not None else ()))).fetchall()
@@ -339,13 +345,8 @@ class RunStore(CaseReads):
 
     def count_pending(self, run_id: str, *, owner: str | None) -> int:
         """How many cases of an unfinished run are not evaluated yet."""
-        clause, args = owner_clause(owner)
         with closing(self._connect()) as con, con:
-            got = con.execute(f"SELECT layout FROM runs WHERE id = ?{clause}", (run_id, *args)).fetchone()
-            if got is None:
-                raise KeyError(f"no run with id {run_id!r}")
-            if got[0] != LAYOUT:
-                layout.adopt(con, run_id)
+            _visible(con, run_id, owner)
             return int(con.execute("SELECT COUNT(*) FROM run_inputs WHERE run_id = ?", (run_id,)).fetchone()[0])
 
     def mark_interrupted(self, reason: str = "the server stopped while this run was going on") -> list[str]:
