@@ -71,6 +71,7 @@ class Visitor:
         self._cv = threading.Condition()
         self._file_urls: dict[str, Any] = {}
         self._closed = False
+        self._fragment_run = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -94,7 +95,8 @@ class Visitor:
                 ns = msg.new_session
                 self.session_id = ns.initialize.session_id or self.session_id
                 self.page_hash = ns.page_script_hash or self.page_hash
-            elif kind == "navigation":
+            elif kind == "navigation":  # a run of the whole app (also one the server started: a
+                self.fragments.clear()  # switch_page, a fragment's st.rerun) re-announces its fragments
                 for p in msg.navigation.app_pages:
                     self.pages[p.url_pathname or ""] = p.page_script_hash
                 self.page_hash = msg.navigation.page_script_hash or self.page_hash
@@ -107,8 +109,10 @@ class Visitor:
             elif kind == "file_urls_response":
                 self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
             elif kind == "script_finished":
-                # a run cut short for another (st.switch_page, st.rerun) is followed by that one
-                if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                # A page run cut short for another (st.switch_page, st.rerun) is followed by that one:
+                # wait for it. A fragment run cut short by the whole app's rerun (a run ended) is over
+                # for the fragment: the app's rerun is what the next page switch sees.
+                if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN or self._fragment_run:
                     self.last.finished = True
             self._cv.notify_all()
 
@@ -154,6 +158,7 @@ class Visitor:
             states[wid] = st
         cs.widget_states.CopyFrom(WidgetStates(widgets=list(states.values())))
         with self._cv:
+            self._fragment_run = bool(fragment_id)
             if not fragment_id:
                 self.last = Rerun()
                 self.fragments.clear()  # a full run re-announces its fragments
