@@ -175,6 +175,12 @@ def test_an_unfinished_results_file_is_kept_unless_resumed(tmp_path):
         evaluate_file(SAMPLE, "gpt_labeling", out=out, resume=True)
     fr = evaluate_file(SAMPLE, out=out, resume=True, chunk_rows=5)
     assert fr.resumed == 4 and fr.evaluated == 12 and fr.top["num_samples"] == 16
+    done = evaluate_file(SAMPLE, out=out, resume=True)  # a finished run: nothing left, counted once
+    assert done.evaluated == 0 and done.top["num_samples"] == 16 and done.top["sessions"] == 3
+    doc = tmp_path / "r.json"
+    evaluate_file(SAMPLE, out=doc)
+    with pytest.raises(JournalError, match="nothing to resume"):
+        evaluate_file(SAMPLE, out=doc, resume=True)
 
 
 # ---- kill -9 and --resume, through the CLI --------------------------------------------------------------

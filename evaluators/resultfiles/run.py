@@ -125,6 +125,9 @@ def evaluate_file(
         jp = Path(spool.name) / "results.jsonl" if spool is not None else None
     tally = RunTally(group_column)
     done: set[str] = set()
+    if resume and out is not None and jp is not None and jp != Path(out) and Path(out).exists() and not jp.exists():
+        raise JournalError(f"{out} holds a finished run: nothing to resume (without --resume the cases are "
+                           "evaluated again)")
     found = _open_journal(jp, resume, method, tally, done) if jp is not None else None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     header = {"schema_version": SCHEMA_VERSION, "method": method, "settings": ev.settings, "started_at": started,
