@@ -35,6 +35,10 @@ class Rerun:
 
     buttons: dict[str, str] = field(default_factory=dict)  # label -> widget id
     uploaders: dict[str, Any] = field(default_factory=dict)  # label -> FileUploader proto
+    checkboxes: dict[str, str] = field(default_factory=dict)  # label -> widget id (checkboxes, toggles)
+    text_inputs: dict[str, str] = field(default_factory=dict)  # label -> widget id
+    #: widget id -> the fragment it was drawn in ("" = the page)
+    fragment_of: dict[str, str] = field(default_factory=dict)
     headings: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     metrics: dict[str, str] = field(default_factory=dict)
@@ -44,9 +48,11 @@ class Rerun:
 class Visitor:
     """One visitor's session over the websocket; thread-safe for one caller plus its reader."""
 
-    def __init__(self, url: str, timeout: float = 120.0) -> None:
+    def __init__(self, url: str, timeout: float = 120.0, query: str = "") -> None:
         self.base = url.rstrip("/")
         self.timeout = timeout
+        #: The address bar's query string (e.g. ``u=<history token>``: the same visitor as before).
+        self.query = query
         self.http = requests.Session()
         # the XSRF cookie (as a browser gets it with the page); uploads send it back as a header
         self.http.get(self.base + "/_stcore/health", timeout=30).raise_for_status()
@@ -65,6 +71,7 @@ class Visitor:
         self._cv = threading.Condition()
         self._file_urls: dict[str, Any] = {}
         self._closed = False
+        self._fragment_run = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -88,7 +95,8 @@ class Visitor:
                 ns = msg.new_session
                 self.session_id = ns.initialize.session_id or self.session_id
                 self.page_hash = ns.page_script_hash or self.page_hash
-            elif kind == "navigation":
+            elif kind == "navigation":  # a run of the whole app (also one the server started: a
+                self.fragments.clear()  # switch_page, a fragment's st.rerun) re-announces its fragments
                 for p in msg.navigation.app_pages:
                     self.pages[p.url_pathname or ""] = p.page_script_hash
                 self.page_hash = msg.navigation.page_script_hash or self.page_hash
@@ -101,7 +109,11 @@ class Visitor:
             elif kind == "file_urls_response":
                 self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
             elif kind == "script_finished":
-                self.last.finished = True
+                # A page run cut short for another (st.switch_page, st.rerun) is followed by that one:
+                # wait for it. A fragment run cut short by the whole app's rerun (a run ended) is over
+                # for the fragment: the app's rerun is what the next page switch sees.
+                if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN or self._fragment_run:
+                    self.last.finished = True
             self._cv.notify_all()
 
     def _element(self, msg: ForwardMsg) -> None:
@@ -110,8 +122,14 @@ class Visitor:
             return
         el = d.new_element
         t = el.WhichOneof("type")
+        if t in ("button", "checkbox", "text_input"):
+            self.last.fragment_of[getattr(el, t).id] = msg.delta.fragment_id
         if t == "button":
             self.last.buttons[el.button.label] = el.button.id
+        elif t == "checkbox":
+            self.last.checkboxes[el.checkbox.label] = el.checkbox.id
+        elif t == "text_input":
+            self.last.text_inputs[el.text_input.label] = el.text_input.id
         elif t == "file_uploader":
             self.last.uploaders[el.file_uploader.label] = el.file_uploader
         elif t == "heading":
@@ -120,6 +138,10 @@ class Visitor:
             self.last.texts.append(el.markdown.body)
         elif t == "metric":
             self.last.metrics[el.metric.label] = el.metric.body
+        elif t == "alert":
+            self.last.texts.append(el.alert.body)
+        elif t == "html":
+            self.last.texts.append(el.html.body)
 
     # -- sending
     def _send(self, back: BackMsg) -> None:
@@ -130,12 +152,13 @@ class Visitor:
         """Run the script (a page switch when ``page_hash`` differs); ``triggers``: widget id ->
         WidgetState for this run only (a button click). Returns what the run showed."""
         cs = ClientState(page_script_hash=page_hash or self.page_hash, fragment_id=fragment_id,
-                         is_auto_rerun=bool(fragment_id))
+                         is_auto_rerun=bool(fragment_id), query_string=self.query)
         states = dict(self.widgets)
         for wid, st in (triggers or {}).items():
             states[wid] = st
         cs.widget_states.CopyFrom(WidgetStates(widgets=list(states.values())))
         with self._cv:
+            self._fragment_run = bool(fragment_id)
             if not fragment_id:
                 self.last = Rerun()
                 self.fragments.clear()  # a full run re-announces its fragments
@@ -172,6 +195,22 @@ class Visitor:
         if wid is None:
             raise KeyError(f"no button {label_prefix!r}; buttons: {sorted(self.last.buttons)}")
         return self.rerun(triggers={wid: WidgetState(id=wid, trigger_value=True)})
+
+    def set_text(self, label_prefix: str, value: str) -> Rerun:
+        """Type ``value`` into a text input (kept, as a browser keeps it)."""
+        wid = next((w for label, w in self.last.text_inputs.items() if label.startswith(label_prefix)), None)
+        if wid is None:
+            raise KeyError(f"no text input {label_prefix!r}; inputs: {sorted(self.last.text_inputs)}")
+        self.widgets[wid] = WidgetState(id=wid, string_value=value)
+        return self.rerun()
+
+    def set_toggle(self, label_prefix: str, on: bool) -> Rerun:
+        """Set a checkbox or a toggle (kept across reruns)."""
+        wid = next((w for label, w in self.last.checkboxes.items() if label.startswith(label_prefix)), None)
+        if wid is None:
+            raise KeyError(f"no checkbox / toggle {label_prefix!r}; found: {sorted(self.last.checkboxes)}")
+        self.widgets[wid] = WidgetState(id=wid, bool_value=on)
+        return self.rerun()
 
     def upload(self, label_prefix: str, name: str, data: bytes) -> Rerun:
         up = next((u for label, u in self.last.uploaders.items() if label.startswith(label_prefix)), None)

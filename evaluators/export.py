@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterable, Sequence
 
 from .types import (
     CASE_METRICS,
@@ -193,18 +193,45 @@ def to_csv(rows: Any) -> str:
     return df.map(csv_cell).to_csv(index=False)
 
 
+#: Metadata of a case read from a trace that its flat row carries (metadata key -> column).
+TRACE_COLUMNS = {"root_span_id": "root_span_id", "session_id": "session", "model": "model", "tags": "tags"}
+
+
+def row_of(d: dict[str, Any], method: str) -> dict[str, Any]:
+    """The flat row of one case dict (:func:`case_dict`, or a line of a results file)."""
+    row: dict[str, Any] = {"id": d.get("id"), "question": d.get("question"), "response": d.get("llm_response"),
+                           "num_documents": len(d.get("retrieved_documents") or ()), "method": method,
+                           "labeled_by": d.get("labeled_by")}
+    row.update(d.get("metrics") or {})
+    for k, v in (d.get("human_labels") or {}).items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            row[f"human_{k}"] = v
+    meta = d.get("metadata") or {}
+    if meta.get("trace_id"):  # a case read from a trace: where its scores go back to
+        for key, col in TRACE_COLUMNS.items():
+            v = meta.get(key)
+            if v:
+                row[col] = ", ".join(map(str, v)) if isinstance(v, list) else v
+    row["error"] = d.get("error")
+    return row
+
+
 def to_rows(run: RunResult) -> list[dict[str, Any]]:
     """One flat row per case (for CSV / a DataFrame)."""
-    rows = []
-    for r in run.results:
-        d = case_dict(r)
-        row: dict[str, Any] = {"id": d["id"], "question": d["question"], "response": d["llm_response"],
-                               "num_documents": len(r.case.documents), "method": run.method,
-                               "labeled_by": r.labeled_by}
-        row.update(d["metrics"])
-        for k, v in r.case.labels.items():
-            if isinstance(v, (str, int, float, bool)) or v is None:
-                row[f"human_{k}"] = v
-        row["error"] = r.error
-        rows.append(row)
-    return rows
+    return [row_of(case_dict(r), run.method) for r in run.results]
+
+
+def write_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str], fh: IO[str]) -> int:
+    """Write ``rows`` (dicts, e.g. :func:`row_of`) as CSV into ``fh`` one at a time, under the
+    ``columns`` header, every text cell and header through :func:`csv_cell` (as :func:`to_csv`);
+    None is an empty cell. For exports of any size: nothing is held but the current row. Returns
+    the number of rows written."""
+    import csv
+
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow([csv_cell(str(c)) for c in columns])
+    n = 0
+    for row in rows:
+        w.writerow(["" if (v := row.get(c)) is None else csv_cell(v) for c in columns])
+        n += 1
+    return n

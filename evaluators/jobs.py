@@ -3,8 +3,12 @@ interleaved fairly.
 
 A :class:`JobQueue` owns a run store and (while there is work) ONE worker thread. It takes the
 owners with work in turn (round robin) and evaluates one chunk of the chosen owner's oldest job at a
-time with :func:`evaluators.pipeline.evaluate_batch`, on the process's one loaded model — never a
-model or a thread per visitor. Each finished chunk goes to the store at once
+time, on the process's one loaded model — never a model or a thread per visitor. A job's cases wait
+in the store (``run_inputs``), not in memory; its method is built once
+(:class:`evaluators.pipeline.Evaluation`), not once per chunk; a chunk is sized by time (about
+:data:`CHUNK_SECONDS` of work at the job's measured pace; the first one :data:`FIRST_CHUNK` cases),
+so the fixed cost of a chunk is paid a few times a minute while visitors still take turns every few
+seconds and the progress bar moves within a chunk. Each finished chunk goes to the store at once
 (:meth:`RunStore.add_chunk`), so a closed tab, a page refresh or a crash loses nothing. A job ends
 ``finished``, ``cancelled`` (Cancel, or the owner's LLM call limit), or ``interrupted`` (an error;
 also every run a dead worker left ``running`` when a new queue opens the store) — an interrupted run
@@ -39,6 +43,13 @@ MAX_ACTIVE_PER_OWNER = 3
 SWITCH_INTERVAL_S = 0.001
 #: Ended jobs remembered (so sessions can pick up their outcome), oldest dropped first.
 KEEP_ENDED = 500
+#: Seconds of work a chunk is sized to (at the job's measured pace), when no chunk size is given:
+#: long enough that a chunk's fixed cost (storing it, the labeler's batch) is small, short enough
+#: that visitors take turns every few seconds and Cancel acts soon.
+CHUNK_SECONDS = 2.0
+#: Cases of a job's first chunk (before its pace is known), and the bounds of any later one.
+FIRST_CHUNK = 8
+MAX_CHUNK = 1000
 
 
 class QueueFull(RuntimeError):
@@ -52,10 +63,12 @@ class _Job:
     name: str
     method: str
     options: EvalOptions  # in memory only (may hold a key typed by the visitor)
-    todo: list[tuple[int, TestCase]]
+    #: Cases still to evaluate (they wait in the store); the input index of the last one taken.
+    left: int
     total: int
     done: int
-    chunk_size: int
+    #: Cases per chunk; None: sized by time (``CHUNK_SECONDS``).
+    chunk_size: int | None
     #: The owner's LLM call limit applies (None = not limited).
     max_calls: int | None = None
     status: JobStatus = "queued"
@@ -70,6 +83,18 @@ class _Job:
     usage: Usage = field(default_factory=Usage)
     #: Set (under the lock) by the one thread that ends the job.
     closing: bool = False
+    cursor: int = -1
+    #: Cases per second of this job's chunks so far (None until one finished).
+    pace: float | None = None
+    #: The run's method and options, built once (by the worker, at the job's first chunk).
+    evaluation: Any = None
+
+    def next_size(self) -> int:
+        if self.chunk_size is not None:
+            return self.chunk_size
+        if self.pace is None:
+            return FIRST_CHUNK
+        return max(1, min(MAX_CHUNK, round(self.pace * CHUNK_SECONDS)))
 
 
 @dataclass(frozen=True)
@@ -150,28 +175,29 @@ class JobQueue:
 
     # ------------------------------------------------------------------ public API
     def submit(self, owner: str, cases: Sequence[TestCase], method: str, options: EvalOptions, *,
-               name: str = "", chunk_size: int = 25, max_calls: int | None = None,
+               name: str = "", chunk_size: int | None = None, max_calls: int | None = None,
                needs_key: bool = False) -> JobView:
-        """Queue a run (registered at once in the store as ``running``)."""
+        """Queue a run (registered at once in the store as ``running``, its cases with it).
+        ``chunk_size``: cases per chunk (None: sized by time)."""
         self._check_room(owner)
         settings = {"method": method, **options.public_dict()}
-        run_id = self.store.start(method, list(cases), name=name or None, settings=settings,
+        run_id = self.store.start(method, cases, name=name or None, settings=settings,
                                   owner=owner, needs_key=needs_key)
-        job = _Job(run_id, owner, name or method, method, options, list(enumerate(cases)), len(cases),
-                   0, max(1, int(chunk_size)), max_calls)
+        job = _Job(run_id, owner, name or method, method, options, len(cases), len(cases), 0,
+                   _size(chunk_size), max_calls)
         return self._enqueue(job)
 
-    def resume(self, run_id: str, owner: str, options: EvalOptions, *, chunk_size: int = 25,
+    def resume(self, run_id: str, owner: str, options: EvalOptions, *, chunk_size: int | None = None,
                max_calls: int | None = None) -> JobView:
         """Queue the missing cases of an interrupted run (KeyError: no such run of this owner)."""
         summary = self.store.get(run_id, owner=owner)
         if summary.status != "interrupted":
             raise ValueError(f"run {summary.name!r} is {summary.status}, not interrupted")
         self._check_room(owner)
-        todo = self.store.pending(run_id, owner=owner)
-        self.store.finish(run_id, "running")
-        job = _Job(run_id, owner, summary.name, summary.method, options, todo, summary.num_cases,
-                   summary.num_cases - len(todo), max(1, int(chunk_size)), max_calls)
+        left = self.store.count_pending(run_id, owner=owner)
+        self.store.finish(run_id, "running")  # a new session of the run: its time adds to the earlier ones
+        job = _Job(run_id, owner, summary.name, summary.method, options, left, summary.num_cases,
+                   summary.num_cases - left, _size(chunk_size), max_calls)
         return self._enqueue(job)
 
     def cancel(self, job_id: str, owner: str) -> bool:
@@ -234,8 +260,8 @@ class JobQueue:
     def _enqueue(self, job: _Job) -> JobView:
         with self._cv:
             self._jobs[job.id] = job
-            job.closing = not job.todo  # nothing to evaluate (e.g. resuming a complete run)
-            if job.todo and self._thread is None:
+            job.closing = not job.left  # nothing to evaluate (e.g. resuming a complete run)
+            if job.left and self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="rag-eval-jobs", daemon=True)
                 self._thread.start()
             self._cv.notify_all()
@@ -278,40 +304,44 @@ class JobQueue:
                 self.store.finish(job.id, "interrupted", error=error)
             elif status == "cancelled" and job.done == 0:
                 self.store.delete(job.id, owner=None)  # nothing finished: nothing to keep
-            else:
-                self.store.finish(job.id, cast(RunStatus, status), error=error,
-                                  timings={"wall_s": ended - (job.started or ended)})
+            else:  # (the store keeps the run's whole time, over every session of it)
+                self.store.finish(job.id, cast(RunStatus, status), error=error)
         except Exception as exc:  # noqa: BLE001 - the chunks are stored; say why it did not close
             error = f"{error + '; ' if error else ''}could not close the run: {exc}"
         with self._cv:
             job.status, job.error, job.ended = status, error, ended
-            job.options = EvalOptions()  # the key goes with the job's settings
-            job.todo = []
+            job.options = EvalOptions()  # the key goes with the job's settings (and its evaluation)
+            job.evaluation = None
             self._ended.append(job.id)
             while len(self._ended) > KEEP_ENDED:
                 self._jobs.pop(self._ended.popleft(), None)
             self._cv.notify_all()
 
-    def _take(self) -> tuple[_Job, list[tuple[int, TestCase]], str | None] | None:
-        """The next (job, chunk, None) to evaluate, or (job, [], reason) for a job that must stop
+    def _take(self) -> tuple[_Job, int, str | None] | None:
+        """The next (job, chunk size, None) to evaluate, or (job, 0, reason) for a job that must stop
         now (reason "" = cancelled by its owner); None when there is no work (caller holds the lock)."""
         job = self._next()
         if job is None:
             return None
         if job.cancel:
             job.closing = True
-            return job, [], ""
+            return job, 0, ""
         if job.max_calls is not None and self.ledger.used(job.owner) >= job.max_calls:
             job.closing = True
-            return job, [], f"LLM call limit reached ({job.max_calls:,} billed calls)"
-        chunk = [job.todo[0]]
-        for item in job.todo[1:job.chunk_size]:  # contiguous input indices only
+            return job, 0, f"LLM call limit reached ({job.max_calls:,} billed calls)"
+        job.status = "running"
+        job.started = job.started or time.time()
+        return job, job.next_size(), None
+
+    def _chunk(self, job: _Job, size: int) -> list[tuple[int, TestCase]]:
+        """The next ``size`` cases of ``job`` from the store, contiguous input indices only."""
+        got = self.store.next_pending(job.id, owner=None, limit=size, after=job.cursor)
+        chunk = got[:1]
+        for item in got[1:]:
             if item[0] != chunk[-1][0] + 1:
                 break
             chunk.append(item)
-        job.status = "running"
-        job.started = job.started or time.time()
-        return job, chunk, None
+        return chunk
 
     def _warm_up(self, method: str) -> None:
         """The method's ``warm_up()`` (through the method registry), once per method per process:
@@ -334,7 +364,7 @@ class JobQueue:
         return progress
 
     def _work(self) -> None:
-        from .pipeline import evaluate_batch  # lazy: loads labelers only when there is work
+        from .pipeline import Evaluation  # lazy: loads labelers only when there is work
 
         while True:
             with self._cv:
@@ -343,15 +373,25 @@ class JobQueue:
                     self._thread = None
                     self._cv.notify_all()
                     return
-                job, chunk, stop = picked
+                job, size, stop = picked
                 options = job.options
             if stop is not None:
                 self._close(job, "cancelled", stop or None)
                 continue
             try:
                 self._warm_up(job.method)
-                part = evaluate_batch([c for _, c in chunk], job.method, options=options,
-                                      chunk_size=len(chunk), progress=self._progress_of(job))
+                chunk = self._chunk(job, size)
+                if not chunk:  # nothing left in the store (e.g. the run was closed meanwhile)
+                    with self._cv:
+                        job.left, job.closing = 0, True
+                    self._close(job, "finished", None)
+                    continue
+                if job.evaluation is None:
+                    job.evaluation = Evaluation(job.method, options)
+                t0 = time.perf_counter()
+                part = job.evaluation.run([c for _, c in chunk], chunk_size=len(chunk),
+                                          progress=self._progress_of(job))
+                dt = time.perf_counter() - t0
                 self.store.add_chunk(job.id, chunk[0][0], part)
             except Exception as exc:  # noqa: BLE001 - keep what finished; the run can resume
                 with self._cv:
@@ -364,16 +404,23 @@ class JobQueue:
             with self._cv:
                 self.chunks_run += 1
                 job.in_chunk = 0
-                job.todo = job.todo[len(chunk):]
+                job.cursor = chunk[-1][0]
+                job.left -= len(chunk)
                 job.done += len(chunk)
                 job.done_here += len(chunk)
+                pace = len(chunk) / max(dt, 1e-3)
+                job.pace = pace if job.pace is None else 0.5 * job.pace + 0.5 * pace
                 job.usage = job.usage + part.usage
                 if job.max_calls is not None:
                     self.ledger.add(job.owner, part.usage.calls)
-                job.closing = finished = not job.todo
+                job.closing = finished = job.left <= 0
                 self._cv.notify_all()
             if finished:
                 self._close(job, "finished", None)
+
+
+def _size(chunk_size: int | None) -> int | None:
+    return None if chunk_size is None else max(1, int(chunk_size))
 
 
 __all__ = ["ACTIVE", "JobQueue", "JobView", "MAX_ACTIVE_PER_OWNER", "QueueFull", "options_from_settings"]

@@ -8,6 +8,8 @@ share-link secret      (follows the run history)   ``share_key`` beside the run 
 embedding vectors      ``RAG_EVAL_EMBED_CACHE``    ``embeddings.sqlite3`` beside the run history
 LLM replies            ``RAG_EVAL_LLM_CACHE``      ``llm_cache.sqlite3`` in the user cache dir
 built ONNX encoders    ``RAG_EVAL_MODEL_CACHE``    ``onnx/`` in the user cache dir
+results files to open  ``RAG_EVAL_RESULTS_DIR``    none: the dashboard opens uploaded results files
+                                                   only (this folder's open at any size)
 =====================  ==========================  ===============================================
 
 A cache variable set to one of :data:`OFF_VALUES` (``off``, ``0``, ...) turns that cache off
@@ -23,6 +25,7 @@ ENV_STORE = "RAG_EVAL_STORE"
 ENV_EMBED_CACHE = "RAG_EVAL_EMBED_CACHE"
 ENV_LLM_CACHE = "RAG_EVAL_LLM_CACHE"
 ENV_MODEL_CACHE = "RAG_EVAL_MODEL_CACHE"
+ENV_RESULTS_DIR = "RAG_EVAL_RESULTS_DIR"
 #: Set (to 1) by the container's start script when the run history is in a temporary directory.
 ENV_STORE_TEMPORARY = "RAG_EVAL_STORE_TEMPORARY"
 #: Values of a cache-path variable that turn the cache off.
@@ -52,6 +55,13 @@ def share_key_path() -> Path:
     """The secret that signs the dashboard's read-only links to one run (``share_key`` beside the run
     history: it lives and dies with the runs it opens)."""
     return store_path().parent / "share_key"
+
+
+def results_dir() -> Path | None:
+    """A folder on the server whose results files (``evaluate --out``, the Ray engine) the dashboard
+    lists and opens, whatever their size (``$RAG_EVAL_RESULTS_DIR``; None when not set)."""
+    env = os.environ.get(ENV_RESULTS_DIR, "").strip()
+    return Path(env).expanduser() if env else None
 
 
 def embed_cache_path() -> Path | None:

@@ -30,7 +30,7 @@ from .types import (
 #: method ticks (the LLM labelers tick once per case; called from their worker thread).
 Progress = Callable[[int, int], None]
 
-__all__ = ["CHUNK_SIZE", "as_test_case", "estimate", "evaluate", "evaluate_batch"]
+__all__ = ["CHUNK_SIZE", "Evaluation", "as_test_case", "estimate", "evaluate", "evaluate_batch"]
 
 
 def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
@@ -86,6 +86,82 @@ def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: f
     )
 
 
+class Evaluation:
+    """One run's method and options, checked and built once; its cases evaluated in one call or in
+    many (a file read chunk by chunk, the dashboard's background worker): the method's fixed cost
+    (building it, checking the options) is paid once per run, not once per chunk.
+
+    ``evaluate_batch`` is ``Evaluation(...).run(cases)``."""
+
+    def __init__(self, method: str = "trace", options: EvalOptions | None = None, *, engine: str = "local",
+                 ray_address: str | None = None, **option_overrides: Any) -> None:
+        if engine not in ("local", "ray"):
+            raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
+        self.spec = get_method(method)  # unknown names raise, listing the valid ones
+        opts = options or EvalOptions()
+        if option_overrides:
+            # dict(model) keeps nested objects (a model_dump would drop the excluded API key)
+            opts = EvalOptions(**{**dict(opts), **option_overrides})
+        if opts.metrics:  # unknown family metric names / bad params fail before any labeling
+            from .families import validate_metric_names
+
+            validate_metric_names(opts.metrics, opts.metric_params)
+        self.method, self.options, self.engine, self.ray_address = method, opts, engine, ray_address
+        self._impl: Method | None = None
+
+    @property
+    def impl(self) -> Method:
+        if self._impl is None:
+            self._impl = self.spec.build()
+        return self._impl
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The run's public settings (never an API key)."""
+        return {"method": self.method, **self.options.public_dict()}
+
+    def run(self, cases: Iterable[TestCase | Mapping[str, Any]], *, progress: Progress | None = None,
+            should_stop: Callable[[], bool] | None = None, chunk_size: int | None = None) -> RunResult:
+        """Evaluate ``cases`` (see :func:`evaluate_batch`)."""
+        method, opts = self.method, self.options
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        t0 = time.perf_counter()
+        case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
+        total = len(case_list)
+        results: list[CaseResult | None] = [None] * total
+        pending = _sentencize(case_list, method, results)
+        if progress:
+            progress(total - len(pending), total)
+        warnings: list[str] = []
+        t_label, cancelled = 0.0, False
+        if pending:
+            impl = self.impl
+            try:  # a method that must see the whole run before its chunks (selective hybrid)
+                impl.prepare([it for _, it in pending], opts)
+            except Exception as exc:  # noqa: BLE001 - reported; label() copes without it
+                warnings.append(f"{method}: prepare failed ({type(exc).__name__}: {exc}); "
+                                "each chunk was labeled on its own")
+            step = max(1, chunk_size or int(impl.chunk_size or CHUNK_SIZE))
+            t_label, cancelled = _label_chunks(impl, pending, opts, method, step, results,
+                                               progress, should_stop, self.engine, self.ray_address)
+        final = [r for r in results if r is not None]
+        t_metrics = 0.0
+        if opts.metrics:
+            tm = time.perf_counter()
+            final = _add_family_metrics(final, opts)
+            t_metrics = time.perf_counter() - tm
+        return RunResult(
+            method=method,
+            results=tuple(final),
+            settings=self.settings,
+            timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
+            usage=Usage.total(r.usage for r in final),
+            started_at=started,
+            cancelled=cancelled,
+            warnings=tuple(warnings),
+        )
+
+
 def evaluate_batch(
     cases: Iterable[TestCase | Mapping[str, Any]],
     method: str = "trace",
@@ -106,54 +182,10 @@ def evaluate_batch(
     and cancel step) defaults to the method's own ``chunk_size``.
     ``engine="ray"`` labels the chunks on Ray workers (offline methods; ``ray_address`` for an
     existing cluster; see ``engines.ray_engine``) with the same results, in input order.
+    For a run evaluated in several calls (chunks of a file), build one :class:`Evaluation`.
     """
-    if engine not in ("local", "ray"):
-        raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
-    spec = get_method(method)  # unknown names raise, listing the valid ones
-    opts = options or EvalOptions()
-    if option_overrides:
-        # dict(model) keeps nested objects (a model_dump would drop the excluded API key)
-        opts = EvalOptions(**{**dict(opts), **option_overrides})
-    if opts.metrics:  # unknown family metric names / bad params fail before any labeling
-        from .families import validate_metric_names
-
-        validate_metric_names(opts.metrics, opts.metric_params)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
-    case_list = [as_test_case(c, i) for i, c in enumerate(cases)]
-    total = len(case_list)
-    results: list[CaseResult | None] = [None] * total
-    pending = _sentencize(case_list, method, results)
-    if progress:
-        progress(total - len(pending), total)
-    warnings: list[str] = []
-    t_label, cancelled = 0.0, False
-    if pending:
-        impl = spec.build()
-        try:  # a method that must see the whole run before its chunks (selective hybrid)
-            impl.prepare([it for _, it in pending], opts)
-        except Exception as exc:  # noqa: BLE001 - reported; label() copes without it
-            warnings.append(f"{method}: prepare failed ({type(exc).__name__}: {exc}); "
-                            "each chunk was labeled on its own")
-        step = max(1, chunk_size or int(impl.chunk_size or CHUNK_SIZE))
-        t_label, cancelled = _label_chunks(impl, pending, opts, method, step, results,
-                                           progress, should_stop, engine, ray_address)
-    final = [r for r in results if r is not None]
-    t_metrics = 0.0
-    if opts.metrics:
-        tm = time.perf_counter()
-        final = _add_family_metrics(final, opts)
-        t_metrics = time.perf_counter() - tm
-    return RunResult(
-        method=method,
-        results=tuple(final),
-        settings={"method": method, **opts.public_dict()},
-        timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
-        usage=Usage.total(r.usage for r in final),
-        started_at=started,
-        cancelled=cancelled,
-        warnings=tuple(warnings),
-    )
+    return Evaluation(method, options, engine=engine, ray_address=ray_address, **option_overrides).run(
+        cases, progress=progress, should_stop=should_stop, chunk_size=chunk_size)
 
 
 def _sentencize(case_list: list[TestCase], method: str, results: list[CaseResult | None]

@@ -9,7 +9,9 @@ version  what changed
 =======  ====================================================================================
 
 :func:`load_run` reads a stored ``RunResult`` dump of any known version (older ones are migrated
-step by step, :data:`MIGRATIONS`); :func:`migrate_export` does the same for a results JSON
+step by step, :data:`MIGRATIONS`); :func:`load_case` one ``CaseResult`` of a run the history stores
+case by case (the run keeps the version its cases were written in, and each is migrated as a
+one-case run); :func:`migrate_export` does the same for a results JSON
 written by ``python -m evaluators evaluate --out`` or the dashboard download. A version newer
 than this library's is refused with a clear error. A version-1 run has no spans: Inspect splits
 its texts again (and says so).
@@ -21,9 +23,9 @@ import json
 from typing import Any, Callable
 
 from .trace_metrics import expected_adherence
-from .types import SCHEMA_VERSION, RunResult, SentenceLabels
+from .types import SCHEMA_VERSION, CaseResult, RunResult, SentenceLabels
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "load_run", "migrate_export", "migrate_run"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "load_case", "load_run", "migrate_export", "migrate_run"]
 
 
 class SchemaError(ValueError):
@@ -106,3 +108,16 @@ def load_run(payload: str | bytes | dict[str, Any]) -> RunResult:
     if not isinstance(data, dict):
         raise SchemaError(f"stored run: expected a JSON object, got {type(data).__name__}")
     return RunResult.model_validate(_fill_expected_adherence(migrate_run(data)))
+
+
+def load_case(payload: str | bytes | dict[str, Any], version: int = SCHEMA_VERSION) -> CaseResult:
+    """One stored case (JSON text or its dict) of a run of format ``version``, migrated to the
+    current version (an older one as a one-case run, by :data:`MIGRATIONS`)."""
+    if version == SCHEMA_VERSION and isinstance(payload, (str, bytes)):
+        return CaseResult.model_validate_json(payload)
+    data = json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+    if not isinstance(data, dict):
+        raise SchemaError(f"stored case: expected a JSON object, got {type(data).__name__}")
+    run = _fill_expected_adherence(migrate_run({"schema_version": version, "method": data.get("method", ""),
+                                                "results": [data]}))
+    return CaseResult.model_validate(run["results"][0])

@@ -27,6 +27,14 @@ LEVEL = 0.95
 N_BOOT = 2000
 #: Above this many values the BCa jackknife (O(n²)) is replaced by the percentile method.
 BCA_MAX_N = 5000
+#: Most values drawn at once by a bootstrap (resamples x values): bounds its memory (~16 MB of
+#: indices) whatever the number of cases; the draws, hence the interval, do not depend on it.
+BOOT_DRAWS_AT_ONCE = 2_000_000
+
+
+def boot_batch(n: int) -> int:
+    """Resamples per vectorised step of a bootstrap over ``n`` values (at most 256)."""
+    return max(1, min(256, BOOT_DRAWS_AT_ONCE // max(1, n)))
 
 
 class Undefined(ValueError):
@@ -173,8 +181,9 @@ def mean_ci(values: Sequence[Any], *, groups: Sequence[Any] | None = None, n_boo
         counts = np.bincount(inv).astype(float)
         rng = np.random.default_rng(seed)
         reps = np.empty(n_boot)
-        for start in range(0, n_boot, 256):
-            b = min(256, n_boot - start)
+        step = boot_batch(len(uniq))
+        for start in range(0, n_boot, step):
+            b = min(step, n_boot - start)
             pick = rng.integers(0, len(uniq), (b, len(uniq)))
             reps[start:start + b] = sums[pick].sum(1) / counts[pick].sum(1)
         lo, hi = _percentile(reps, level)
@@ -187,14 +196,14 @@ def mean_ci(values: Sequence[Any], *, groups: Sequence[Any] | None = None, n_boo
         warnings.simplefilter("ignore")
         try:
             res = bootstrap((arr,), np.mean, n_resamples=n_boot, method=method, confidence_level=level,
-                            rng=np.random.default_rng(seed), batch=256, vectorized=True)
+                            rng=np.random.default_rng(seed), batch=boot_batch(n), vectorized=True)
             lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
         except Exception:  # noqa: BLE001 - fall back to percentile below
             pass
         if not (math.isfinite(lo) and math.isfinite(hi)) and method == "BCa":
             method = "percentile"
             res = bootstrap((arr,), np.mean, n_resamples=n_boot, method=method, confidence_level=level,
-                            rng=np.random.default_rng(seed), batch=256, vectorized=True)
+                            rng=np.random.default_rng(seed), batch=boot_batch(n), vectorized=True)
             lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return Interval(est, None, None, n, "bootstrap", _join("interval undefined", note_drop), level)

@@ -108,12 +108,14 @@ why = jobs.refusal(len(cases), method, options, est, pays)
 if why:
     st.error(why)
 can_run = (not spec.needs_llm or llm is not None) and not why
-chunk = st.select_slider("Cases per step (smaller = finer progress and cancel)",
-                         [5, 10, 25, 50, 100], value=25, key="evaluate.chunk")
+chunk = st.select_slider("Cases per step", ["auto", 5, 10, 25, 50, 100], value="auto", key="evaluate.chunk",
+                         help="auto: steps of about two seconds of work (fastest; the progress bar still moves "
+                              "within a step). A fixed number: smaller = Cancel acts sooner, but slower.")
 going = jobs.going()
 if st.button(f"Run {spec.name} on {len(cases)} cases", key="evaluate.run", type="primary",
              disabled=not can_run or bool(going)):
-    if refused := jobs.start(cases, method, options, name=name.strip() or default_name, chunk_size=chunk,
+    step = None if chunk == "auto" else int(chunk)
+    if refused := jobs.start(cases, method, options, name=name.strip() or default_name, chunk_size=step,
                              estimate=est):
         st.error(refused)
 if going:
@@ -122,6 +124,6 @@ if going:
 
 if (run := state.get_current_run()) is not None:
     st.divider()
-    st.caption(f"Latest run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored"
+    st.caption(f"Latest run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored"
                + (" · cancelled" if run.cancelled else ""))
     st.page_link("pages/3_results.py", label="See results →", icon="📊")

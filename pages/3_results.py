@@ -4,17 +4,16 @@ the cases finished so far)."""
 import pandas as pd
 import streamlit as st
 
-from evaluators.agreement import run_intervals
-from evaluators.export import to_csv, to_json
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, results_view, share, state, tables, traces_view
+from ui import charts, glossary, history, layout, open_results, results_view, share, state, tables, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
     st.success(notice)
 
 choices = history.choices()
+open_results.area(expanded=not choices)
 if not choices:
     st.info("No finished run yet.")
     st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon="⚙️")
@@ -28,12 +27,14 @@ picked = st.selectbox("Run", labels, key="results.run")
 choice = choices[picked]
 if isinstance(choice, RunSummary):
     run = history.load_memo(choice)
-    if choice.status != "finished":
+    if choice.status in ("running", "interrupted"):
         st.info(f"{history.live_tag(choice).capitalize()}: {choice.num_done} of {choice.num_cases} cases "
                 "finished so far" + (" — this page shows the final run when it ends." if
                                       choice.status == "running" else "."))
         st.button("Refresh", key="results.refresh")
-    if not run.results:
+    elif choice.error:
+        st.caption(f"This run stopped early: {choice.error}.")
+    if not choice.num_done:
         layout.stop()
 else:
     state.set_current_run(picked)
@@ -41,25 +42,18 @@ else:
 run_id = history.store_id(picked, choice)
 share.button(run_id)
 
-
-def _intervals(r) -> dict | None:
-    try:
-        return run_intervals(r)
-    except Exception:  # noqa: BLE001 - error bars fall back to ± std
-        return None
-
-
-key = ("results", picked, id(run))
-df = state.memo(key + ("frame",), lambda: tables.case_frame(run))
+key = ("results", picked, run_id or id(run), len(run) if run_id else 0)
+df = history.frame(run)  # the per-case table (shared by every session; never the whole run)
 metrics = tables.metric_columns(df)
 stats = tables.summary(df, metrics)
-st.caption(f"Method **{run.method}** · {len(run.scored)} of {len(run.results)} cases scored"
+n_scored = int(stats.loc[stats["metric"] == "adherence", "n"].iloc[0]) if "adherence" in metrics else 0
+st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
            + (" · **cancelled early** (partial run)" if run.cancelled else "")
            + tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)
            + " · hover a metric for what it means (all of them: Glossary)")
 
 cards = st.columns(min(5, max(1, len(metrics))))
-card_ci = state.memo(key + ('ci',), lambda: _intervals(run)) or {}
+card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
@@ -67,9 +61,12 @@ for i, row in stats.iterrows():
         if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
             st.caption(line)
 
-if run.errors:
-    with st.expander(f"⚠️ {len(run.errors)} case(s) could not be scored"):
-        st.dataframe(pd.DataFrame(run.errors, columns=["id", "reason"]), hide_index=True, width="stretch")
+errors = results_view.errors_of(df)
+if len(errors):
+    with st.expander(f"⚠️ {len(errors)} case(s) could not be scored"):
+        st.dataframe(errors.head(1000), hide_index=True, width="stretch")
+        if len(errors) > 1000:
+            st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
 names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
          "Download"]
@@ -82,11 +79,11 @@ with tabs["Charts"]:
         a, b = st.columns(2)
         a.markdown("**Mean of each metric**", help="\n\n".join(
             f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in plotted["metric"]))
-        a.plotly_chart(charts.metric_bars(plotted, state.memo(key + ('ci',), lambda: _intervals(run))),
+        a.plotly_chart(charts.metric_bars(plotted, state.memo(key + ('ci',), lambda: results_view.intervals(run))),
                        key="results.bars")
         b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
             f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in TRACE_METRICS))
-        b.plotly_chart(charts.radar({picked: run}), key="results.radar")
+        b.plotly_chart(charts.radar({picked: results_view.means_of(run, stats)}), key="results.radar")
         a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
                    "is the median; dots are outlying cases.")
         a.plotly_chart(charts.distributions(df, list(plotted["metric"])), key="results.box")
@@ -98,17 +95,12 @@ with tabs["Charts"]:
 
 with tabs["Cases"]:
     traces_view.cases_note(run)
-    results_view.cases_tab(df, metrics, run_id)
+    results_view.cases_tab(df, metrics, run_id, run)
 
 if "Agreement (trace vs LLM)" in tabs:
     with tabs["Agreement (trace vs LLM)"]:
         results_view.agreement_tab(run, run_id, key)
 
 with tabs["Download"]:  # built on click (a callable), not on every render; a download does not rerun the page
-    st.download_button("Download JSON (CLI format)", lambda: to_json(run), file_name=f"{run.method}_results.json",
-                       mime="application/json", key="results.json", on_click="ignore")
-    st.download_button("Download CSV (one row per case)", lambda: to_csv(df),
-                       file_name=f"{run.method}_results.csv", mime="text/csv", key="results.csv",
-                       on_click="ignore")
-    st.caption("Exports never contain an API key.")
+    results_view.downloads(run, df)
     traces_view.send_back(run, "results.traces")  # runs of trace files: the scores back to the spans

@@ -16,14 +16,14 @@ if not sources:
 
 
 def load(name: str):
-    """A run by display name (history runs are read once per session)."""
+    """A run by display name (read from the history as needed: never held whole here)."""
     src = sources[name]
-    return src if not isinstance(src, str) else state.memo(("history", src), lambda: history.load(src))
+    return src if not isinstance(src, str) else history.load(src)
 
 
 def frame(name: str):
-    run = load(name)
-    return state.memo(("frame", name, id(run)), lambda: tables.case_frame(run))
+    """The run's per-case table (shared by every session, see ui.history.frame)."""
+    return history.frame(load(name))
 
 
 tab_which, tab_mm, tab_hist, tab_human = st.tabs(
@@ -43,7 +43,7 @@ with tab_mm:
                    "— by default the newest pair of different methods. Each dot is a case: on the dotted "
                    "diagonal both runs give it the same score.")
         if st.session_state.get("compare.a") not in names or st.session_state.get("compare.b") not in names:
-            a0, b0 = cv.default_pair(names, lambda n: frozenset(r.case.id for r in load(n).results),
+            a0, b0 = cv.default_pair(names, lambda n: frozenset(frame(n)["id"].astype(str)),
                                      lambda n: load(n).method)
             st.session_state["compare.a"], st.session_state["compare.b"] = a0, b0
         c1, c2, c3 = st.columns(3)
@@ -58,13 +58,15 @@ with tab_mm:
                 st.session_state["compare.metric"] = "adherence" if "adherence" in common else common[0]
             metric = c3.selectbox("Metric", common, key="compare.metric", format_func=glossary.nice,
                                   help=glossary.help_text(str(st.session_state.get("compare.metric") or common[0])))
-            key = ("compare", a_name, id(run_a), b_name, id(run_b), metric)
-            paired = state.memo(key + ("paired",), lambda: tables.paired_frame(run_a, run_b, metric))
+            key = ("compare", a_name, len(run_a), b_name, len(run_b), metric)
+            paired = state.memo(key + ("paired",), lambda: tables.paired_frame(frame(a_name), frame(b_name), metric),
+                                max_items=8)
             if paired.empty:
                 st.warning("No case is scored in both runs: compare runs of the same cases.")
             else:
                 with st.spinner("Computing how well they agree…"):
-                    corr, how = state.memo(key + ("corr",), lambda: cv.correlations(run_a, run_b, metric, paired))
+                    corr, how = state.memo(key + ("corr",), lambda: cv.correlations(
+                        history.whole(run_a), history.whole(run_b), metric, paired))
                 st.plotly_chart(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)),
                                 key="compare.scatter")
                 st.caption(f"{len(paired)} cases in both runs · dots of equal scores are nudged apart a "
@@ -106,7 +108,7 @@ with tab_hist:
         target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
                               format_func=lambda i: cv.history_label(saved, i))
         if h2.button("Open in Results", key="compare.open"):
-            state.add_run(cv.history_label(saved, target), history.load(target), target)
+            state.add_run(cv.history_label(saved, target), None, target)
             st.switch_page("pages/3_results.py")
         if h2.button("Delete from history", key="compare.delete"):
             history.delete(target)
@@ -116,8 +118,12 @@ with tab_human:
     labeled = [n for n in sources if tables.human_label_columns(load(n))] if len(sources) <= 12 else list(sources)
     h_names = st.multiselect("Runs (one block of rows per method)", list(sources), default=labeled[:2],
                              key="compare.human_runs")
-    h_runs = [load(n) for n in h_names]
-    label_cols = sorted({c for r in h_runs for c in tables.human_label_columns(r)})
+    h_stored = [load(n) for n in h_names]
+    label_cols = sorted({c for r in h_stored for c in tables.human_label_columns(r)})
+    h_runs = [w for r in h_stored if (w := history.whole(r)) is not None]
+    too_big = [n for n, r in zip(h_names, h_stored) if history.whole(r) is None]
+    if too_big:
+        st.info(history.too_big(load(too_big[0]), "Agreement with human labels"))
     if not h_runs:
         st.info("Pick at least one run whose cases carry human labels (e.g. the sample set's `hallucinated`).")
     elif not label_cols:
@@ -125,7 +131,7 @@ with tab_human:
     else:
         st.caption("How well each score finds what a person marked (e.g. hallucinated answers). "
                    "expected_adherence is the score to rank by.")
-        key = ("human", tuple(h_names), tuple(id(r) for r in h_runs))
+        key = ("human", tuple(h_names), tuple(len(r.results) for r in h_runs))
         table, err = state.memo(key + ("agreement",), lambda: cv.agreement(h_runs))
         if err:
             st.warning(err)

@@ -10,7 +10,11 @@
    on the 16 sample cases from that venv;
 4. the Dockerfile's CMD as that user with its ENV, until ``/_stcore/health`` answers (timed);
 5. a headless-Chromium run of the 16 sample cases (``scripts/space_browser.py``: time from the click
-   on Run to the finished run).
+   on Run to the finished run);
+7. a restart mid-run with a persistent folder (``/data`` on a Space; ``SPACE_DATA_DIR`` here): a
+   visitor starts a 3,000-case run (``scripts/space_restart.py``), the app is killed and started again on the
+   same folder; the history, the finished cases and the Resume offer must be there, and the resumed
+   run must end with every case and report its whole time.
 
 Prints the venv size and every timing; exits non-zero when any step fails. ``--json PATH`` also
 writes the figures (``bench/results/space_check.json``). Standard library only.
@@ -197,6 +201,52 @@ def browser_python(explicit: str | None) -> str:
                        "Debian's chromium (apt-get install -y chromium)")
 
 
+def restart_check(steps: dict[str, Any], app_dir: Path, venv: Path, home: Path, uid: int, gid: int, port: int,
+                  work: Path, browser: str | None) -> dict[str, Any]:
+    """Step 7: start the app on a persistent folder, start a run, kill the app mid-run (as a Space
+    restart does), start it again on the same folder, and check what a visitor finds."""
+    data = work / "data"
+    data.mkdir()
+    os.chown(data, uid, gid) if os.geteuid() == 0 else None
+    env = user_env(steps, venv, home, {"STREAMLIT_SERVER_PORT": str(port), "STREAMLIT_SERVER_ADDRESS": "127.0.0.1",
+                                       "SPACE_DATA_DIR": str(data)})
+    env.pop("RAG_EVAL_STORE", None)
+    store = data / "rag-eval" / "runs.sqlite3"
+    py = browser_python(browser)
+    token, n = "restartcheck-visitor-000001", 3000
+    url = f"http://127.0.0.1:{port}"
+
+    def launch(name: str) -> subprocess.Popen:
+        with open(work / name, "w") as fh:
+            proc = subprocess.Popen(as_user(steps["cmd"], uid, gid), cwd=app_dir, env=env, stdout=fh,
+                                    stderr=subprocess.STDOUT)
+        wait_health(f"{url}/_stcore/health", proc, timeout=120)
+        return proc
+
+    def drive(*args: str) -> dict[str, Any]:
+        res = subprocess.run([py, str(ROOT / "scripts" / "space_restart.py"), *args], capture_output=True,
+                             text=True, timeout=900)
+        if res.returncode:
+            raise RuntimeError(res.stderr[-2000:] or res.stdout[-2000:])
+        return json.loads(res.stdout.strip().splitlines()[-1])
+
+    proc = launch("app_before.log")
+    try:
+        first = drive("start", url, str(store), str(n), token)
+    finally:
+        proc.kill()  # no goodbye: as a container stopped or crashed mid-run
+        proc.wait(timeout=30)
+    t = time.perf_counter()
+    proc = launch("app_after.log")
+    restart_s = time.perf_counter() - t
+    try:
+        second = drive("after", url, str(store), str(n), token, str(first["done_before_restart"]))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return {**first, **second, "restart_to_health_s": round(restart_s, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("venv", nargs="?", default=str(Path(tempfile.gettempdir()) / "space-venv"),
@@ -235,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chmod(home, 0o700)
     with step("2 read-only copy of the tree", results):
         app_dir = read_only_tree(work / "app")
-    env = user_env(steps, venv, home, {"STREAMLIT_SERVER_PORT": str(port)})
+    env = user_env(steps, venv, home, {"STREAMLIT_SERVER_PORT": str(port), "STREAMLIT_SERVER_ADDRESS": "127.0.0.1"})
     results["user"] = f"{user} (uid {uid})"
     for cmd in steps["user_runs"]:
         with step(f"3 build step as {user}: {cmd}", results):
@@ -285,6 +335,14 @@ def main(argv: list[str] | None = None) -> int:
         if proc is not None and proc.poll() is None:
             proc.terminate()
             proc.wait(timeout=20)
+    with step("7 restart mid-run: history, finished cases and Resume survive", results):
+        results["restart"] = restart_check(steps, app_dir, venv, home, uid, gid, port, work, args.browser_python)
+        r = results["restart"]
+        print(f"   {r['done_before_restart']} of {r['cases']} cases before the restart; after it: "
+              f"{r['status_after_restart']}, {r['done_after_restart']} kept, Resume offered: {r['resume_offered']}; "
+              f"resumed: {r['num_done']} of {r['num_cases']} in {r['wall_s']:.1f} s (whole time); {r['notice']}")
+        if not (r["kept_every_finished_case"] and r["resume_offered"] and r["whole_count"] and r["whole_time"]):
+            raise RuntimeError(f"the restart lost something: {r}")
     results["app_log_tail"] = log.read_text(errors="replace").splitlines()[-15:] if log.exists() else []
     failed = results.get("failed", [])
     print(json.dumps({k: v for k, v in results.items() if k != "app_log_tail"}, indent=2))

@@ -38,6 +38,11 @@ def page(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def session_runs(at: AppTest) -> dict:
+    """The runs a session opened, read whole from the history (the session keeps their ids only)."""
+    return {label: RunStore().load(rid, owner=None) for label, rid in at.session_state[state._RUNS].items()}
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -178,7 +183,7 @@ def test_run_in_chunks_then_results_and_history(jobs_done):
     assert not at.exception
     jobs_done(at)
     assert at.title[0].value == "Results"  # finished runs open Results
-    runs = at.session_state[state._RUNS]
+    runs = session_runs(at)
     (label, run), = runs.items()
     assert [r.case.id for r in run.results] == ["c1", "c2", "c3", "c4"] and not run.cancelled
     saved = RunStore().list(owner=TOKEN)
@@ -375,7 +380,7 @@ def test_gpt_labeling_with_a_typed_key_never_persists_it(llm_server, tmp_store, 
     assert not at.exception and at.title[0].value == "Results"
     assert llm_server.count >= 2
     assert all(r.headers.get("authorization") == f"Bearer {secret}" for r in llm_server.requests)
-    (run,) = at.session_state[state._RUNS].values()
+    (run,) = session_runs(at).values()
     assert [r.ok for r in run.results] == [True, True]
     assert run.settings["llm"]["base_url"] == llm_server.base_url
     assert secret not in to_json(run) and secret not in run.model_dump_json()
@@ -396,7 +401,7 @@ def test_family_metrics_are_offered_and_shown_next_to_trace(jobs_done):
     at.button(key="evaluate.run").click().run()
     jobs_done(at)
     assert not at.exception and at.title[0].value == "Results"
-    (run,) = at.session_state[state._RUNS].values()
+    (run,) = session_runs(at).values()
     c1 = run.results[0].metrics
     assert c1["contains_text"].value == 1.0 and c1["faithfulness"].skipped  # no LLM: skipped, said why
     assert "Contains text" in metrics(at)
@@ -561,7 +566,7 @@ def test_cancel_keeps_finished_chunks(jobs_done):
     jobs_done(at)
     # the chunk going on when Cancel was clicked still finishes
     assert any("Cancelled: kept 10 of 15 cases" in s.value for s in at.success)
-    (run,) = at.session_state[state._RUNS].values()
+    (run,) = session_runs(at).values()
     assert run.cancelled and len(run.results) == 10
     assert RunStore().get(rid, owner=TOKEN).status == "cancelled"
 
@@ -569,10 +574,10 @@ def test_cancel_keeps_finished_chunks(jobs_done):
 def test_a_failing_chunk_interrupts_the_run_and_resume_adds_only_the_missing_cases(monkeypatch, jobs_done):
     from evaluators import pipeline
 
-    real = pipeline.evaluate_batch
+    real = pipeline.Evaluation.run
     failing = {"k6"}
-    monkeypatch.setattr(pipeline, "evaluate_batch", lambda cs, *a, **k: (_ for _ in ()).throw(
-        MemoryError("boom")) if failing & {c.id for c in cs} else real(cs, *a, **k))
+    monkeypatch.setattr(pipeline.Evaluation, "run", lambda self, cs, *a, **k: (_ for _ in ()).throw(
+        MemoryError("boom")) if failing & {c.id for c in cs} else real(self, cs, *a, **k))
     at = _start(_with_cases(n_cases(9)).run(), chunk=5)
     jobs_done(at)
     assert at.title[0].value == "Evaluate"
@@ -585,7 +590,7 @@ def test_a_failing_chunk_interrupts_the_run_and_resume_adds_only_the_missing_cas
     at.button(key=f"jobs.resume.{s.id}").click().run()
     jobs_done(at)
     assert at.title[0].value == "Results" and fx.CALLS == [4]  # only k5..k8 evaluated again
-    (run,) = at.session_state[state._RUNS].values()
+    (run,) = session_runs(at).values()
     assert [r.case.id for r in run.results] == [f"k{i}" for i in range(9)] and not run.cancelled
 
 

@@ -63,16 +63,17 @@ def upload(page, path: Path, n: int) -> None:
     expect(page.get_by_text(f"Dataset: {path.name} · {n} cases")).to_be_visible()
 
 
-def start_trace(page, chunk: int) -> None:
+def start_trace(page, chunk: int | None = None) -> None:
+    """Evaluate -> Run TRACE; ``chunk``: a fixed number of cases per step (None: "auto", by time)."""
     from playwright.sync_api import expect
 
     page.get_by_role("link", name="Evaluate").first.click()
     expect(page.get_by_role("button", name="Run TRACE")).to_be_enabled(timeout=30_000)
-    if chunk != 25:
+    if chunk is not None:
         slider = page.get_by_test_id("stSlider").filter(has_text="Cases per step")
         slider.get_by_role("slider").focus()
-        for _ in range({5: 2, 10: 1}[chunk]):
-            page.keyboard.press("ArrowLeft")
+        for _ in range({5: 1, 10: 2, 25: 3, 50: 4, 100: 5}[chunk]):
+            page.keyboard.press("ArrowRight")
         expect(slider.get_by_role("slider")).to_have_attribute("aria-valuetext", str(chunk))
     page.get_by_role("button", name="Run TRACE").click()
 
@@ -140,18 +141,17 @@ def test_a_run_started_then_left_for_results_completes_there(server, browser, tm
 
 
 def log_chunk_writes(db: Path) -> None:
-    """From now on, record every chunk of results the server writes to the run store."""
+    """From now on, record every case the server writes to the run store (its input index)."""
     with closing(sqlite3.connect(db)) as con, con:
-        con.execute("CREATE TABLE chunk_log (first INTEGER, n INTEGER)")
-        con.execute("CREATE TRIGGER log_chunk AFTER INSERT ON run_chunks "
-                    "BEGIN INSERT INTO chunk_log VALUES (NEW.first, NEW.n); END")
+        con.execute("CREATE TABLE case_log (idx INTEGER)")
+        con.execute("CREATE TRIGGER log_case AFTER INSERT ON run_cases "
+                    "BEGIN INSERT INTO case_log VALUES (NEW.idx); END")
 
 
-def stored_chunks(db: Path, table: str = "run_chunks") -> set[int]:
-    """Input indexes of the cases in the stored chunks (or in the logged chunk writes)."""
+def stored_chunks(db: Path) -> set[int]:
+    """Input indexes of the cases stored so far."""
     with closing(sqlite3.connect(db)) as con:
-        return {i for first, k in con.execute(f"SELECT first, n FROM {table}")
-                for i in range(first, first + k)}
+        return {int(i) for (i,) in con.execute("SELECT idx FROM run_cases")}
 
 
 def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_path):
@@ -212,9 +212,9 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
     assert [r.case.id for r in run.results] == [f"b-{i}" for i in range(n)]
     # the resumed run evaluated exactly the missing cases, each once
     with closing(sqlite3.connect(db)) as con:
-        written = [i for first, k in con.execute("SELECT first, n FROM chunk_log")
-                   for i in range(first, first + k)]
+        written = [int(i) for (i,) in con.execute("SELECT idx FROM case_log")]
     assert sorted(written) == sorted(set(range(n)) - kept_cases)
+    assert s.timings["wall_s"] > 0  # the whole time, both servers' parts (tests/test_jobs.py checks the sum)
 
 
 def test_two_visitors_never_see_each_others_runs_or_rows(server, browser, tmp_path):

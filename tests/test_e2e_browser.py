@@ -139,7 +139,7 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
             notice = page.get_by_text("Cancelled: kept")
             expect(notice).to_be_visible(timeout=30_000)
             kept = int(notice.inner_text().split("kept ")[1].split(" ")[0])
-            assert 25 <= kept < N_BIG and kept % 25 == 0, kept
+            assert 0 < kept < N_BIG, kept  # whole chunks (sized by time) kept, the rest not evaluated
             expect(page.get_by_text("cancelled early")).to_be_visible()
 
             page.get_by_role("link", name="Compare").first.click()

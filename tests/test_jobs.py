@@ -157,20 +157,27 @@ def test_cancel_keeps_finished_chunks(queue, rec):
     assert ["q0", "q1"] not in rec.chunks
 
 
-def test_a_failing_chunk_interrupts_and_resume_evaluates_only_the_missing_cases(queue, rec, monkeypatch):
-    # a labeler error only flags its cases (the pipeline keeps going); a chunk fails as a whole when
-    # something around the labeler breaks (out of memory, a full disk, …)
+def failing_chunks(monkeypatch, fail_on: set[str], message: str, delay: float = 0.0) -> None:
+    """Chunks holding one of ``fail_on`` fail as a whole (after ``delay`` s), as when something around
+    the labeler breaks (out of memory, a full disk, …); clear the set to let them through."""
     from evaluators import pipeline
 
-    real = pipeline.evaluate_batch
-    fail_on = {"c3"}
+    real = pipeline.Evaluation.run
 
-    def flaky(cs, *a, **kw):
+    def flaky(self, cs, *a, **kw):
+        time.sleep(delay)
         if fail_on & {c.id for c in cs}:
-            raise MemoryError("boom")
-        return real(cs, *a, **kw)
+            raise MemoryError(message)
+        return real(self, cs, *a, **kw)
 
-    monkeypatch.setattr(pipeline, "evaluate_batch", flaky)
+    monkeypatch.setattr(pipeline.Evaluation, "run", flaky)
+
+
+def test_a_failing_chunk_interrupts_and_resume_evaluates_only_the_missing_cases(queue, rec, monkeypatch):
+    # a labeler error only flags its cases (the pipeline keeps going); a chunk fails as a whole when
+    # something around the labeler breaks
+    fail_on = {"c3"}
+    failing_chunks(monkeypatch, fail_on, "boom")
     job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
     assert queue.wait(job.id, 30) == "interrupted"
     s = queue.store.get(job.id, owner="o")
@@ -267,3 +274,40 @@ def test_server_settings_keep_page_runs_from_starving_the_worker(tmp_path):
     finally:
         sys.setswitchinterval(before)
         onnx_graph.set_spinning(True)
+
+
+def test_chunks_are_sized_by_time_and_the_method_is_built_once_per_run(tmp_path, register_method, monkeypatch):
+    from evaluators import jobs
+
+    class Slow(Recorder):
+        def label(self, items, options, tick):
+            time.sleep(0.01 * len(items))  # 100 cases a second
+            return super().label(items, options, tick)
+
+    built = []
+    spec = register_method("slow", Slow())
+    real_build = spec.build
+    monkeypatch.setattr(type(spec), "build", lambda self: built.append(1) or real_build())
+    monkeypatch.setattr(jobs, "CHUNK_SECONDS", 0.2)
+    q = JobQueue(RunStore(tmp_path / "runs.sqlite3"))
+    job = q.submit("o", cases("c", 120), "slow", OPTS)
+    assert q.wait(job.id, 60) == "finished"
+    sizes = [len(c) for c in spec.impl.chunks]
+    assert sizes[0] == jobs.FIRST_CHUNK and max(sizes) >= 12 and sum(sizes) == 120  # ~0.2 s of work each
+    assert len(built) <= 2  # once for the run (and once for warm-up), not once per chunk
+    assert [r.case.id for r in q.store.load(job.id, owner="o").results] == [f"c{i}" for i in range(120)]
+
+
+def test_a_resumed_run_reports_its_whole_time_and_count(queue, rec, monkeypatch):
+    fail_on = {"c4"}
+    failing_chunks(monkeypatch, fail_on, "the server went away", delay=0.2)
+    job = queue.submit("o", cases("c", 6), "rec", OPTS, chunk_size=2)
+    assert queue.wait(job.id, 30) == "interrupted"
+    first = queue.store.get(job.id, owner="o")
+    assert first.num_done == 4 and first.timings["wall_s"] >= 0.4
+    fail_on.clear()
+    queue.resume(job.id, "o", OPTS, chunk_size=2)
+    assert queue.wait(job.id, 30) == "finished"
+    s = queue.store.get(job.id, owner="o")
+    assert (s.num_done, s.num_cases, s.num_scored) == (6, 6, 6)
+    assert s.timings["wall_s"] >= first.timings["wall_s"] + 0.2  # both sessions, not the resumed part only

@@ -123,16 +123,19 @@ def test_another_visitor_cannot_review_my_run():
     assert ReviewStore().of_run(rid, owner=None) == {}
 
 
-def test_a_session_run_not_in_the_history_is_saved_on_request():
+def test_a_run_put_in_the_session_whole_goes_to_the_history_and_can_be_reviewed():
+    """A session keeps run ids only: a run put there whole (an older session, a test) is saved to
+    the visitor's history the first time it is read, so review mode works on it at once."""
     at = app()
     at.session_state[state._RUNS] = {"mine": fx.fake_run()}
     at.session_state[state._CURRENT] = "mine"
     inspect(at)
-    at.toggle(key="inspect.review").set_value(True).run()
-    assert any("not in it" in i.value for i in at.info)
-    at.button(key="inspect.save_run").click().run()
     assert [s.name for s in RunStore().list(owner=TOKEN)] == ["mine"]
-    assert at.session_state[state._SAVED]["mine"] == RunStore().list(owner=TOKEN)[0].id
+    rid = RunStore().list(owner=TOKEN)[0].id
+    assert at.session_state[state._RUNS] == {"mine": rid} and at.session_state[state._SAVED]["mine"] == rid
+    at.toggle(key="inspect.review").set_value(True).run()
+    assert not any("not in it" in i.value for i in at.info)
+    assert at.button(key="rv.mark") is not None
 
 
 def test_queue_orders_cases_and_next_moves_to_the_next_unreviewed(register_method):

@@ -75,7 +75,9 @@ def test_a_version_1_stored_run_is_migrated_on_load(tmp_path):
     store = RunStore(tmp_path / "runs.sqlite3")
     rid = store.save(run)
     with closing(sqlite3.connect(store.path)) as con, con:
-        con.execute("UPDATE runs SET payload = ? WHERE id = ?", (json.dumps(old), rid))
+        # as the first layout stored it: one payload for the run (moved to one row per case when read)
+        con.execute("UPDATE runs SET payload = ?, layout = NULL WHERE id = ?", (json.dumps(old), rid))
+        con.execute("DELETE FROM run_cases WHERE run_id = ?", (rid,))
     back = store.load(rid, owner=None)
     assert back.schema_version == SCHEMA_VERSION
     assert all(r.spans is None for r in back.results)  # unknown for an old run: Inspect re-splits

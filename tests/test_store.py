@@ -90,15 +90,17 @@ def test_a_run_written_chunk_by_chunk_can_be_read_while_it_goes_and_resumed(tmp_
     part2 = fake_run(cases[2:])
     store.add_chunk(rid, 2, part2)
     assert store.pending(rid, owner="o") == []
-    run = store.finish(rid, "finished", timings={"wall_s": 1.5})
-    assert run == store.load(rid, owner="o")
+    summary = store.finish(rid, "finished", timings={"wall_s": 1.5})
+    assert summary == store.get(rid, owner="o")
+    run = store.load(rid, owner="o")
     want = RunResult.merge([part1, part2], method="ui_fake", settings={"method": "ui_fake"})
     assert run.results == want.results and run.usage == want.usage and run.timings["wall_s"] == 1.5
     s = store.get(rid, owner="o")
     assert s.status == "finished" and s.num_done == 4 and s.means == RunStore.summary(run)["means"]
-    with sqlite3.connect(tmp_path / "h.sqlite3") as con:  # consolidated: no chunk rows, no inputs
-        assert con.execute("SELECT COUNT(*) FROM run_chunks").fetchone()[0] == 0
-        assert con.execute("SELECT inputs FROM runs WHERE id = ?", (rid,)).fetchone()[0] is None
+    assert s.intervals["adherence"]["n"] == s.num_scored == 3  # the 95 % intervals are kept with the run once it ends
+    with sqlite3.connect(tmp_path / "h.sqlite3") as con:  # one row per case, no inputs left
+        assert con.execute("SELECT COUNT(*) FROM run_cases WHERE run_id = ?", (rid,)).fetchone()[0] == 4
+        assert con.execute("SELECT COUNT(*) FROM run_inputs WHERE run_id = ?", (rid,)).fetchone()[0] == 0
 
 
 def test_cancelled_run_keeps_finished_cases(tmp_path):
@@ -106,7 +108,8 @@ def test_cancelled_run_keeps_finished_cases(tmp_path):
     cases = sample_cases()
     rid = store.start("ui_fake", cases, owner="o")
     store.add_chunk(rid, 0, fake_run(cases[:2]))
-    run = store.finish(rid, "cancelled")
+    store.finish(rid, "cancelled")
+    run = store.load(rid, owner="o")
     assert run.cancelled and len(run.results) == 2
     s = store.get(rid, owner="o")
     assert s.status == "cancelled" and s.cancelled and (s.num_done, s.num_cases) == (2, 4)
@@ -152,7 +155,7 @@ def test_purge_if_due_applies_retention_at_most_once_an_interval(tmp_path, monke
             con.execute("UPDATE runs SET updated_at = ?, created_at = ? WHERE id = ?", (long_ago, long_ago, run_id))
 
     clock = [1000.0]
-    monkeypatch.setattr("evaluators.store.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("evaluators.store.runs.time.monotonic", lambda: clock[0])
     age(store.save(fake_run(), "a", owner="o"))
     assert store.purge_if_due(30, every_s=3600) == 1  # the first call purges
     age(store.save(fake_run(), "b", owner="o"))

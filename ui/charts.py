@@ -63,18 +63,37 @@ def metric_bars(stats: pd.DataFrame, intervals: Mapping[str, Mapping[str, Any]] 
     return _layout(fig, f"Metrics ({note})")
 
 
+#: Above this many cases a chart is drawn from its summary (quartiles, bin counts) computed here,
+#: not from every value sent to the browser.
+SUMMARISE_ABOVE = 5000
+
+
 def distributions(df: pd.DataFrame, metrics: list[str]) -> go.Figure:
     fig = go.Figure()
     for m in metrics:
         v = pd.to_numeric(df[m], errors="coerce").dropna()
-        fig.add_trace(go.Box(y=v, name=nice(m), boxpoints="outliers"))
+        if len(v) > SUMMARISE_ABOVE:  # the box from its quartiles (no outlier dots: thousands of them)
+            q1, med, q3 = (float(x) for x in v.quantile([0.25, 0.5, 0.75]))
+            iqr = q3 - q1
+            lo, hi = float(v[v >= q1 - 1.5 * iqr].min()), float(v[v <= q3 + 1.5 * iqr].max())
+            fig.add_trace(go.Box(name=nice(m), q1=[q1], median=[med], q3=[q3], lowerfence=[lo],
+                                 upperfence=[hi], mean=[float(v.mean())], x=[nice(m)]))
+        else:
+            fig.add_trace(go.Box(y=v, name=nice(m), boxpoints="outliers"))
     fig.update_layout(showlegend=False)
     return _layout(fig, "Distribution per case")
 
 
 def histogram(df: pd.DataFrame, metric: str, bins: int = 20) -> go.Figure:
     v = pd.to_numeric(df[metric], errors="coerce").dropna()
-    fig = go.Figure(go.Histogram(x=v, nbinsx=bins, marker_color="#72b7b2"))
+    if len(v) > SUMMARISE_ABOVE:  # bin counts computed here
+        import numpy as np
+
+        counts, edges = np.histogram(v.to_numpy(dtype=float), bins=bins)
+        fig = go.Figure(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=float(edges[1] - edges[0]),
+                               marker_color="#72b7b2"))
+    else:
+        fig = go.Figure(go.Histogram(x=v, nbinsx=bins, marker_color="#72b7b2"))
     fig.update_xaxes(title=nice(metric))
     fig.update_yaxes(title="cases")
     return _layout(fig, f"Histogram: {nice(metric)}")

@@ -17,7 +17,7 @@ from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRIC
 N_BOOT = 400
 
 
-def run_sources(session: Mapping[str, RunResult], saved_ids: Mapping[str, str],
+def run_sources(session: Mapping[str, Any], saved_ids: Mapping[str, str],
                 history: list[RunSummary]) -> dict[str, Any]:
     """Display name -> a session RunResult or a history id (newest first; no duplicates)."""
     out: dict[str, Any] = {}
@@ -164,18 +164,22 @@ def human_frame(table: pd.DataFrame) -> pd.DataFrame:
     return t[["method", "metric", "label", "statistic", "value", "95% interval", "n", "note"]]
 
 
-def correlations(a: RunResult, b: RunResult, metric: str, paired: pd.DataFrame
+def correlations(a: RunResult | None, b: RunResult | None, metric: str, paired: pd.DataFrame
                  ) -> tuple[list[dict[str, Any]], str]:
     """Correlation rows (with bootstrap intervals) from ``evaluators.agreement.method_vs_method``; plain pandas
-    correlations, with the reason, when the statistics cannot be computed for these runs."""
-    try:
-        res = method_vs_method(a, b, metric, top=15, n_boot=N_BOOT)
-        corr = res.get("correlations")
-        if isinstance(corr, dict):
-            corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in corr.items()]
-        return list(corr or []), "95% bootstrap intervals over the cases"
-    except ValueError as exc:
-        why = str(exc)
+    correlations, with the reason, when the statistics cannot be computed for these runs (or a run is
+    too large to read whole: None)."""
+    if a is None or b is None:
+        why = "runs this large are compared from their scores alone"
+    else:
+        try:
+            res = method_vs_method(a, b, metric, top=15, n_boot=N_BOOT)
+            corr = res.get("correlations")
+            if isinstance(corr, dict):
+                corr = [{"statistic": k, **(v if isinstance(v, dict) else {"value": v})} for k, v in corr.items()]
+            return list(corr or []), "95% bootstrap intervals over the cases"
+        except ValueError as exc:
+            why = str(exc)
     rows = []
     if len(paired) >= 3:
         for how in ("pearson", "spearman"):

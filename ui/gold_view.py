@@ -15,7 +15,7 @@ from evaluators.review import collect, gold_table, ppi
 from evaluators.review.gold import from_reviews
 from evaluators.types import RunResult
 
-from . import glossary, history, resources, review_view, state
+from . import glossary, history, review_view, state
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -73,7 +73,12 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
                "human sentence labels of an uploaded file count as gold too. 95 % bootstrap intervals.")
     reviewed = review_view.reviews().gold(owner=history.reader())
     names = st.multiselect("Runs to score", list(sources), default=list(sources)[:3], key="gold.runs")
-    runs = {n: load(n) for n in names}
+    stored = {n: load(n) for n in names}
+    runs = {n: w for n, r in stored.items() if (w := history.whole(r)) is not None}
+    for n in stored:
+        if n not in runs:
+            st.info(history.too_big(stored[n], f"Scoring “{n}” against the gold"))
+    names = list(runs)
     gold = collect(reviewed, list(runs.values()))
     c1, c2, c3 = st.columns(3)
     c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
@@ -85,7 +90,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
                 "it reviewed (the queue there orders the cases worth reviewing first).")
         return
     version = tuple(sorted((fp, c.updated_at) for fp, c in reviewed.items()))
-    key = ("gold", tuple(names), tuple(id(r) for r in runs.values()), version, len(gold))
+    key = ("gold", tuple(names), tuple(len(r.results) for r in runs.values()), version, len(gold))
     table = state.memo(key, lambda: gold_table(runs, gold, run_ids=_ids(sources, names), n_boot=N_BOOT))
     if table.empty:
         st.info("None of these runs has a gold case (gold matches cases by question, response and documents).")
@@ -152,7 +157,6 @@ def calibration(runs: Mapping[str, RunResult], gold: Any, key: tuple) -> None:
     if st.button(f"Apply to a copy of “{name}”", key="gold.apply"):
         new = cal.apply(run, c)
         label = f"{name} · calibrated to {c.n_cases} reviews"
-        rid = resources.store().save(new, label, owner=state.owner_token())
-        state.add_run(label, new, rid)
+        state.add_run(label, new)  # saved to the visitor's history
         st.success(f"Saved “{label}” to your history (the original run is unchanged); it is the current run "
                    "on Results and Inspect.")

@@ -1,17 +1,31 @@
 """The visitor's run history: every read goes through here, scoped to the visitor's token —
-or, when the owner turned on ``RAG_EVAL_SHARED_HISTORY``, to the whole server's history."""
+or, when the owner turned on ``RAG_EVAL_SHARED_HISTORY``, to the whole server's history.
+
+Runs are read from the store as a page needs them, never held whole in a visitor's session: a run
+is a :class:`~evaluators.store.StoredRun` (summary + reads on demand); the per-case table of a
+run is a compact DataFrame (scores, counts, human labels, the start of the question) kept in a small
+process-wide cache (:func:`frame`) shared by every session; a page reads the whole cases it shows
+(:func:`cases`). Features that need every case's labels at once (human-label agreement, gold,
+calibration, the agreement of two labelers) read runs of up to :data:`FULL_RUN_MAX` cases whole.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable
+import threading
+from collections import OrderedDict
+from typing import Any, Iterable
 
-from evaluators.store import RunStatus, RunSummary
-from evaluators.types import RunResult
+from evaluators.store import RunStatus, RunSummary, StoredRun, view
+from evaluators.types import CaseResult, RunResult
 
 from . import resources, state
 
 NOT_FOUND = ("No run {rid!r} in your run history (it may have been deleted, or belong to "
              "another visitor: each visitor sees only their own runs).")
+#: Largest run read whole (every case's labels in memory at once) by the features that need that.
+FULL_RUN_MAX = 5000
+#: Per-case tables kept by the process (shared by every session), most recently used kept.
+FRAMES_KEPT = 6
 
 
 def reader() -> str | None:
@@ -27,15 +41,35 @@ def get(run_id: str) -> RunSummary:
     return resources.store().get(run_id, owner=reader())
 
 
-def load(run_id: str) -> RunResult:
-    """The run (KeyError when it is not in this visitor's history)."""
+def load(run_id: str) -> StoredRun:
+    """The run as pages read it (KeyError when it is not in this visitor's history)."""
+    return view(resources.store(), run_id, owner=reader())
+
+
+def load_whole(run_id: str) -> RunResult:
+    """Every case of the run in memory at once: for runs of up to :data:`FULL_RUN_MAX` cases."""
     return resources.store().load(run_id, owner=reader())
 
 
-def load_memo(summary: RunSummary) -> RunResult:
-    """A run read once per session (a running run again when it grew)."""
-    return state.memo(("history", summary.id, summary.num_done, summary.status),
-                      lambda: load(summary.id))
+def load_memo(summary: RunSummary) -> StoredRun:
+    """The run of a history entry (reads on demand: nothing to keep per session)."""
+    return StoredRun(resources.store(), summary, reader())
+
+
+def whole(run: Any) -> RunResult | None:
+    """``run`` with every case in memory, or None when it has more than :data:`FULL_RUN_MAX` cases."""
+    if isinstance(run, RunResult):
+        return run
+    if len(run) > FULL_RUN_MAX:
+        return None
+    return state.memo(("whole", run.id, run.summary.num_done, run.summary.status),
+                      run.to_run_result, max_items=4)
+
+
+def too_big(run: Any, what: str) -> str:
+    return (f"{what} reads every case of a run at once: this one has {len(run):,} cases, more than the "
+            f"{FULL_RUN_MAX:,} the dashboard reads whole. Run `python -m evaluators agreement` on the results "
+            "file (or the input) instead.")
 
 
 def delete(run_id: str) -> bool:
@@ -46,10 +80,10 @@ def live_tag(s: RunSummary) -> str:
     return {"running": "⏳ running", "interrupted": "⏸ interrupted"}.get(s.status, "")
 
 
-def choices() -> dict[str, RunResult | RunSummary]:
+def choices() -> dict[str, StoredRun | RunSummary]:
     """Display label -> a run of this session, or a history entry not in the session (runs going
     on first, then finished ones, newest first)."""
-    out: dict[str, RunResult | RunSummary] = dict(state.get_runs())
+    out: dict[str, StoredRun | RunSummary] = dict(state.get_runs())
     in_session = set(state.saved_ids().values())
     rest = [s for s in summaries() if s.id not in in_session]
     for s in sorted(rest, key=lambda s: not live_tag(s)):
@@ -59,5 +93,48 @@ def choices() -> dict[str, RunResult | RunSummary]:
     return out
 
 
-def store_id(label: str, choice: RunResult | RunSummary) -> str | None:
-    return choice.id if isinstance(choice, RunSummary) else state.saved_ids().get(label)
+def store_id(label: str, choice: Any) -> str | None:
+    return getattr(choice, "id", None) or state.saved_ids().get(label)
+
+
+# ---- per-case tables and cases, read as pages need them -------------------------------------------
+_frames: OrderedDict[tuple, Any] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _frame_key(run: StoredRun) -> tuple:
+    s = run.summary
+    return (resources.store().path, s.id, s.num_done, s.status, s.updated_at)
+
+
+def frame(run: Any) -> Any:
+    """The per-case table of a run (``ui.tables.case_frame`` columns, the question cut short), from
+    its stored rows; kept by the process for :data:`FRAMES_KEPT` runs (every session shares it)."""
+    from . import tables
+
+    if isinstance(run, RunResult):
+        return state.memo(("frame", id(run)), lambda: tables.case_frame(run), max_items=4)
+    key = _frame_key(run)
+    with _lock:
+        if key in _frames:
+            _frames.move_to_end(key)
+            return _frames[key]
+    df = tables.frame_of_rows(run.table(), run.method)
+    with _lock:
+        _frames[key] = df
+        while len(_frames) > FRAMES_KEPT:
+            _frames.popitem(last=False)
+    return df
+
+
+def cases(run: Any, case_ids: list[str]) -> list[CaseResult]:
+    """The whole cases ``case_ids`` of a run, in that order."""
+    if isinstance(run, RunResult):
+        by_id = {r.case.id: r for r in run.results}
+        return [by_id[c] for c in case_ids if c in by_id]
+    return run.cases(case_ids)
+
+
+def case(run: Any, case_id: str) -> CaseResult | None:
+    got = cases(run, [case_id])
+    return got[0] if got else None

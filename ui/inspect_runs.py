@@ -4,24 +4,25 @@ copied afterwards opens the same run; the case shown stays when the new run has 
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from evaluators.store import RunSummary
-from evaluators.types import RunResult
 
 from . import history, state
 
 KEY = "inspect.run"
 
 
-def _label_of(run: RunResult, run_id: str | None, choices: dict[str, RunResult | RunSummary]) -> str | None:
+def _label_of(run: Any, run_id: str | None, choices: dict[str, Any]) -> str | None:
     for label, c in choices.items():
         if c is run or (run_id and isinstance(c, RunSummary) and c.id == run_id):
             return label
     return next((lbl for lbl in choices if history.store_id(lbl, choices[lbl]) == run_id), None) if run_id else None
 
 
-def _switch(choices: dict[str, RunResult | RunSummary]) -> None:
+def _switch(choices: dict[str, Any]) -> None:
     label = st.session_state.get(KEY)
     choice = choices.get(label) if isinstance(label, str) else None
     if choice is None or not isinstance(label, str):
@@ -35,7 +36,7 @@ def _switch(choices: dict[str, RunResult | RunSummary]) -> None:
     st.query_params.pop("case", None)
 
 
-def run_picker(run: RunResult, run_id: str | None) -> None:
+def run_picker(run: Any, run_id: str | None) -> None:
     """A selectbox of every run the visitor can inspect, showing ``run``."""
     choices = history.choices()
     current = _label_of(run, run_id, choices)

@@ -7,6 +7,7 @@ visitor's run is "not found")."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -15,7 +16,7 @@ import streamlit as st
 from evaluators.review import differences
 from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
-from evaluators.types import TRACE_METRICS, CaseResult, RunResult, SentenceLabels, SentencizedCase
+from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase
 
 from . import charts, glossary, history, review_view, share, state
 from . import highlight as hl
@@ -24,9 +25,10 @@ ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
 
 
-def run_from_url(run_id: str | None) -> RunResult | None:
-    """The run to inspect. ``run_id`` (a history id from the URL) wins when given; a fresh session
-    without a run falls back to the newest finished run of this visitor's history."""
+def run_from_url(run_id: str | None) -> Any:
+    """The run to inspect (a run of the history, read as needed). ``run_id`` (a history id from the
+    URL) wins when given; a fresh session without a run falls back to the newest finished run of
+    this visitor's history."""
     if run_id:
         label = next((lbl for lbl, sid in state.saved_ids().items() if sid == run_id), None)
         if label is None:
@@ -39,17 +41,48 @@ def run_from_url(run_id: str | None) -> RunResult | None:
                 st.caption(f"{history.live_tag(summary).capitalize()}: showing the {summary.num_done} "
                            f"of {summary.num_cases} cases finished so far.")
                 return history.load_memo(summary)
-            label = state.add_run(summary.name, history.load(run_id), run_id)
+            label = state.add_run(summary.name, None, run_id)
         state.set_current_run(label)
     run = state.get_current_run()
     if run is None:
         latest = history.summaries(status=("finished", "cancelled"))[:1]
         if latest:
             h = latest[0]
-            label = state.add_run(h.name, history.load(h.id), h.id)
+            label = state.add_run(h.name, None, h.id)
             st.caption(f"Showing the latest saved run, “{label}”.")
             run = state.get_current_run()
     return run
+
+
+#: Most cases the case picker lists at once (a run of 50,000 is browsed by its window, Next and ids).
+PICKER_MAX = 300
+GOTO = "inspect.goto"
+
+
+def picker_window(ids: list[str], at: int, size: int = PICKER_MAX) -> list[str]:
+    """The ``size`` ids around position ``at`` (all of them for a short list)."""
+    if len(ids) <= size:
+        return ids
+    start = max(0, min(at - size // 2, len(ids) - size))
+    return ids[start:start + size]
+
+
+def _goto(ids_pos: dict[str, int]) -> None:
+    want = str(st.session_state.get(GOTO) or "").strip()
+    if want in ids_pos:
+        st.session_state["inspect.case"] = want
+        st.session_state[GOTO] = ""
+    elif want:
+        st.session_state["inspect.goto_missing"] = want
+
+
+def goto_case(ids: list[str], position: dict[str, int]) -> None:
+    """A box to jump to any case by its id (the picker lists a window of a long run)."""
+    st.text_input("Go to case id", key=GOTO, on_change=_goto, args=(position,),
+                  placeholder=f"one of the {len(ids):,} case ids, e.g. {ids[-1]}")
+    missing = st.session_state.pop("inspect.goto_missing", None)
+    if missing:
+        st.warning(f"No case with id {missing!r} in this order (check the filter above).")
 
 
 def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
@@ -207,7 +240,7 @@ def focus_panel(sc: SentencizedCase, labels: SentenceLabels | None, focus: hl.Fo
 
 # ---------------------------------------------------------------------------------------- the case
 @st.fragment
-def case_view(run: RunResult, run_id: str | None, r: CaseResult, sc: SentencizedCase,
+def case_view(run: Any, run_id: str | None, r: CaseResult, sc: SentencizedCase,
               queue: list[QueueItem]) -> None:
     """Labels, cross-highlighting and review mode of one case (reruns alone when a sentence is picked
     or a correction saved)."""

@@ -101,7 +101,7 @@ def refusal(n_cases: int, method: str, options: EvalOptions, estimate: dict[str,
 
 # ---- start / resume ----------------------------------------------------------------------------
 def start(cases: tuple[TestCase, ...], method: str, options: EvalOptions, *, name: str = "",
-          chunk_size: int = 25, estimate: dict[str, Any] | None = None) -> str | None:
+          chunk_size: int | None = None, estimate: dict[str, Any] | None = None) -> str | None:
     """Queue a run for this visitor; returns why it was refused, or reruns the app."""
     creds = state.credentials() if options.llm is not None else None
     pays = owner_pays(creds)
@@ -154,17 +154,19 @@ def _file(v: JobView) -> str:
     if v.done == 0:
         return f"Cancelled “{v.name}” before any case finished."
     try:
-        run = history.load(v.id)
+        s = history.get(v.id)
     except KeyError:
         return f"“{v.name}” ended, but it is no longer in the run history."
-    label = state.add_run(v.name, run, v.id)
+    label = state.add_run(v.name, None, v.id)
     if not state.get_case_id():
-        state.set_case_id(next((r.case.id for r in run.results), None))
+        first = history.frame(history.load_memo(s))["id"]
+        state.set_case_id(str(first.iloc[0]) if len(first) else None)
     if v.status == "cancelled":
         why = f" ({v.error})" if v.error else ""
-        return f"Cancelled{why}: kept {len(run.results)} of {v.total} cases as “{label}”."
-    return (f"Finished “{label}”: {len(run.scored)} of {len(run.results)} cases scored in "
-            f"{fmt_seconds(run.timings.get('wall_s', 0.0))}.")
+        return f"Cancelled{why}: kept {s.num_done} of {v.total} cases as “{label}”."
+    # the whole run: every session of it (a run resumed after a restart counts its earlier part too)
+    return (f"Finished “{label}”: {s.num_scored} of {s.num_done} cases scored in "
+            f"{fmt_seconds(s.timings.get('wall_s', 0.0))}.")
 
 
 def file_finished(on_evaluate: bool) -> None:

@@ -1,7 +1,9 @@
 """The Results page's parts beyond the page itself: metric help on cards and columns, the per-case
-table (scores and the Inspect link first, filters, row selection that opens Inspect in this
-session) and the agreement panel of hybrid runs (trace vs the LLM, from
-``evaluators.agreement.labeler_agreement``)."""
+table (scores and the Inspect link first, filters, pages of :data:`PAGE_ROWS` rows, row selection
+that opens Inspect in this session), the agreement panel of hybrid runs (trace vs the LLM, from
+``evaluators.agreement.labeler_agreement``) and the downloads. A run is read from the store as the
+page needs it: its per-case table (``history.frame``), the texts of the rows shown, the whole cases
+only for what needs every label at once (small runs)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import streamlit as st
 from evaluators.agreement import labeler_agreement
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
-from . import glossary, inspect_view, state, tables
+from . import exports, glossary, history, inspect_view, state, tables
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
@@ -58,14 +60,56 @@ def _selected_help(key: str, default: str | None = None) -> str | None:
     return glossary.help_text(str(st.session_state.get(key) or default or ""))
 
 
-def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None) -> None:
-    """Filters, sort, the per-case table and an in-session link to the selected case."""
+#: Rows of the per-case table shown at once (the rest: the page number).
+PAGE_ROWS = 200
+
+
+def errors_of(df: pd.DataFrame) -> pd.DataFrame:
+    """(id, reason) of the cases that could not be scored."""
+    if df.empty or "error" not in df:
+        return pd.DataFrame(columns=["id", "reason"])
+    bad = df[df["error"].notna() & (df["error"].astype(str) != "")]
+    return pd.DataFrame({"id": bad["id"].astype(str), "reason": bad["error"].astype(str)})
+
+
+def intervals(run: Any) -> dict | None:
+    """The 95 % intervals of the run's means (kept with a stored run once it ended)."""
+    try:
+        if hasattr(run, "intervals"):
+            return run.intervals() or None
+        from evaluators.agreement import run_intervals
+
+        return run_intervals(run)
+    except Exception:  # noqa: BLE001 - error bars fall back to ± std
+        return None
+
+
+class _Means:
+    """What ``charts.radar`` reads of a run: its means (from the per-case table's summary)."""
+
+    def __init__(self, stats: pd.DataFrame) -> None:
+        self._m = {r["metric"]: (None if pd.isna(r["mean"]) else float(r["mean"])) for _, r in stats.iterrows()}
+
+    def means(self) -> dict[str, float | None]:
+        return self._m
+
+
+def means_of(run: Any, stats: pd.DataFrame) -> Any:
+    return run if isinstance(run, RunResult) else _Means(stats)
+
+
+def _texts(run: Any, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """(question, response) of the cases shown (read from the store for these rows only)."""
+    return {r.case.id: (r.case.question, r.case.response) for r in history.cases(run, ids)}
+
+
+def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any = None) -> None:
+    """Filters, sort, the per-case table (a page of it) and an in-session link to the selected case."""
     f1, f2, f3, f4 = st.columns([2, 2, 1, 1])
     preset = f1.selectbox("Show", list(tables.PRESETS), key="results.preset",
                           help="A partially supported sentence counts as a possible hallucination: "
                                "part of its claim is in no document.")
-    numeric = [c for c in df.columns if c not in ("id", "question", "response", "method", "labeled_by", "error")
-               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))]
+    numeric = tables.numeric_columns(df, skip=("id", "question", "response", "method", "labeled_by", "error"))
     col = f2.selectbox("or filter column", ["—", *numeric], key="results.col",
                        format_func=lambda c: c if c == "—" else glossary.nice(c),
                        help=_selected_help("results.col") or "Pick a score to filter on.")
@@ -86,10 +130,25 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None) -> None:
     if sort != "(file order)":
         desc = s2.toggle("Descending", key="results.desc")
         view = view.sort_values(sort, ascending=not desc, kind="stable")
+    n_match = len(view)
+    pages = max(1, -(-n_match // PAGE_ROWS))
+    page = 1
+    if pages > 1:
+        p1, p2 = st.columns([1, 4], vertical_alignment="bottom")
+        page = int(p1.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
+                                   key="results.page"))
+        p2.caption(f"{PAGE_ROWS} cases a page: filter or sort to bring the cases you want first.")
+    view = tables.page_of(view, page, PAGE_ROWS)
+    if run is not None and not isinstance(run, RunResult):  # the texts of the rows shown, from the store
+        texts = _texts(run, [str(i) for i in view["id"]])
+        view = view.assign(question=[texts.get(str(i), ("", ""))[0] for i in view["id"]],
+                           response=[texts.get(str(i), ("", ""))[1] for i in view["id"]])
     links = [inspect_view.case_link(str(i), run_id) for i in view["id"]]
     shown = tables.display_frame(view, metrics, links)
-    st.caption(f"{len(view)} of {len(df)} cases · hover a header for what it means, click it to sort · "
-               "select a row to open the case here")
+    first = (page - 1) * PAGE_ROWS
+    span = f" · showing {first + 1:,}–{first + len(view):,}" if pages > 1 else ""
+    st.caption(f"{n_match:,} of {len(df):,} cases{span} · hover a header for what it means, click it to "
+               "sort · select a row to open the case here")
     picked = st.dataframe(shown, hide_index=True, width="stretch", key="results.table", placeholder="",
                           column_config=column_config(metrics, list(shown.columns)),
                           on_select="rerun", selection_mode="single-row")
@@ -100,8 +159,13 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None) -> None:
                      query_params={"case": cid, **({"run": run_id} if run_id else {})})
 
 
-def has_two_labelings(run: RunResult) -> bool:
-    return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
+def has_two_labelings(run: Any) -> bool:
+    if isinstance(run, RunResult):
+        return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
+    if run.method != "hybrid":  # only hybrid runs keep two labelings
+        return False
+    return state.memo(("two labelings", run.id, len(run)),
+                      lambda: any("v" in aux for _, aux in run.store.aux(run.id, owner=run.owner)))
 
 
 def _iv(d: dict[str, Any] | None) -> str:
@@ -126,10 +190,14 @@ def agreement_rows(out: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def agreement_tab(run: RunResult, run_id: str | None, key: tuple) -> None:
+def agreement_tab(run: Any, run_id: str | None, key: tuple) -> None:
     """Agreement between the two labelers of a hybrid run, and the cases they disagree on most."""
+    whole = history.whole(run)
+    if whole is None:
+        st.info(history.too_big(run, "The agreement of the two labelers"))
+        return
     try:
-        out = state.memo(key + ("labelers",), lambda: labeler_agreement(run, top=10, n_boot=N_BOOT))
+        out = state.memo(key + ("labelers",), lambda: labeler_agreement(whole, top=10, n_boot=N_BOOT))
     except ValueError as exc:
         st.info(str(exc))
         return
@@ -162,3 +230,26 @@ def agreement_tab(run: RunResult, run_id: str | None, key: tuple) -> None:
         st.page_link(INSPECT_PAGE, label=text, icon="🔎",
                      query_params={"case": d["id"], "compare": "1", **({"run": run_id} if run_id else {})},
                      help=d["question"])
+
+
+def downloads(run: Any, df: pd.DataFrame) -> None:
+    """The run as a results file (the CLI's JSON; JSON Lines, gzip-compressed, past
+    ``exports.BIG`` cases) and as CSV (one row per case), each built when clicked, case by case."""
+    name = exports.file_stem(run)
+    big = len(df) > exports.BIG
+    if big:
+        st.download_button("Download results (JSON Lines, gzip; the CLI's format)", lambda: exports.jsonl_gz(run),
+                           file_name=f"{name}.jsonl.gz", mime="application/gzip", key="results.json",
+                           on_click="ignore")
+        st.download_button("Download CSV (one row per case, gzip)", lambda: exports.csv_bytes(run, df, gz=True),
+                           file_name=f"{name}.csv.gz", mime="application/gzip", key="results.csv",
+                           on_click="ignore")
+        st.caption(f"{len(df):,} cases: the files are compressed (open them with any unzip tool, or read the "
+                   "JSON Lines with `python -m evaluators` / `evaluators.resultfiles.iter_cases`).")
+    else:
+        st.download_button("Download JSON (CLI format)", lambda: exports.json_bytes(run),
+                           file_name=f"{name}.json", mime="application/json", key="results.json",
+                           on_click="ignore")
+        st.download_button("Download CSV (one row per case)", lambda: exports.csv_bytes(run, df),
+                           file_name=f"{name}.csv", mime="text/csv", key="results.csv", on_click="ignore")
+    st.caption("Exports never contain an API key.")

@@ -19,7 +19,7 @@ import streamlit as st
 from evaluators.paths import store_path
 from evaluators.review import ReviewedCase, ReviewStore, apply, export_rows, next_case, order, to_jsonl
 from evaluators.review.labels import LEVELS
-from evaluators.review.queue import QueueItem
+from evaluators.review.queue import QueueItem, order_signals
 from evaluators.sentencize import SentencizedCase
 from evaluators.types import CaseResult, RunResult, SentenceLabels
 
@@ -51,8 +51,11 @@ def reviewer() -> str:
     return str(st.session_state.get(NAME, "")).strip()
 
 
-def run_id_of(run: RunResult) -> str | None:
-    """The history id of ``run`` when it is a run of this session saved in the history."""
+def run_id_of(run: Any) -> str | None:
+    """The history id of ``run`` (every run the dashboard shows is a run of the history)."""
+    rid = getattr(run, "id", None)
+    if rid is not None:
+        return rid
     label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
     return state.saved_ids().get(label) if label else None
 
@@ -69,12 +72,10 @@ def visible_run(run_id: str | None) -> str | None:
     return run_id
 
 
-def save_to_history(run: RunResult) -> None:
-    """Keep a session run that is not in the history there (reviews belong to a stored run)."""
-    label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
-    rid = resources.store().save(run, label or run.method, owner=state.owner_token())
-    if label:
-        state.saved_ids()[label] = rid
+def save_to_history(run: Any) -> None:
+    """Keep a run that is not in the history there (reviews belong to a stored run)."""
+    if getattr(run, "id", None) is None:
+        state.add_run(run.method, run)
 
 
 def case_review(run_id: str | None, case_id: str) -> ReviewedCase | None:
@@ -253,17 +254,39 @@ def _mark(run_id: str, r: CaseResult, reviewed: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------------- queue
-def queue(run: RunResult, run_id: str | None, how: str, other: RunResult | None) -> list[QueueItem]:
+def queue(run: Any, run_id: str | None, how: str, other: Any) -> list[QueueItem]:
+    """The review queue of a run: in run order, or by the signals kept with each stored case
+    (uncertainty, the two labelings' disagreement), or against another run's labels (runs read whole:
+    up to ``history.FULL_RUN_MAX`` cases)."""
     status = reviews().status(run_id, owner=history.reader()) if run_id else {}
     done = frozenset(c for c, (_, rev) in status.items() if rev)
+    if isinstance(run, RunResult):
+        if how == "run":
+            return [QueueItem(r.case.id, None, "", r.case.id in done) for r in run.results]
+        other_whole = history.whole(other) if other is not None else None
+        return state.memo(("review.queue", id(run), how, id(other), done),
+                          lambda: order(run, how, other=other_whole, reviewed=done))
     if how == "run":
-        return [QueueItem(r.case.id, None, "", r.case.id in done) for r in run.results]
-    return state.memo(("review.queue", id(run), how, id(other), done),
-                      lambda: order(run, how, other=other, reviewed=done))
+        return [QueueItem(cid, None, "", cid in done) for cid in history.frame(run)["id"].astype(str)]
+    key = ("review.queue", run.id, len(run), how, getattr(other, "id", None), done)
+    if how in ("uncertainty", "variants"):
+        return state.memo(key, lambda: order_signals(run.store.aux(run.id, owner=run.owner), how, done), max_items=8)
+    mine, theirs = history.whole(run), history.whole(other) if other is not None else None
+    if mine is None or theirs is None:
+        st.info(history.too_big(run if mine is None else other, "Ordering by two runs' disagreement"))
+        return [QueueItem(cid, None, "", cid in done) for cid in history.frame(run)["id"].astype(str)]
+    return state.memo(key, lambda: order(mine, how, other=theirs, reviewed=done), max_items=8)
+
+
+#: Rows of the review queue's table (the whole queue orders the picker and Next).
+QUEUE_ROWS = 500
 
 
 def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
     status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    if len(items) > QUEUE_ROWS:
+        st.caption(f"The first {QUEUE_ROWS} of {len(items):,} cases in this order.")
+        items = items[:QUEUE_ROWS]
     ranked = any(q.priority is not None for q in items)  # run order ranks nothing: no empty columns
     rows = [{"#": i + 1, "case": q.case_id,
              "status": "✓ reviewed" if q.reviewed else (f"✎ {status[q.case_id][0]} corrections"

@@ -8,14 +8,14 @@ both runs are read from the visitor's own history (``ui.history``), so another v
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import streamlit as st
 
 from evaluators.comparison import SentenceDetail, sentence_details
 from evaluators.comparison import unsupported_sentences as unsupported
 from evaluators.sentencize import sentences_of
-from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult, RunResult
+from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult
 
 from . import glossary, history, state
 from . import highlight as hl
@@ -24,7 +24,7 @@ from .data import md_escape
 COMPARE_PAGE = "pages/5_compare.py"
 
 
-def _load(run_id: str) -> tuple[str, RunResult] | None:
+def _load(run_id: str) -> tuple[str, Any] | None:
     try:
         summary = history.get(run_id)
     except KeyError:
@@ -33,8 +33,8 @@ def _load(run_id: str) -> tuple[str, RunResult] | None:
     return summary.label, history.load_memo(summary)
 
 
-def _case(run: RunResult, case_id: str, name: str) -> CaseResult | None:
-    r = next((r for r in run.results if r.case.id == case_id), None)
+def _case(run: Any, case_id: str, name: str) -> CaseResult | None:
+    r = history.case(run, case_id)  # the one case, read alone
     if r is None:
         st.warning(f"No case with id {case_id!r} in {name}.")
     return r

@@ -7,6 +7,7 @@ import streamlit as st
 
 from evaluators.llm.settings import KEY_ENV
 from evaluators.paths import store_is_temporary
+from evaluators.types import RunResult
 
 from . import resources, share, state
 
@@ -61,7 +62,7 @@ def render_status() -> None:
     data, run = state.get_data(), state.get_current_run()
     st.caption(dataset_text(data, run))
     if run is not None:
-        st.caption(f"Current run: {state.current_run_label()} · {len(run.scored)}/{len(run.results)} scored")
+        st.caption(f"Current run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored")
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
         # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own
@@ -84,7 +85,8 @@ def dataset_text(data: state.LoadedData | None, run) -> str:
     say so rather than "none loaded"."""
     if data is not None:
         return f"Dataset: {data.filename} · {len(data.cases)} cases"
-    if run is not None:
-        return (f"Dataset: the {len(run.results)} cases of the current run "
+    if run is not None:  # a stored run counts its cases without reading them
+        n = len(run.results) if isinstance(run, RunResult) else len(run)
+        return (f"Dataset: the {n} cases of the current run "
                 "(no file loaded in this tab: Upload to run others)")
     return "Dataset: none loaded"

@@ -3,7 +3,8 @@ another page's raw keys.
 
 What lives here (per browser session, never on disk): the visitor's history token (kept by the
 browser in a cookie, never in the address), the loaded dataset and its cases, which background jobs
-this session follows, finished runs of this session, the selected case, and the LLM settings
+this session follows, which runs of the history this session opened (their ids: a run itself is read
+from the store as pages need it, never held here), the selected case, and the LLM settings
 (including the API key, which is only ever held in memory).
 """
 
@@ -20,7 +21,7 @@ from pydantic import SecretStr
 from evaluators.llm.settings import (
     DEFAULT_MODELS, PROVIDERS, Credentials, LLMSettings, key_help, resolve_credentials,
 )
-from evaluators.types import RunResult, TestCase
+from evaluators.types import TestCase
 
 from . import cookies, layout, resources
 
@@ -149,44 +150,84 @@ def mark_filed(job_id: str) -> bool:
     return True
 
 
-# ---- runs of this session ---------------------------------------------------------------------
-def get_runs() -> dict[str, RunResult]:
-    """Finished runs of this session by label (insertion order = age)."""
-    return _ss().setdefault(_RUNS, {})
+# ---- runs of this session (ids of the run history; the runs are read from the store) ------------
+def _ids() -> dict[str, str]:
+    """Label -> history id of the runs this session opened (a run put here whole, e.g. by a test or
+    an older session, is saved to the visitor's history once and replaced by its id)."""
+    runs = _ss().setdefault(_RUNS, {})
+    loose = [label for label, v in runs.items() if not isinstance(v, str)]
+    if loose:
+        from . import resources
+
+        saved = _ss().setdefault(_SAVED, {})
+        for label in loose:
+            v = runs[label]
+            rid = saved.get(label) or getattr(v, "id", None)
+            if rid is None:
+                rid = resources.store().save(v, label, owner=owner_token())
+            runs[label] = saved[label] = rid
+    return runs
 
 
-def add_run(label: str, run: RunResult, store_id: str | None = None) -> str:
-    """Keep a finished run in the session (and make it current). Returns its unique label."""
-    runs = get_runs()
+def get_runs() -> dict[str, Any]:
+    """Runs of this session by label (insertion order = age), each read from the store as needed
+    (``evaluators.store.StoredRun``: a summary, and its cases on demand). A run deleted from the
+    history meanwhile is left out."""
+    from . import history
+
+    out = {}
+    for label, rid in _ids().items():
+        try:
+            out[label] = history.load(rid)
+        except KeyError:
+            continue
+    return out
+
+
+def add_run(label: str, run: Any, store_id: str | None = None) -> str:
+    """Open a run in this session (and make it current): a run of the history (``store_id``, or a
+    ``StoredRun``), or a ``RunResult`` not stored yet (saved to the visitor's history now). Only its
+    id is kept. Returns its unique label."""
+    runs = _ids()
+    rid = store_id or getattr(run, "id", None)
+    if rid is None:
+        from . import resources
+
+        rid = resources.store().save(run, label, owner=owner_token())
+    for existing, other in runs.items():
+        if other == rid:  # already open: make it current
+            _ss()[_CURRENT] = existing
+            return existing
     base, i = label, 2
     while label in runs:
         label = f"{base} ({i})"
         i += 1
-    runs[label] = run
+    runs[label] = rid
     _ss()[_CURRENT] = label
-    if store_id:
-        _ss().setdefault(_SAVED, {})[label] = store_id
+    _ss().setdefault(_SAVED, {})[label] = rid
     return label
 
 
 def saved_ids() -> dict[str, str]:
     """Session run label -> its id in the run history."""
+    _ids()
     return _ss().setdefault(_SAVED, {})
 
 
 def current_run_label() -> str | None:
     label = _ss().get(_CURRENT)
-    return label if label in get_runs() else None
+    return label if label in _ids() else None
 
 
 def set_current_run(label: str) -> None:
-    if label in get_runs():
+    if label in _ids():
         _ss()[_CURRENT] = label
 
 
-def get_current_run() -> RunResult | None:
+def get_current_run() -> Any:
+    """The current run (``StoredRun``), or None."""
     label = current_run_label()
-    return get_runs()[label] if label else None
+    return get_runs().get(label) if label else None
 
 
 # ---- selected case ----------------------------------------------------------------------------

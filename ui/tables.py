@@ -48,37 +48,35 @@ def apply_preset(df: pd.DataFrame, label: str) -> pd.DataFrame:
     return df[keep(df).fillna(False).astype(bool)]
 
 
-def case_frame(run: RunResult) -> pd.DataFrame:
+def case_frame(run: Any) -> pd.DataFrame:
     """One row per case: id, question, TRACE metrics, sentence counts, family metrics, human
-    labels (``human_*``), error."""
-    df = pd.DataFrame(to_rows(run))
+    labels (``human_*``), error. A run of the history (``StoredRun``) gives its stored rows
+    (:func:`frame_of_rows`: no response, the question cut short)."""
+    if not isinstance(run, RunResult):
+        return frame_of_rows(run.table(), run.method)
+    return _tidy(pd.DataFrame(to_rows(run)))
+
+
+def frame_of_rows(rows: list[dict[str, Any]] | pd.DataFrame, method: str) -> pd.DataFrame:
+    """The per-case table of a stored run's compact rows (``evaluators.store.rows``; a list, or the
+    DataFrame the store keeps)."""
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame.from_records(rows)
+    if df.empty:
+        return df
+    df.insert(min(3, len(df.columns)), "method", method)
+    return _tidy(df)
+
+
+def _tidy(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return df
     if "overall_supported" in df:
         df["overall_supported"] = df["overall_supported"].map(
             lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else int(bool(v)))
-    for col, values in trace_columns(run).items():
-        df[col] = values
     return df
 
 
 #: Metadata of cases read from traces shown as table columns (the id is the trace id).
-TRACE_COLUMNS = {"root_span_id": "root_span_id", "session_id": "session", "model": "model", "tags": "tags"}
-
-
-def trace_columns(run: RunResult) -> dict[str, list[Any]]:
-    """For a run of traced cases: the root span id, session, model and tags of each case."""
-    metas = [r.case.metadata for r in run.results]
-    if not any(m.get("trace_id") for m in metas):
-        return {}
-    out: dict[str, list[Any]] = {}
-    for key, col in TRACE_COLUMNS.items():
-        vals = [m.get(key) for m in metas]
-        if any(v for v in vals):
-            out[col] = [", ".join(map(str, v)) if isinstance(v, list) else v for v in vals]
-    return out
-
-
 def metric_columns(df: pd.DataFrame) -> list[str]:
     """Numeric score columns (TRACE first, then family metrics), without counts or human labels."""
     skip = {"id", "question", "response", "num_documents", "method", "labeled_by", "error",
@@ -88,6 +86,25 @@ def metric_columns(df: pd.DataFrame) -> list[str]:
               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))
               and pd.to_numeric(df[c], errors="coerce").notna().any()]
     return trace + others
+
+
+def numeric_columns(df: pd.DataFrame, skip: tuple[str, ...] = ()) -> list[str]:
+    """Columns that hold numbers (a column of text is ruled out from a sample of its values before
+    the whole column is converted: a 50,000-row table stays quick)."""
+    out = []
+    for c in df.columns:
+        if c in skip:
+            continue
+        col = df[c]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            out.append(c)
+            continue
+        sample = col.dropna().head(50)
+        if len(sample) and pd.to_numeric(sample, errors="coerce").isna().all():
+            continue  # text
+        if pd.api.types.is_numeric_dtype(pd.to_numeric(col, errors="coerce")):
+            out.append(c)
+    return out
 
 
 def filter_frame(df: pd.DataFrame, column: str | None, op: str, value: Any) -> pd.DataFrame:
@@ -118,9 +135,11 @@ def summary(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def paired_frame(a: RunResult, b: RunResult, metric: str) -> pd.DataFrame:
-    """Cases present (and scored) in both runs: id, a, b, diff — sorted by |diff| descending."""
-    fa, fb = case_frame(a), case_frame(b)
+def paired_frame(a: Any, b: Any, metric: str) -> pd.DataFrame:
+    """Cases present (and scored) in both runs: id, a, b, diff — sorted by |diff| descending.
+    ``a`` / ``b``: runs, or their per-case tables."""
+    fa = a if isinstance(a, pd.DataFrame) else case_frame(a)
+    fb = b if isinstance(b, pd.DataFrame) else case_frame(b)
     if fa.empty or fb.empty or metric not in fa or metric not in fb:
         return pd.DataFrame(columns=["id", "a", "b", "diff"])
     m = fa[["id", metric]].merge(fb[["id", metric]], on="id", suffixes=("_a", "_b"))
@@ -189,8 +208,18 @@ def usage_text(usage_calls: int, cost_usd: float, retries: int, settings: dict[s
     return text
 
 
-def human_label_columns(run: RunResult) -> list[str]:
+def human_label_columns(run: Any) -> list[str]:
+    """The human label names of a run's cases (a stored run: its ``human_*`` columns)."""
+    if not isinstance(run, RunResult):
+        df = run if isinstance(run, pd.DataFrame) else case_frame(run)
+        return [c[len("human_"):] for c in df.columns if c.startswith("human_")]
     names: list[str] = []
     for r in run.results:
         names.extend(k for k in r.case.labels if k not in names)
     return names
+
+
+def page_of(view: pd.DataFrame, page: int, size: int) -> pd.DataFrame:
+    """Rows ``page`` (1-based) of ``view`` in pages of ``size``."""
+    start = max(0, (page - 1) * size)
+    return view.iloc[start:start + size]

@@ -17,6 +17,7 @@ from evaluators.traces import DEFAULT_TARGETS, FORMAT_NAMES, TARGETS, PhoenixSen
 from evaluators.traces.annotations import annotation_files, formats_of, traced
 from evaluators.types import RunResult, TestCase
 
+from . import history
 from .data import md_escape
 
 _FILES = {
@@ -61,19 +62,32 @@ def trace_panel(case: TestCase) -> None:
             st.json(m["trace_metadata"], expanded=False)
 
 
-def cases_note(run: RunResult) -> None:
+def _is_traced(run: Any) -> bool:
+    """The run's cases came from a trace export (its first case tells: a file is one or the other)."""
+    first = next(iter(run.iter_results() if hasattr(run, "iter_results") else run.results), None)
+    return bool(first is not None and first.case.metadata.get("trace_id"))
+
+
+def cases_note(run: Any) -> None:
     """Above the cases table of a run read from traces: where the trace columns are."""
-    if any(r.case.metadata.get("trace_id") for r in run.results):
+    if _is_traced(run):
         st.caption("These cases came from traces: each id is its trace id; the root span, session, model "
                    "and tags are the last columns. Download → send the scores back to the same spans.")
 
 
-def send_back(run: RunResult, key: str) -> None:
+def send_back(stored: Any, key: str) -> None:
     """The Download tab's part for traced runs: annotation files, and sending to Phoenix."""
-    cases = traced(run)
-    if not any(r.case.metadata.get("trace_id") for r in run.results):
+    if not _is_traced(stored):
         return
     st.divider()
+    run = history.whole(stored)
+    if run is None:
+        st.write("**Send the scores back to your traces**")
+        st.caption(f"This run has {len(stored):,} cases, more than the {history.FULL_RUN_MAX:,} the dashboard "
+                   "reads at once: write the annotation files with `python -m evaluators evaluate FILE "
+                   "--annotations-out DIR` (or send them with `--to-phoenix URL`).")
+        return
+    cases = traced(run)
     st.write(f"**Send the scores back to your traces** — {len(cases)} scored case(s) came from traces")
     if not cases:
         st.caption("No case that came from a trace was scored: nothing to send.")

@@ -11,20 +11,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..convert import as_bool, as_float
+from ..tally import group_of, lookup
 from ..types import CaseResult, RunResult
-
-
-def lookup(d: Mapping[str, Any], path: str) -> Any:
-    if path in d:
-        return d[path]
-    cur: Any = d
-    for part in path.split("."):
-        if isinstance(cur, Mapping) and part in cur:
-            cur = cur[part]
-        else:
-            return None
-    return cur
-
 
 
 def graded_dict_key(v: Any) -> str | None:
@@ -147,18 +135,5 @@ def label_values(run: RunResult, label: str, kind: str) -> dict[str, Any]:
 def groups_for(results: Sequence[CaseResult], group_column: str | None) -> dict[str, Any]:
     if not group_column:
         return {}
-    out: dict[str, Any] = {}
-    for r in results:
-        c = r.case
-        v = lookup(c.metadata, group_column)
-        if v is None:
-            v = lookup(c.labels, group_column)
-        if v is None:  # one level of nesting, e.g. metadata["meta"]["source_id"]
-            for sub in c.metadata.values():
-                if isinstance(sub, Mapping):
-                    v = lookup(sub, group_column)
-                    if v is not None:
-                        break
-        out[c.id] = v if v is None or isinstance(v, (str, int, float, bool)) else repr(v)
-    return out
+    return {r.case.id: group_of(r.case.metadata, r.case.labels, group_column) for r in results}
 

@@ -47,25 +47,14 @@ def _dumps(value: Any, indent: int | None = None) -> str:
 
 def dump_json(data: Any, fh: Any) -> None:
     """``data`` as JSON into ``fh``: a dict's keys one per line (indented), and each item of a list
-    value (e.g. ``detailed_results``: one case) compact on a line of its own. Each item is encoded
-    by the C encoder (``json.dump`` with ``indent`` runs the pure-Python one: ~4x slower, a third
-    larger) and written as it goes: no string of the whole file is built."""
+    value (e.g. ``detailed_results``: one case) compact on a line of its own, written as it goes
+    (``evaluators.resultfiles.jsondoc``: the layout the results readers read line by line)."""
     if not isinstance(data, dict) or not data:
         fh.write(_dumps(data, 2) + "\n")
         return
-    fh.write("{\n")
-    last = len(data) - 1
-    for n, (key, value) in enumerate(data.items()):
-        fh.write(f"  {_dumps(str(key))}: ")
-        if isinstance(value, list) and value:
-            fh.write("[\n")
-            for i, item in enumerate(value):
-                fh.write("    " + _dumps(item) + (",\n" if i < len(value) - 1 else "\n"))
-            fh.write("  ]")
-        else:
-            fh.write(_dumps(value, 2).replace("\n", "\n  "))
-        fh.write(",\n" if n < last else "\n")
-    fh.write("}\n")
+    from ..resultfiles.jsondoc import dump_doc
+
+    dump_doc(fh, data)
 
 
 def write_json(path: str, data: Any) -> None:
@@ -236,27 +225,43 @@ def add_map_option(p: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def load_input(path: str, overrides: Sequence[str], trace: TraceOptions | None = None) -> LoadResult:
-    """LoadResult of the input file, rows or traces (DatasetError for file/column problems)."""
+    """LoadResult of the input file, rows or traces, read whole (DatasetError for file/column problems)."""
     from ..datasets import load_input as load
 
+    return load(path, overrides=_map_overrides(overrides), trace=trace)
+
+
+def _map_overrides(overrides: Sequence[str]) -> dict[str, str]:
     mapped: dict[str, str] = {}
     for item in overrides:
         fld, sep, col = item.partition("=")
         if not sep or fld.strip() not in MAP_FIELDS or not col.strip():
             raise UsageError(f"--map {item!r}: expected FIELD=COLUMN with FIELD one of {', '.join(MAP_FIELDS)}")
         mapped[fld.strip()] = col.strip()
-    return load(path, overrides=mapped, trace=trace)
+    return mapped
 
 
-def progress_bar(total_hint: int, enabled: bool) -> tuple[Callable[[int, int], None] | None, Any]:
+def open_input(path: str, overrides: Sequence[str], chunk_rows: int | None = None,
+               trace: TraceOptions | None = None) -> Any:
+    """The input file chunk by chunk: rows read in chunks, a trace export read whole
+    (``datasets.sources.open_input``; DatasetError for file/column problems)."""
+    from ..datasets.sources import open_input as open_any
+    from ..datasets.stream import CHUNK_ROWS
+
+    if chunk_rows is not None and chunk_rows < 1:
+        raise UsageError("--chunk-rows must be at least 1")
+    return open_any(path, overrides=_map_overrides(overrides), trace=trace, chunk_rows=chunk_rows or CHUNK_ROWS)
+
+
+def progress_bar(total_hint: int | None, enabled: bool) -> tuple[Callable[[int, int | None], None] | None, Any]:
     if not enabled:
         return None, None
     from tqdm import tqdm
 
     bar = tqdm(total=total_hint, desc="evaluating", unit="case", file=sys.stderr, leave=True)
 
-    def progress(done: int, total: int) -> None:
-        if bar.total != total:
+    def progress(done: int, total: int | None) -> None:
+        if total is not None and bar.total != total:
             bar.total = total
         bar.update(max(0, done - bar.n))
 

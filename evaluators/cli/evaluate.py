@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..types import SUMMARY_METRICS
+from ..types import SUMMARY_METRICS, CaseResult, RunResult
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -27,14 +26,14 @@ from .common import (
     eprint,
     get_method_or_usage_error,
     load_input,
+    open_input,
     progress_bar,
-    write_json,
 )
 from .traces import add_trace_arguments, check_send_flags, report_input, send_back, trace_options
 
 if TYPE_CHECKING:
     from ..options import EvalOptions
-    from ..types import RunResult, TestCase
+    from ..types import TestCase
 
 #: Metrics of the JSON top level that ``--fail-under`` accepts besides requested family metrics.
 CORE_THRESHOLD_METRICS = SUMMARY_METRICS
@@ -49,7 +48,13 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("input", metavar="INPUT", help="data file (.csv .tsv .json .jsonl .parquet)")
     ev.add_argument("--method", default="trace", help="evaluation method (default: trace)")
-    ev.add_argument("--out", default=None, metavar="PATH", help="write results JSON here")
+    ev.add_argument("--out", default=None, metavar="PATH",
+                    help="write the results here: .jsonl = JSON Lines, one case per line as it finishes (any "
+                         "size); .json = one JSON document (cases kept in PATH.partial.jsonl until the end)")
+    ev.add_argument("--resume", action="store_true",
+                    help="continue the run an interrupted --out file holds: only the cases not in it are evaluated")
+    ev.add_argument("--chunk-rows", type=int, default=None, metavar="N",
+                    help="input rows read, evaluated and written per step (default 1000)")
     ev.add_argument("--csv", default=None, metavar="PATH", help="write one row per case here")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC is below VALUE (repeatable, or "
@@ -109,18 +114,14 @@ def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions)
                          f"{', '.join(sorted(allowed))} (family metrics must also be in --metrics)")
 
 
-def apply_gate(args: argparse.Namespace, run: RunResult, out: dict[str, Any],
-               thresholds: Mapping[str, float]) -> list[str]:
-    """Gate an evaluation: regroup the intervals if asked, write the JUnit / Markdown reports,
-    return one message per failed metric (empty = passed)."""
+def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mapping[str, float]) -> list[str]:
+    """Gate an evaluation on its results' top level (``out``: means and intervals, grouped by
+    ``--group-column`` when given), write the JUnit / Markdown reports, return one message per failed
+    metric (empty = passed)."""
     from ..gate import evaluate_gate, markdown_summary, write_junit, write_markdown
 
-    group_column = getattr(args, "group_column", None)
-    if group_column:
-        from ..agreement import run_intervals
-
-        out["intervals"] = run_intervals(run, group_column)
-        out["intervals_group_column"] = group_column
+    if getattr(args, "group_column", None):
+        out["intervals_group_column"] = args.group_column
     gate = evaluate_gate(out, thresholds, getattr(args, "gate_on", "mean") or "mean")
     if getattr(args, "junit", None):
         write_junit(gate, args.junit)
@@ -145,18 +146,6 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} n/a")
 
 
-def _write_outputs(args: argparse.Namespace, run: RunResult, out: dict[str, Any]) -> None:
-    if args.out:
-        write_json(args.out, out)
-    if args.csv:
-        from ..export import to_csv, to_rows
-
-        p = Path(args.csv)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(to_csv(to_rows(run)), encoding="utf-8")
-        eprint(f"wrote {p}")
-
-
 def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:
     from ..pipeline import estimate
 
@@ -167,39 +156,7 @@ def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:
     return EXIT_OK
 
 
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..datasets import DatasetError
-    from ..export import to_json_dict
-    from ..pipeline import evaluate_batch
-
-    spec = get_method_or_usage_error(args.method)
-    thresholds = parse_fail_under(args.fail_under)
-    options = build_options(args, spec.needs_llm)
-    check_threshold_names(thresholds, options)
-    check_send_flags(args)
-    try:
-        loaded = load_input(args.input, args.map, trace_options(args))
-    except DatasetError as exc:
-        eprint(f"error: {exc}")
-        return EXIT_BAD_INPUT
-    report_input(loaded)
-    for e in loaded.errors[: max(0, args.max_errors_shown)]:
-        eprint(f"input error: {e}")
-    if len(loaded.errors) > args.max_errors_shown:
-        eprint(f"... and {len(loaded.errors) - args.max_errors_shown} more input errors")
-    for w in loaded.warnings[: max(0, args.max_errors_shown)]:  # rows kept after a fix-up (renamed id)
-        eprint(f"input warning: {w}")
-    if options.dry_run:
-        code = _dry_run(loaded.cases, args.method, options)
-        return EXIT_BAD_INPUT if loaded.errors else code
-    progress, bar = progress_bar(len(loaded.cases), not args.no_progress)
-    try:
-        run = evaluate_batch(loaded.cases, args.method, options=options, progress=progress,
-                             engine=args.engine, ray_address=args.ray_address)
-    finally:
-        if bar is not None:
-            bar.close()
-    out = to_json_dict(run)
+def _encoder_note(out: dict[str, Any]) -> None:
     from ..encoder.embeddings import info as encoder_info
 
     enc = encoder_info()
@@ -207,24 +164,99 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out["encoder"] = {k: v for k, v in enc["decision"].items() if k != "measured"}
         eprint(f"encoder: {enc['backend']} ({enc['decision'].get('reason')})"
                + ("" if enc["loaded"] else "; every vector came from the disk cache: no model loaded"))
-    out["input_file"] = str(args.input)
-    out["input_mapping"] = loaded.mapping.model_dump() if loaded.mapping else None
-    out["input_errors"] = loaded.error_dicts()
-    out["input_warnings"] = loaded.warning_dicts()
-    failures = apply_gate(args, run, out, thresholds)  # reports; regrouped intervals
-    sent = send_back(args, run, out, loaded)  # annotation files / Phoenix, for a trace file
-    _write_outputs(args, run, out)
+
+
+def _input_problems(args: argparse.Namespace, errors: list[Any], warnings: list[Any]) -> None:
+    for e in errors[: max(0, args.max_errors_shown)]:
+        eprint(f"input error: {e}")
+    if len(errors) > args.max_errors_shown:
+        eprint(f"... and {len(errors) - args.max_errors_shown} more input errors")
+    for w in warnings[: max(0, args.max_errors_shown)]:  # rows kept after a fix-up (renamed id)
+        eprint(f"input warning: {w}")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Read the input in chunks, write each finished case as it goes (``resultfiles.evaluate_file``),
+    gate on the summary of the per-case values."""
+    from ..datasets import DatasetError
+    from ..resultfiles import JournalError, evaluate_file
+    from ..resultfiles.run import journal_path
+
+    spec = get_method_or_usage_error(args.method)
+    thresholds = parse_fail_under(args.fail_under)
+    options = build_options(args, spec.needs_llm)
+    check_threshold_names(thresholds, options)
+    check_send_flags(args)
+    topts = trace_options(args)
+    if options.dry_run:
+        try:
+            loaded = load_input(args.input, args.map, topts)
+        except DatasetError as exc:
+            eprint(f"error: {exc}")
+            return EXIT_BAD_INPUT
+        report_input(loaded)
+        _input_problems(args, loaded.errors, loaded.warnings)
+        code = _dry_run(loaded.cases, args.method, options)
+        return EXIT_BAD_INPUT if loaded.errors else code
+    if args.resume and not args.out:
+        raise UsageError("--resume continues the results file of --out: give --out")
+    try:
+        stream = open_input(args.input, args.map, args.chunk_rows, topts)
+    except DatasetError as exc:
+        eprint(f"error: {exc}")
+        return EXIT_BAD_INPUT
+    traced = getattr(stream, "loaded", None)  # a trace export, read whole: its scores may go back
+    kept: list[CaseResult] = []
+    if traced is not None:
+        report_input(traced)
+        if args.engine == "ray":
+            raise UsageError("--engine ray reads rows in blocks; a trace export is read whole: evaluate it "
+                             "with the local engine")
+    progress, bar = progress_bar(stream.total_hint, not args.no_progress)
+    failures: list[str] = []
+
+    def decorate(top: dict[str, Any], _tally: Any) -> None:
+        _encoder_note(top)
+        if traced is not None and traced.traces is not None:
+            top["traces"] = traced.traces.summary()
+        failures.extend(apply_gate(args, top, thresholds))  # reports
+
+    try:
+        fr = evaluate_file(args.input, args.method, options=options, out=args.out, csv=args.csv,
+                           resume=args.resume, stream=stream, engine=args.engine, ray_address=args.ray_address,
+                           group_column=getattr(args, "group_column", None), progress=progress, decorate=decorate,
+                           on_case=kept.append if traced is not None else None)
+    except JournalError as exc:
+        eprint(f"error: {exc}")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        if args.out:
+            eprint(f"interrupted: every finished case is in {journal_path(args.out)}; the same command with "
+                   "--resume continues the run")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    out = fr.top
+    for p in fr.written:
+        eprint(f"wrote {p}")
+    if fr.resumed:
+        eprint(f"resumed: {fr.resumed} cases were already in {journal_path(args.out)}, {fr.evaluated} evaluated now")
+    _input_problems(args, stream.errors, stream.warnings)
+    sent: list[str] = []
+    if traced is not None:  # annotation files / Phoenix: the cases of this session
+        sent = send_back(args, RunResult(method=args.method, results=tuple(kept)), out, traced)
     print_summary(out)
-    if run.errors:
-        eprint(f"warning: {len(run.errors)} case(s) could not be scored, e.g. "
-               f"{run.errors[0][0]}: {run.errors[0][1]}")
+    errors = fr.tally.errors
+    if errors:
+        eprint(f"warning: {len(errors)} case(s) could not be scored, e.g. {errors[0][0]}: {errors[0][1]}")
     for f in failures:
         print(f"FAILED {f}")
-    for p in sent:
-        eprint(f"error: {p}")
-    if loaded.errors:
-        eprint(f"error: {len(loaded.errors)} invalid input row(s); the other "
-               f"{len(loaded.cases)} were evaluated")
+    for problem in sent:
+        eprint(f"error: {problem}")
+    if stream.errors:
+        eprint(f"error: {len(stream.errors)} invalid input row(s); the other "
+               f"{fr.tally.num_cases} were evaluated")
         return EXIT_BAD_INPUT
     if sent:
         return EXIT_BAD_INPUT

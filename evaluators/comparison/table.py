@@ -7,15 +7,16 @@ Three ways in, one builder (:class:`TableBuilder`):
 
 * :func:`table_from_records` — case records in the results-file format (``export.case_dict``: a
   ``detailed_results`` item), from any iterable (a streaming reader of a results file fits here);
-* :func:`table_from_run` — a ``RunResult`` in memory;
-* :func:`table_from_file` — a results file (``evaluate --out``) read with ``export.read_results``;
-  a large run is dropped once its table is built, and re-read only for the cases a comparison lists.
+* :func:`table_from_run` — a ``RunResult`` in memory, or a run of the history read case by case
+  (anything with ``iter_results()`` and ``cases(ids)``, e.g. ``evaluators.store.StoredRun``);
+* :func:`table_from_file` — a results file (``evaluate --out``, JSON or JSON Lines) read one case at
+  a time (``resultfiles.iter_case_dicts``), and re-read only for the cases a comparison lists: two
+  100,000-case runs compare in bounded memory.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..export import ResultsFileError, read_results, run_from_json_dict
+from ..export import ResultsFileError, case_from_dict
 from ..sentencize import letters, sentences_of
 from ..types import (
     AVERAGE,
@@ -184,42 +185,52 @@ def run_details(run: RunResult) -> DetailFetcher:
     return lambda rows: {i: sentence_details(run.results[i]) for i in rows}
 
 
-def table_from_run(run: RunResult, name: str, *, keep_details: bool = True) -> RunTable:
-    """A table of a run in memory; ``keep_details``: the table keeps a reference to the run to list
-    sentences of the cases a comparison shows."""
+def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTable:
+    """A table of a run: a ``RunResult`` in memory, or a stored run read one case at a time
+    (``iter_results()``; its sentences fetched again by id, ``cases(ids)``). ``keep_details``: the
+    table can list the sentences of the cases a comparison shows."""
     b = TableBuilder(name, run.method, run.started_at)
-    for r in run.results:
+    stored = hasattr(run, "iter_results") and hasattr(run, "cases")
+    for r in (run.iter_results() if stored else run.results):
         b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
-    return b.build(run_details(run) if keep_details else None)
+    if not keep_details:
+        return b.build(None)
+    if not stored:
+        return b.build(run_details(run))
+    ids = b.ids
+
+    def fetch(rows: Sequence[int]) -> Mapping[int, tuple[SentenceDetail, ...]]:
+        wanted = {ids[i]: i for i in rows if 0 <= i < len(ids)}
+        return {wanted[r.case.id]: sentence_details(r) for r in run.cases(list(wanted)) if r.case.id in wanted}
+
+    return b.build(fetch)
 
 
 def file_details(path: str | Path) -> DetailFetcher:
-    """Detail of rows of a results file, read again when asked (only the rows asked are turned
-    into ``CaseResult``s)."""
+    """Detail of rows of a results file, read again when asked, one case at a time (only the rows
+    asked are turned into ``CaseResult``s)."""
 
     def fetch(rows: Sequence[int]) -> Mapping[int, tuple[SentenceDetail, ...]]:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        cases = data.get("detailed_results") or []
-        wanted = sorted({i for i in rows if 0 <= i < len(cases)})
-        part = run_from_json_dict({**data, "detailed_results": [cases[i] for i in wanted]}, source=str(path))
-        return {i: sentence_details(r) for i, r in zip(wanted, part.results)}
+        from ..resultfiles import iter_case_dicts
+
+        wanted = set(rows)
+        out: dict[int, tuple[SentenceDetail, ...]] = {}
+        for i, d in enumerate(iter_case_dicts(path)):
+            if i in wanted:
+                out[i] = sentence_details(case_from_dict({"method": "", **d}))
+                if len(out) == len(wanted):
+                    break
+        return out
 
     return fetch
 
 
-#: Runs of up to this many cases read from a file are kept in memory for the sentences of the
-#: cases a comparison lists; a larger run is dropped once its table is built and read again for them.
-KEEP_RUNS_UP_TO = 5_000
-
-
 def table_from_file(path: str | Path, name: str | None = None) -> RunTable:
-    """A table of a results file (``evaluate --out``); :class:`~evaluators.export.ResultsFileError`
-    names the file when it cannot be read. A run of more than :data:`KEEP_RUNS_UP_TO` cases is not
-    kept: the sentences of the listed cases are read from the file again."""
+    """A table of a results file (``evaluate --out``: JSON or JSON Lines), read one case at a time;
+    :class:`~evaluators.export.ResultsFileError` names the file when it cannot be read."""
+    from ..resultfiles import iter_case_dicts, read_top
+
     p = Path(path)
-    run = read_results(p)
-    keep = len(run.results) <= KEEP_RUNS_UP_TO
-    table = table_from_run(run, name or p.stem, keep_details=keep)
-    if not keep:
-        table.details = file_details(p)
-    return table
+    top = read_top(p)
+    return table_from_records(name or p.stem, iter_case_dicts(p), method=str(top.get("method") or ""),
+                              started_at=str(top.get("started_at") or ""), details=file_details(p))

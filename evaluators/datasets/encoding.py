@@ -66,14 +66,18 @@ def _utf16_without_bom(sample: bytes) -> str | None:
     return None
 
 
+def bom_encoding(data: bytes) -> str | None:
+    """The encoding a byte-order mark at the start of ``data`` names (None: no BOM)."""
+    return next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
+
+
 def decode_text(data: bytes, name: str, fmt: str) -> str:
     """The text of a ``fmt`` ('CSV', 'JSON', …) file, or a :class:`DatasetError` saying what the
     bytes are instead."""
     kind = binary_kind(data)
     if kind:
         raise DatasetError(name, f"this is {kind[0]}, not a {fmt} file{kind[1]}")
-    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
-    encoding = encoding or _utf16_without_bom(data[:_SAMPLE])
+    encoding = bom_encoding(data) or _utf16_without_bom(data[:_SAMPLE])
     if encoding:
         try:
             return data.decode(encoding)

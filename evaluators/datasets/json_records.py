@@ -165,29 +165,32 @@ def _lines(text: str) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split(sep)]
 
 
+def parse_jsonl_line(line: str, lineno: int, name: str) -> dict | DatasetError | None:
+    """One line of a JSONL file: its record, the error naming the line, or None (a blank line)."""
+    if not line.strip():
+        return None
+    if too_deep_to_parse(line):
+        return DatasetError(name, f"line is {_TOO_DEEP}", row=lineno)
+    try:
+        rec = loads(line)
+    except json.JSONDecodeError as exc:
+        return DatasetError(name, f"malformed JSON line (column {exc.colno}: {exc.msg})", row=lineno)
+    except RecursionError:
+        return DatasetError(name, f"line is {_TOO_DEEP}", row=lineno)
+    if not isinstance(rec, dict):
+        return DatasetError(name, f"line holds a {type_name(rec)}, expected an object", row=lineno)
+    return rec
+
+
 def parse_jsonl_records(text: str, name: str) -> Records:
     records, rows, errors = [], [], []
     for lineno, line in enumerate(_lines(text), start=1):
-        if not line.strip():
-            continue
-        if too_deep_to_parse(line):
-            errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
-            continue
-        try:
-            rec = loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(DatasetError(name, f"malformed JSON line (column {exc.colno}: {exc.msg})",
-                                       row=lineno))
-            continue
-        except RecursionError:
-            errors.append(DatasetError(name, f"line is {_TOO_DEEP}", row=lineno))
-            continue
-        if not isinstance(rec, dict):
-            errors.append(DatasetError(name, f"line holds a {type_name(rec)}, expected an object",
-                                       row=lineno))
-            continue
-        records.append(rec)
-        rows.append(lineno)
+        got = parse_jsonl_line(line, lineno, name)
+        if isinstance(got, DatasetError):
+            errors.append(got)
+        elif got is not None:
+            records.append(got)
+            rows.append(lineno)
     if not records and len(errors) > 1 and _is_one_document(text):
         raise DatasetError(name, "the file is one JSON document over several lines, not one object "
                                  "per line; name it .json")

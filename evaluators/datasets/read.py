@@ -191,7 +191,7 @@ def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
         raise DatasetError(name, f"Parquet data is {size / 1e6:.0f} MB uncompressed, over the "
                                  f"{MAX_PARQUET_UNCOMPRESSED / 1e6:.0f} MB limit; split the file")
     if meta.num_columns > MAX_COLUMNS:
-        raise _too_wide(name, meta.num_columns)
+        raise too_wide(name, meta.num_columns)
     try:
         return pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001
@@ -203,7 +203,7 @@ def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
 MAX_COLUMNS = 1000
 
 
-def _too_wide(name: str, n: int) -> DatasetError:
+def too_wide(name: str, n: int) -> DatasetError:
     return DatasetError(name, f"file has {n:,} columns, more than the limit of {MAX_COLUMNS:,}; "
                               "keep the columns the evaluation needs")
 
@@ -214,12 +214,12 @@ def frame_of(records: list[dict[str, Any]], name: str = "records") -> pd.DataFra
     for r in records:
         cols.update(dict.fromkeys(r))
         if len(cols) > MAX_COLUMNS:
-            raise _too_wide(name, len(cols))
+            raise too_wide(name, len(cols))
     return pd.DataFrame.from_records(records, columns=list(cols)).astype(object) if cols else pd.DataFrame()
 
 
 _DELIMITERS = (",", ";", "\t", "|")
-_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 
 
 def _fields(line: str, delimiter: str) -> int:
@@ -247,7 +247,7 @@ def _read_csv(text: str, name: str, default_sep: str) -> tuple[pd.DataFrame, lis
     end = text.find("\n", start)
     width = _fields(text[start:end if end >= 0 else len(text)], sep)
     if width > MAX_COLUMNS:
-        raise _too_wide(name, width)
+        raise too_wide(name, width)
     # pandas reads UTF-8 bytes without the 4-bytes-per-character buffer of a StringIO.
     raw = text.encode("utf-8")
     try:
@@ -259,7 +259,7 @@ def _read_csv(text: str, name: str, default_sep: str) -> tuple[pd.DataFrame, lis
         header = pd.read_csv(io.BytesIO(raw), sep=sep, dtype=str, header=None, nrows=1,
                              keep_default_na=False, encoding="utf-8").iloc[0].tolist()
         df.attrs["raw_header"] = [str(h) for h in header]
-        df.attrs["delimiter"] = _DELIMITER_NAMES[sep]
+        df.attrs["delimiter"] = DELIMITER_NAMES[sep]
         return df, None, []
     except pd.errors.EmptyDataError as exc:
         raise DatasetError(name, "file is empty (no header row)") from exc
@@ -296,7 +296,7 @@ def _read_csv_rows(text: str, name: str, sep: str) -> tuple[pd.DataFrame, list[i
                 errors.append(DatasetError(
                     name, f"row has {len(fields)} fields, the header has {len(header)} (line "
                           f"{reader.line_num} of the file); check quoting and the delimiter "
-                          f"({_DELIMITER_NAMES[sep]})", row=n))
+                          f"({DELIMITER_NAMES[sep]})", row=n))
                 continue
             records.append(fields + [None] * (len(header) - len(fields)))
             rows.append(n)
@@ -305,5 +305,5 @@ def _read_csv_rows(text: str, name: str, sep: str) -> tuple[pd.DataFrame, list[i
                            row=n + 1) from None
     df = pd.DataFrame(records, columns=header or [], dtype=object)
     df.attrs["raw_header"] = list(header or [])
-    df.attrs["delimiter"] = _DELIMITER_NAMES[sep]
+    df.attrs["delimiter"] = DELIMITER_NAMES[sep]
     return df, rows, errors

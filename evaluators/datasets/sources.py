@@ -33,6 +33,7 @@ from .encoding import decode_text
 from .errors import DatasetError
 from .mapping import ColumnMapping, guess_mapping
 from .read import name_of, read_bytes, read_table
+from .stream import CHUNK_ROWS, CaseStream, LoadedStream, open_cases
 from .validate import LoadResult, to_cases
 
 _JSON_EXTS = (".json", ".jsonl", ".ndjson")
@@ -116,6 +117,31 @@ def trace_result(inp: Input) -> LoadResult:
                                        for i in tr.issues]
     warnings = [DatasetError(inp.name, w.message, row=w.record, column=w.field) for w in tr.warnings]
     return LoadResult(cases=list(tr.cases), errors=errors, mapping=None, warnings=warnings, traces=tr)
+
+
+def open_input(path: str | Path, *, overrides: dict[str, str] | None = None, trace: TraceOptions | None = None,
+               chunk_rows: int = CHUNK_ROWS) -> CaseStream | LoadedStream:
+    """The cases of a data file chunk by chunk: rows are read in chunks (:class:`CaseStream`); a trace
+    export — detected from the file's head, or forced by ``trace.format`` — is read whole, one case
+    per trace, and handed out in chunks the same way (:class:`LoadedStream`). Raises
+    :class:`DatasetError` for problems with the whole file."""
+    opts = trace or TraceOptions()
+    whole = opts.format not in ("auto", "rows")
+    if opts.format == "auto" and Path(path).suffix.lower() in _JSON_EXTS:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        whole = looks_like_otlp(head.decode("utf-8", errors="ignore"))
+    if not whole:
+        try:
+            stream = open_cases(path, overrides=overrides, chunk_rows=chunk_rows)
+        except DatasetError:
+            if opts.format == "rows":
+                raise
+            whole = True  # not rows: traces, or the loader's own message for the whole file
+        else:
+            if opts.format == "rows" or detect_columns(stream.columns) is None:
+                return stream
+    return LoadedStream(path, load_input(path, overrides=overrides, trace=opts), chunk_rows)
 
 
 def load_input(source: str | Path | bytes | BinaryIO, filename: str | None = None, *,

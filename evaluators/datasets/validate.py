@@ -218,8 +218,21 @@ def _ident(v: Any, column: str) -> str | None:
     return s
 
 
-def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str) -> LoadResult:
+@dataclass
+class IdRegistry:
+    """The ids given so far, kept across the chunks of a file read in pieces (``stream``): a
+    duplicate of an id of an earlier chunk is renamed like one within a chunk."""
+
+    taken: set[str] = field(default_factory=set)
+    #: id -> the row that first had it
+    first: dict[str, int] = field(default_factory=dict)
+    #: ids made by renaming (``q1#2``, ``row-7``): a later row that has one of them is renamed too
+    made: dict[str, int] = field(default_factory=dict)
+
+
+def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdRegistry | None = None) -> LoadResult:
     """Turn a DataFrame into TestCases; bad rows become errors (see module doc for row numbers).
+    ``ids``: the ids of earlier chunks of the same file (a file read in pieces).
 
     Raises :class:`DatasetError` when a mapped column is not in the frame or no question/response
     column is mapped.
@@ -254,7 +267,7 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str) -> LoadRes
         errors.extend(DatasetError(name, e.message, row=row_no, column=e.column) for e in row_errors)
         if not row_errors:
             good.append((row_no, ident, fields))
-    cases, warnings = _with_unique_ids(good, mapping.id, name)
+    cases, warnings = _with_unique_ids(good, mapping.id, name, ids or IdRegistry())
     final: list[TestCase] = []
     for row_no, fields in cases:
         try:
@@ -307,27 +320,30 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
 
 
 def _with_unique_ids(good: list[tuple[int, str | None, dict[str, Any]]], id_col: str | None,
-                     name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[DatasetError]]:
+                     name: str, ids: IdRegistry) -> tuple[list[tuple[int, dict[str, Any]]], list[DatasetError]]:
     """Give every row a unique id, deterministically: the first row with an id keeps it, a later
     duplicate becomes ``id#2``, ``id#3`` …, a row without one becomes ``row-N``; each renaming is
     a warning naming both rows."""
-    taken = {ident for _, ident, _ in good if ident is not None}
-    first: dict[str, int] = {}
+    taken, first = ids.taken, ids.first
+    taken.update(ident for _, ident, _ in good if ident is not None and ident not in first)
     out: list[tuple[int, dict[str, Any]]] = []
     warnings: list[DatasetError] = []
     column = id_col or "id"
     for row_no, ident, fields in good:
         if ident is None:
             new = _free(f"row-{row_no}", taken)
+            ids.made[new] = row_no
             warnings.append(DatasetError(name, f"missing id; this row is kept as id {new!r}",
                                          row=row_no, column=column))
-        elif ident in first:
+        elif ident in first or ident in ids.made:
             k = 2
             while f"{ident}#{k}" in taken:
                 k += 1
             new = f"{ident}#{k}"
             taken.add(new)
-            warnings.append(DatasetError(name, f"duplicate id {ident!r} (first in row {first[ident]}); "
+            ids.made[new] = row_no
+            earlier = first[ident] if ident in first else ids.made[ident]
+            warnings.append(DatasetError(name, f"duplicate id {ident!r} (first in row {earlier}); "
                                                f"this row is kept as id {new!r}", row=row_no, column=column))
         else:
             new = ident

@@ -16,13 +16,12 @@ expected adherence equals their adherence.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, Iterable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
 from .. import trace_metrics
+from ..signals import fingerprint  # noqa: F401 - review's name for it (gold and reviews match cases by it)
 from ..types import SPECIAL_SUPPORT_KEYS, SentenceLabels, SentenceSpans, SentenceSupport, TestCase, TraceScores
 
 CorrectionField = Literal["support", "relevant", "utilized"]
@@ -44,13 +43,6 @@ class Correction(BaseModel):
     value: Any = None
     reviewer: str = ""
     at: str = ""
-
-
-def fingerprint(case: TestCase) -> str:
-    """Identity of a case's texts (question, response, documents): reviews of a case apply to every
-    run that evaluated the same texts, whatever the run."""
-    raw = json.dumps([case.question, case.response, list(case.documents)], ensure_ascii=False)
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:24]
 
 
 def clean_reviewer(name: str | None) -> str:

@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
-from .. import trace_metrics
-from ..types import TRACE_METRICS, CaseResult, RunResult, SentenceLabels
-from .labels import fingerprint
+from ..signals import disagreement, fingerprint, uncertainty
+from ..types import CaseResult, RunResult, SentenceLabels
 
 ORDERS: tuple[str, ...] = ("uncertainty", "variants", "runs")
 
@@ -36,36 +35,6 @@ class QueueItem:
     #: Why, in words (shown beside the case).
     why: str
     reviewed: bool = False
-
-
-def uncertainty(labels: SentenceLabels) -> tuple[float | None, str]:
-    """(uncertainty in [0, 1] or None, why) of one case's labels (see module docstring)."""
-    if labels.confidence is not None:
-        c = float(labels.confidence)
-        return 1.0 - c, f"confidence {c:.2f}"
-    probs = [float(s.score) for s in labels.sentences if s.score is not None]
-    if not probs:
-        return None, "no probabilities to rank by"
-    thr = labels.extra.get("threshold")
-    thr = float(thr) if isinstance(thr, (int, float)) else 0.5
-    p = min(probs, key=lambda x: abs(x - thr))
-    span = max(thr, 1.0 - thr)
-    return 1.0 - min(1.0, abs(p - thr) / span), f"sentence P(supported) {p:.2f} vs threshold {thr:.2f}"
-
-
-def disagreement(a: SentenceLabels, b: SentenceLabels) -> tuple[float, float, str]:
-    """(share of response sentences with a different support level, mean |difference| of the four
-    TRACE metrics, why) of two labelings of one case."""
-    la = {s.key: s.level for s in a.sentences}
-    lb = {s.key: s.level for s in b.sentences}
-    keys = [k for k in la if k in lb]
-    differ = [k for k in keys if la[k] != lb[k]]
-    share = len(differ) / len(keys) if keys else 0.0
-    ta, tb = trace_metrics.compute(a), trace_metrics.compute(b)
-    mad = sum(abs(getattr(ta, m) - getattr(tb, m)) for m in TRACE_METRICS) / len(TRACE_METRICS)
-    why = (f"{len(differ)} of {len(keys)} sentences differ" + (f" ({', '.join(differ[:6])})" if differ else "")
-           + f"; metrics differ by {mad:.2f} on average")
-    return share, mad, why
 
 
 def _ordered(items: list[tuple[tuple, QueueItem]]) -> list[QueueItem]:
@@ -118,6 +87,24 @@ def by_disagreement(run: RunResult, other: RunResult | None = None, *, a: str | 
     for cid, la, lb in pairs:
         share, mad, why = disagreement(la, lb)
         items.append(((-share, -mad), QueueItem(cid, share + mad / 100.0, why, cid in reviewed)))
+    return _ordered(items)
+
+
+def order_signals(signals: Sequence[tuple[str, dict]], how: str, reviewed: Collection[str] = ()) -> list[QueueItem]:
+    """The ``uncertainty`` or ``variants`` order from the signals kept with each stored case
+    ((case id, aux) in run order: ``u`` = [uncertainty, why] for a case with labels, ``v`` =
+    [share, mean difference, why] for a case with two labelings; ``evaluators.store.rows``) — the same order as
+    :func:`order` on the whole run, without reading a case."""
+    if how not in ("uncertainty", "variants"):
+        raise ValueError(f"order {how!r} needs the runs' labels; from signals: uncertainty, variants")
+    items = []
+    for cid, aux in signals:
+        if how == "uncertainty" and "u" in aux:
+            u, why = aux["u"]
+            items.append(((u is None, -(u or 0.0)), QueueItem(cid, u, why, cid in reviewed)))
+        elif how == "variants" and "v" in aux:
+            share, mad, why = aux["v"]
+            items.append(((-share, -mad), QueueItem(cid, share + mad / 100.0, why, cid in reviewed)))
     return _ordered(items)
 
 

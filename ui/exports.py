@@ -1,0 +1,93 @@
+"""Downloads of a run, built when the button is clicked, case by case from the store: the results
+file (the CLI's JSON document; past :data:`BIG` cases JSON Lines, gzip-compressed) and a CSV of one
+row per case (its scores from the per-case table, its full texts read case by case). Streamlit hands
+a download over as bytes, so a big run's files are compressed."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from typing import Any
+
+import pandas as pd
+
+from evaluators.export import case_dict, csv_cell, to_csv, to_json_dict, to_rows, write_csv
+from evaluators.resultfiles.jsondoc import dump_doc
+from evaluators.types import SCHEMA_VERSION, RunResult
+
+#: Runs with more cases than this download compressed (JSON Lines, gzip).
+BIG = 5000
+
+
+def file_stem(run: Any) -> str:
+    return f"{run.method}_results"
+
+
+def top_of(run: Any, df: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The results file's top level of a stored run (its summary; means and intervals kept with it)."""
+    if isinstance(run, RunResult):
+        d = to_json_dict(run)
+        d.pop("detailed_results")
+        return d
+    s = run.summary
+    errors = [] if df is None or "error" not in df else [
+        {"id": str(i), "error": str(e)} for i, e in zip(df["id"], df["error"]) if isinstance(e, str) and e]
+    return {"schema_version": SCHEMA_VERSION, **run.means(), "num_samples": s.num_done, "num_scored": s.num_scored,
+            "num_errors": s.num_errors, "method": s.method, "cancelled": run.cancelled, "settings": s.settings,
+            "timings": s.timings, "usage": s.usage.model_dump(), "started_at": s.started_at, "errors": errors,
+            "warnings": list(s.warnings), "intervals": run.intervals()}
+
+
+def _cases(run: Any) -> Any:
+    return run.results if isinstance(run, RunResult) else run.iter_results()
+
+
+def json_bytes(run: Any, df: pd.DataFrame | None = None) -> bytes:
+    """The CLI's JSON document (top level, then one case per line)."""
+    buf = io.StringIO()
+    dump_doc(buf, top_of(run, df),
+             {"detailed_results": (json.dumps(case_dict(r), ensure_ascii=False, default=str) for r in _cases(run))})
+    return buf.getvalue().encode("utf-8")
+
+
+def jsonl_gz(run: Any, df: pd.DataFrame | None = None) -> bytes:
+    """The CLI's JSON Lines results file (a run record, one case per line, the summary), gzip-compressed."""
+    out = io.BytesIO()
+    top = top_of(run, df)
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=5) as gz:
+        head = {"record": "run", "schema_version": SCHEMA_VERSION, "method": top["method"],
+                "settings": top["settings"], "started_at": top["started_at"]}
+        gz.write((json.dumps(head, default=str) + "\n").encode("utf-8"))
+        for r in _cases(run):
+            gz.write((json.dumps(case_dict(r), ensure_ascii=False, default=str) + "\n").encode("utf-8"))
+        gz.write((json.dumps({"record": "summary", **top}, default=str) + "\n").encode("utf-8"))
+    return out.getvalue()
+
+
+def csv_bytes(run: Any, df: pd.DataFrame, gz: bool = False) -> bytes:
+    """One CSV row per case: the per-case table's columns with the full question and response (read
+    case by case from the store), text cells neutralised against spreadsheet formulas."""
+    if isinstance(run, RunResult):
+        data = to_csv(to_rows(run)).encode("utf-8")
+        return gzip.compress(data) if gz else data
+    cols = [c for c in df.columns]
+    at = cols.index("question") + 1 if "question" in cols else 1
+    cols = [*cols[:at], "response", *cols[at:]]
+    texts = run.store.texts(run.id, owner=run.owner)
+    records = df.to_dict("records")
+
+    def rows() -> Any:
+        for rec, (cid, question, response) in zip(records, texts):
+            if cid != str(rec.get("id")):  # the run grew meanwhile: read this case's texts directly
+                got = run.case(str(rec.get("id")))
+                question, response = (got.case.question, got.case.response) if got else ("", "")
+            yield {**rec, "question": question, "response": response}
+
+    buf = io.StringIO()
+    write_csv(rows(), [str(c) for c in cols], buf)
+    data = buf.getvalue().encode("utf-8")
+    return gzip.compress(data, compresslevel=5) if gz else data
+
+
+__all__ = ["BIG", "csv_bytes", "csv_cell", "file_stem", "json_bytes", "jsonl_gz", "top_of"]
