@@ -38,7 +38,7 @@ def big_run() -> str:
 
 def app(**query) -> AppTest:
     at = AppTest.from_file(fx.APP, default_timeout=90)
-    at.query_params[state.URL_PARAM] = TOKEN
+    at.session_state[state._OWNER] = TOKEN
     at.query_params.update(query)
     return at
 

@@ -114,7 +114,7 @@ def test_unpaired_cases_are_listed_never_dropped(files, capsys, tmp_path):
     (["{main}", "{branch}", "--fail-on-regression", "adherence"], "expected METRIC=DELTA"),
     (["{main}", "{branch}", "--fail-on-regression", "adherence=-1"], "DELTA a number >= 0"),
     (["{main}", "{missing}"], "missing.json: cannot read"),
-    (["{main}", "{sample}"], "sample_rag.jsonl: not valid JSON"),
+    (["{main}", "{sample}"], "sample_rag.jsonl: not a results file"),
 ])
 def test_bad_input_exits_2_with_a_clear_message(files, capsys, args, message):
     paths = {**{k: str(v) for k, v in files.items()}, "missing": str(files["main"].parent / "missing.json"),

@@ -92,12 +92,20 @@ def test_a_share_link_opens_that_one_run_read_only_for_anyone():
     choices = at.selectbox(key="results.run").options
     assert choices == ["alice's run (shared with you, read-only)"]  # not Alice's other run
     assert not [p for p in at.get("popover") if "Share this run" in p.proto.popover.label]  # not Bob's to share
+    assert RunStore().list(owner="bob-token-00000000000001") == []  # never copied into Bob's history
     goto(at, "4_inspect")
     assert at.toggle(key="inspect.review").proto.disabled
     links = at.dataframe[0].value["open"]
     assert all(f"share={tok}" in v for v in links)  # a new tab opens the same run
     forged = goto(app("bob-token-00000000000001", share=rid + ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), "3_results")
     assert any("No finished run yet" in i.value for i in forged.info)
+    assert RunStore().list(owner="bob-token-00000000000001") == []
+    own = goto(app("alice-token-000000001", share=tok), "3_results")  # the owner's own link: her run
+    assert own.selectbox(key="results.run").value == "alice's run"
+    assert [p for p in own.get("popover") if "Share this run" in p.proto.popover.label]
+    RunStore().delete(rid, owner="alice-token-000000001")  # deleting the run ends the link
+    gone = goto(app("bob-token-00000000000001", share=tok), "3_results")
+    assert any("No finished run yet" in i.value for i in gone.info)
 
 
 def test_the_owner_gets_the_share_link_of_their_own_run():

@@ -46,6 +46,20 @@ def load(run_id: str) -> StoredRun:
     return view(resources.store(), run_id, owner=reader())
 
 
+class SharedRun(StoredRun):
+    """A run another visitor shared with this session by a signed link: read-only, not in this
+    visitor's history (no history id of theirs: no reviews, no sharing it on, no deleting it)."""
+
+    def __init__(self, summary: RunSummary, token: str) -> None:
+        super().__init__(resources.store(), summary, None)
+        self.share_token = token
+
+
+def load_shared(run_id: str, token: str) -> SharedRun:
+    """A run opened by a share link (KeyError once it was deleted: the link then opens nothing)."""
+    return SharedRun(resources.store().get(run_id, owner=None), token)
+
+
 def load_whole(run_id: str) -> RunResult:
     """Every case of the run in memory at once: for runs of up to :data:`FULL_RUN_MAX` cases."""
     return resources.store().load(run_id, owner=reader())
@@ -94,6 +108,9 @@ def choices() -> dict[str, StoredRun | RunSummary]:
 
 
 def store_id(label: str, choice: Any) -> str | None:
+    """The id of ``choice`` in this visitor's history (None for a run shared with them)."""
+    if isinstance(choice, SharedRun):
+        return None
     return getattr(choice, "id", None) or state.saved_ids().get(label)
 
 

@@ -53,6 +53,8 @@ def reviewer() -> str:
 
 def run_id_of(run: Any) -> str | None:
     """The history id of ``run`` (every run the dashboard shows is a run of the history)."""
+    if isinstance(run, history.SharedRun):  # read-only: not a run of this visitor's history
+        return None
     rid = getattr(run, "id", None)
     if rid is not None:
         return rid

@@ -18,18 +18,16 @@ import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 from evaluators.paths import share_key_path
-from evaluators.types import RunResult
 
-from . import resources, state
+from . import history, resources, state
 
 PARAM = "share"
-#: Session key: {run label: share token} of the shared runs opened in this session.
-_OPENED = "share.opened"
 
 
 @lru_cache(maxsize=4)
@@ -75,12 +73,12 @@ def link(run_id: str, results_url: str | None = None) -> str:
 
 
 def open_from_url() -> None:
-    """A ``?share=`` in the address opens that run, once per session, as the current run."""
+    """A ``?share=`` in the address opens that run, once per session, as the current run: read-only
+    for anyone but its owner (who gets it as the run of their history it is)."""
     tok = st.query_params.get(PARAM)
     if not tok:
         return
-    opened: dict[str, str] = st.session_state.setdefault(_OPENED, {})
-    label = next((lbl for lbl, t in opened.items() if t == tok), None)
+    label = next((lbl for lbl, t in state.shared_runs().items() if t == tok), None)
     if label is not None:
         state.set_current_run(label)
         return
@@ -88,21 +86,21 @@ def open_from_url() -> None:
     try:
         if run_id is None:
             raise KeyError(tok)
-        name = resources.store().get(run_id, owner=None).name
-        run = resources.store().load(run_id, owner=None)
+        summary = resources.store().get(run_id, owner=None)
     except KeyError:
         st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon="⚠️")
         return
-    label = state.add_run(f"{name} (shared with you, read-only)", run)
-    opened[label] = tok
+    try:
+        history.get(run_id)  # the visitor's own run
+    except KeyError:
+        state.add_shared_run(f"{summary.name} (shared with you, read-only)", run_id, tok)
+    else:
+        state.add_run(summary.name, None, run_id)
 
 
-def shared_token(run: RunResult | None) -> str | None:
+def shared_token(run: Any) -> str | None:
     """The share token of ``run`` when it is a run shared with this session (None for one's own)."""
-    if run is None:
-        return None
-    runs = state.get_runs()
-    return next((t for lbl, t in st.session_state.get(_OPENED, {}).items() if runs.get(lbl) is run), None)
+    return getattr(run, "share_token", None) if isinstance(run, history.SharedRun) else None
 
 
 def button(run_id: str | None) -> None:

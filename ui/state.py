@@ -36,6 +36,9 @@ _CURRENT = "state.current_run"
 _CASE = "state.case_id"
 _NOTICE = "state.notice"
 _SAVED = "state.saved_ids"
+#: label -> share token of the runs opened in this session by a share link (read-only, not the
+#: visitor's: never in their history, never in ``saved_ids``)
+_SHARED = "state.shared"
 _MEMO = "state.memo"
 _SIDEBAR_KEPT = "state.sidebar_kept"
 
@@ -176,9 +179,10 @@ def get_runs() -> dict[str, Any]:
     from . import history
 
     out = {}
+    shared = shared_runs()
     for label, rid in _ids().items():
         try:
-            out[label] = history.load(rid)
+            out[label] = history.load_shared(rid, shared[label]) if label in shared else history.load(rid)
         except KeyError:
             continue
     return out
@@ -206,6 +210,28 @@ def add_run(label: str, run: Any, store_id: str | None = None) -> str:
     _ss()[_CURRENT] = label
     _ss().setdefault(_SAVED, {})[label] = rid
     return label
+
+
+def add_shared_run(label: str, run_id: str, token: str) -> str:
+    """Open a run another visitor shared (``ui/share.py`` checked its signed ``token``), read-only:
+    it is kept by id for this session only, and never joins this visitor's history."""
+    runs, shared = _ids(), _ss().setdefault(_SHARED, {})
+    for existing, other in runs.items():
+        if other == run_id and existing in shared:
+            _ss()[_CURRENT] = existing
+            return existing
+    base, i = label, 2
+    while label in runs:
+        label = f"{base} ({i})"
+        i += 1
+    runs[label], shared[label] = run_id, token
+    _ss()[_CURRENT] = label
+    return label
+
+
+def shared_runs() -> dict[str, str]:
+    """Label -> share token of the runs shared with this session."""
+    return _ss().setdefault(_SHARED, {})
 
 
 def saved_ids() -> dict[str, str]:

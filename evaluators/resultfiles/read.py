@@ -223,7 +223,8 @@ def _jsonl_top(p: Path) -> dict[str, Any]:
         top.update({"num_samples": n, "timings": {"wall_s": round(sum(seconds), 3)}, "status": "unfinished",
                     "cancelled": False})
     elif n:
-        top = {"num_samples": n, "status": "unfinished"}
+        raise ResultsFileError(f"{p}: not a results file: it has no run record (is it a file of test cases? "
+                               "evaluate it first: python -m evaluators evaluate FILE --out RESULTS.jsonl)")
     else:
         raise ResultsFileError(f"{p}: not a results file (no case and no run record)")
     return _migrated_top(top, p)
