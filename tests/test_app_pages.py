@@ -309,7 +309,9 @@ def test_compare_two_runs_history_and_human_labels():
     at = page(with_run(a, b).run(), "5_compare")
     assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
     frames = [d.value for d in at.dataframe]
-    corr = frames[0]
+    # the two runs answer the same questions differently: "which version is better" opens on them
+    assert "candidate is" in frames[0].columns and frames[0]["questions"].iloc[0] == 3
+    corr = next(f for f in frames if "measure" in f.columns)
     assert list(corr.columns) == ["measure", "value", "95% interval", "note"]  # short cells: none is cut
     assert any("**rank correlation (Spearman)**: 1 = both put" in c.value for c in at.caption)  # what they mean
     links = [pl.proto.label for pl in at.get("page_link") if "case=" in pl.proto.query_string]
@@ -320,7 +322,9 @@ def test_compare_two_runs_history_and_human_labels():
     assert {"method", "metric", "label", "statistic", "value", "95% interval"} <= set(agreement.columns)
     assert set(agreement["label"]) == {"hallucinated"} and len(agreement) > 0
     assert "expected_adherence" in set(agreement["metric"])  # issue 30 item 16: the ranking metric too
-    assert len(at.get("plotly_chart")) == 3  # scatter, history means, ROC
+    charts = {c.key for c in at.get("plotly_chart")}  # which version: means, differences, trend;
+    assert charts == {"versions.means", "versions.diffs", "versions.trend",  # then scatter, history
+                      "compare.scatter", "compare.grouped", "compare.roc"}  # means, ROC
 
 
 def test_compare_speaks_plainly_defaults_to_one_dataset_and_links_keep_the_session():

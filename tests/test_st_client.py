@@ -5,6 +5,7 @@ auto-rerun work, and two such visitors keep private histories."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 import pytest
@@ -58,5 +59,12 @@ def test_visitor_uploads_runs_and_switches_pages_without_a_browser(server, tmp_p
     other.rerun()
     assert "Results" in other.goto("results").headings
     assert not other.last.metrics  # nothing to show: no run of its own
+    # the first visitor again, in a new session, by the history cookie a browser keeps
+    with sqlite3.connect(store.path) as con:
+        ((owner,),) = con.execute("SELECT DISTINCT owner FROM runs").fetchall()
+    again = Visitor(url, cookies={"rag_eval_u": owner})
+    again.rerun()
+    assert again.goto("results").metrics.get("Adherence") not in (None, "n/a")
     v.close()
     other.close()
+    again.close()

@@ -127,6 +127,9 @@ def open_input(path: str | Path, *, overrides: dict[str, str] | None = None, tra
     :class:`DatasetError` for problems with the whole file."""
     opts = trace or TraceOptions()
     whole = opts.format not in ("auto", "rows")
+    if not Path(path).is_file():
+        p = Path(path)
+        raise DatasetError(p.name, f"file not found: {p}" if not p.exists() else f"not a file: {p}")
     if opts.format == "auto" and Path(path).suffix.lower() in _JSON_EXTS:
         with open(path, "rb") as fh:
             head = fh.read(4096)
