@@ -188,6 +188,15 @@ def get_runs() -> dict[str, Any]:
     return out
 
 
+def _unique(label: str, taken: dict[str, str]) -> str:
+    """``label``, or ``label (2)``, ``label (3)`` … the first not in ``taken``."""
+    base, i = label, 2
+    while label in taken:
+        label = f"{base} ({i})"
+        i += 1
+    return label
+
+
 def add_run(label: str, run: Any, store_id: str | None = None) -> str:
     """Open a run in this session (and make it current): a run of the history (``store_id``, or a
     ``StoredRun``), or a ``RunResult`` not stored yet (saved to the visitor's history now). Only its
@@ -202,10 +211,7 @@ def add_run(label: str, run: Any, store_id: str | None = None) -> str:
         if other == rid:  # already open: make it current
             _ss()[_CURRENT] = existing
             return existing
-    base, i = label, 2
-    while label in runs:
-        label = f"{base} ({i})"
-        i += 1
+    label = _unique(label, runs)
     runs[label] = rid
     _ss()[_CURRENT] = label
     _ss().setdefault(_SAVED, {})[label] = rid
@@ -220,10 +226,7 @@ def add_shared_run(label: str, run_id: str, token: str) -> str:
         if other == run_id and existing in shared:
             _ss()[_CURRENT] = existing
             return existing
-    base, i = label, 2
-    while label in runs:
-        label = f"{base} ({i})"
-        i += 1
+    label = _unique(label, runs)
     runs[label], shared[label] = run_id, token
     _ss()[_CURRENT] = label
     return label
