@@ -3,7 +3,7 @@ human labels."""
 
 import streamlit as st
 
-from ui import charts, compare_view as cv, glossary, history, layout, state, tables, versions
+from ui import charts, compare_view as cv, glossary, history, layout, share, state, tables, versions
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
@@ -50,7 +50,8 @@ with tab_mm:
         a_name = c1.selectbox("Run A (across)", names, key="compare.a")
         b_name = c2.selectbox("Run B (up)", names, key="compare.b")
         run_a, run_b = load(a_name), load(b_name)
-        common = [m for m in tables.metric_columns(frame(a_name)) if m in set(tables.metric_columns(frame(b_name)))]
+        b_metrics = set(tables.metric_columns(frame(b_name)))
+        common = [m for m in tables.metric_columns(frame(a_name)) if m in b_metrics]
         if not common:
             st.warning("These runs share no metric.")
         else:
@@ -82,10 +83,12 @@ with tab_mm:
                 if top.empty:
                     st.caption("They give every common case the same score.")
                 sid = cv.history_id(sources[b_name], b_name, state.saved_ids())
+                shared = state.shared_runs().get(b_name)  # a run shared with this session: by its link
+                where = {"run": sid} if sid else {share.PARAM: shared} if shared else {}
                 for row in top.itertuples():
                     st.page_link("pages/4_inspect.py", icon="🔎",
                                  label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
-                                 query_params={"case": str(row.id), **({"run": sid} if sid else {})})
+                                 query_params={"case": str(row.id), **where})
 
 with tab_hist:
     if not saved:
@@ -100,8 +103,8 @@ with tab_hist:
                                format_func=lambda i: cv.history_label(saved, i))
         if picks:
             by_id = {h.id: h for h in saved}
-            ivs = {i: state.memo(("compare.hist_ci", i), lambda i=i: cv.run_intervals_or_none(
-                history.load_memo(by_id[i]))) for i in picks if i in by_id}
+            ivs = {i: history.load_memo(by_id[i]).intervals() or None  # (kept with each ended run)
+                   for i in picks if i in by_id}
             st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks, ivs)), key="compare.grouped")
             st.caption("Bars: each run's mean; whiskers: its 95 % interval (bootstrap over the run's cases).")
         h1, h2 = st.columns(2)
@@ -115,7 +118,7 @@ with tab_hist:
             st.rerun()
 
 with tab_human:
-    labeled = [n for n in sources if tables.human_label_columns(load(n))] if len(sources) <= 12 else list(sources)
+    labeled = [n for n in sources if tables.human_label_columns(frame(n))] if len(sources) <= 12 else list(sources)
     h_names = st.multiselect("Runs (one block of rows per method)", list(sources), default=labeled[:2],
                              key="compare.human_runs")
     h_stored = [load(n) for n in h_names]

@@ -139,3 +139,19 @@ def test_an_ended_run_keeps_its_per_case_table_as_parquet_equal_to_its_rows(big_
     pd.testing.assert_frame_equal(kept, rebuilt, check_dtype=False)
     with pytest.raises(KeyError):
         store.table(big_run, owner="someone-else-entirely")
+
+
+def test_a_compressed_upload_that_unpacks_past_the_limit_is_refused(monkeypatch):
+    """A small .gz can unpack to gigabytes (a gzip bomb): past the limit it is refused, nothing is
+    written to the history and no temporary file is left."""
+    from ui import open_results
+
+    monkeypatch.setattr(open_results, "MAX_UNPACKED_MB", 1)
+    bomb = gzip.compress(b" " * (3 << 20))  # 3 MB of blanks in a few kilobytes
+    assert len(bomb) < 10_000
+    at = app()
+    at.run()
+    at.switch_page("pages/3_results.py").run()
+    at.file_uploader(key="open.file").set_value(("big.jsonl.gz", bomb, "application/gzip")).run()
+    assert any("unpacks to more than 1 MB" in e.value for e in at.error), [e.value for e in at.error]
+    assert RunStore().list(owner=TOKEN) == []

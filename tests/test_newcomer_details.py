@@ -167,3 +167,24 @@ def test_a_page_opened_by_its_address_learns_the_root():
     assert root == page  # the root page's own guess is right
     _, _, js = _serve("/inspect", b"<head>", ctype=b"application/javascript")
     assert js == b"<head>"
+
+
+def test_the_signing_key_is_never_short_and_one_key_wins_a_race(tmp_path):
+    """A key file cut short (a crash or a full disk while it was written) is not a key: an empty HMAC
+    key would let anyone sign a link to any run. Threads starting at once all get the one key."""
+    import os
+    import stat
+    from concurrent.futures import ThreadPoolExecutor
+
+    cut = tmp_path / "cut" / "share_key"
+    cut.parent.mkdir()
+    cut.write_bytes(b"")
+    key = share._key(str(cut))
+    assert len(key) == share.KEY_BYTES and cut.read_bytes() == key
+    assert stat.S_IMODE(os.stat(cut).st_mode) == 0o600
+    fresh = tmp_path / "fresh" / "share_key"
+    fresh.parent.mkdir()
+    with ThreadPoolExecutor(8) as ex:
+        keys = set(ex.map(lambda _: share._key.__wrapped__(str(fresh)), range(16)))
+    assert keys == {fresh.read_bytes()} and len(fresh.read_bytes()) == share.KEY_BYTES
+    assert sorted(p.name for p in fresh.parent.iterdir()) == ["share_key"]  # no temporary file left

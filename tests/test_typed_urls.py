@@ -41,3 +41,27 @@ def test_a_typed_llm_base_url_is_checked_and_the_owner_url_is_not(monkeypatch):
     ok = LLMSettings(provider="openai_compatible", base_url="http://127.0.0.1:9/v1", model="m", cache_path="")
     with pytest.raises(LLMUnavailable, match="typed addresses"):
         check_settings(ok)
+
+
+def test_owner_settings_kept_in_streamlit_secrets_reach_the_library_checks(monkeypatch):
+    """An owner who puts their LLM server and RAG_EVAL_TYPED_URLS=off in secrets.toml (not the
+    environment): the dashboard hands the library their URL, which must count as the owner's, not
+    as typed (else every run against their own server is refused); the switch must hold too."""
+    import os
+
+    from ui.resources import mirror_owner_settings
+
+    for name in ("RAG_EVAL_BASE_URL", "RAG_EVAL_TYPED_URLS", "GROQ_API_KEY"):
+        monkeypatch.setenv(name, "")  # (recorded, so the mirrored values go when the test ends)
+        monkeypatch.delenv(name)
+    owner_url = "http://127.0.0.1:9/v1"
+    mirror_owner_settings({"RAG_EVAL_BASE_URL": owner_url, "RAG_EVAL_TYPED_URLS": "off", "GROQ_API_KEY": "gsk-x"})
+    assert os.environ["RAG_EVAL_BASE_URL"] == owner_url and os.environ["RAG_EVAL_TYPED_URLS"] == "off"
+    assert "GROQ_API_KEY" not in os.environ  # keys stay where the owner put them
+    check_settings(LLMSettings(provider="openai_compatible", base_url=owner_url, model="m", cache_path=""))
+    typed = LLMSettings(provider="openai_compatible", base_url="http://127.0.0.1:10/v1", model="m", cache_path="")
+    with pytest.raises(LLMUnavailable, match="typed addresses"):
+        check_settings(typed)
+    monkeypatch.setenv("RAG_EVAL_TYPED_URLS", "on")  # the environment, where set, wins
+    mirror_owner_settings({"RAG_EVAL_TYPED_URLS": "off"})
+    check_settings(typed)

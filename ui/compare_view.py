@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from evaluators.agreement import agreement_table, method_vs_method, roc_points, run_intervals
+from evaluators.agreement import agreement_table, method_vs_method, roc_points
 from evaluators.store import RunSummary
 from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
@@ -229,15 +229,6 @@ def means_table(saved: list[RunSummary], ids: list[str],
             if mean is not None:
                 rows.append({"run": h.label, "metric": k, "mean": mean, "low": d.get("low"), "high": d.get("high")})
     return pd.DataFrame(rows, columns=["run", "metric", "mean", "low", "high"])
-
-
-def run_intervals_or_none(run: RunResult) -> dict[str, Any] | None:
-    """The 95 % intervals of a run's means (``evaluators.agreement.run_intervals``), None when they
-    cannot be computed."""
-    try:
-        return run_intervals(run, n_boot=N_BOOT)
-    except Exception:  # noqa: BLE001 - the bars then show without whiskers
-        return None
 
 
 def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:

@@ -24,18 +24,18 @@ def file_stem(run: Any) -> str:
     return f"{run.method}_results"
 
 
-def top_of(run: Any, df: pd.DataFrame | None = None) -> dict[str, Any]:
-    """The results file's top level of a stored run (its summary; means and intervals kept with it)."""
+def top_of(run: Any) -> dict[str, Any]:
+    """The results file's top level of a stored run (its summary; means and intervals kept with it;
+    the cases that could not be scored, with their reasons, from its rows)."""
     if isinstance(run, RunResult):
         d = to_json_dict(run)
         d.pop("detailed_results")
         return d
     s = run.summary
-    errors = [] if df is None or "error" not in df else [
-        {"id": str(i), "error": str(e)} for i, e in zip(df["id"], df["error"]) if isinstance(e, str) and e]
     return {"schema_version": SCHEMA_VERSION, **run.means(), "num_samples": s.num_done, "num_scored": s.num_scored,
             "num_errors": s.num_errors, "method": s.method, "cancelled": run.cancelled, "settings": s.settings,
-            "timings": s.timings, "usage": s.usage.model_dump(), "started_at": s.started_at, "errors": errors,
+            "timings": s.timings, "usage": s.usage.model_dump(), "started_at": s.started_at,
+            "errors": [{"id": i, "error": e} for i, e in run.errors] if s.num_errors else [],
             "warnings": list(s.warnings), "intervals": run.intervals()}
 
 
@@ -43,18 +43,18 @@ def _cases(run: Any) -> Any:
     return run.results if isinstance(run, RunResult) else run.iter_results()
 
 
-def json_bytes(run: Any, df: pd.DataFrame | None = None) -> bytes:
+def json_bytes(run: Any) -> bytes:
     """The CLI's JSON document (top level, then one case per line)."""
     buf = io.StringIO()
-    dump_doc(buf, top_of(run, df),
+    dump_doc(buf, top_of(run),
              {"detailed_results": (json.dumps(case_dict(r), ensure_ascii=False, default=str) for r in _cases(run))})
     return buf.getvalue().encode("utf-8")
 
 
-def jsonl_gz(run: Any, df: pd.DataFrame | None = None) -> bytes:
+def jsonl_gz(run: Any) -> bytes:
     """The CLI's JSON Lines results file (a run record, one case per line, the summary), gzip-compressed."""
     out = io.BytesIO()
-    top = top_of(run, df)
+    top = top_of(run)
     with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=5) as gz:
         head = {"record": "run", "schema_version": SCHEMA_VERSION, "method": top["method"],
                 "settings": top["settings"], "started_at": top["started_at"]}

@@ -60,11 +60,6 @@ def load_shared(run_id: str, token: str) -> SharedRun:
     return SharedRun(resources.store().get(run_id, owner=None), token)
 
 
-def load_whole(run_id: str) -> RunResult:
-    """Every case of the run in memory at once: for runs of up to :data:`FULL_RUN_MAX` cases."""
-    return resources.store().load(run_id, owner=reader())
-
-
 def load_memo(summary: RunSummary) -> StoredRun:
     """The run of a history entry (reads on demand: nothing to keep per session)."""
     return StoredRun(resources.store(), summary, reader())

@@ -89,7 +89,7 @@ def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
     """A relative link to Inspect one case (of the history run ``run_id`` when it has one);
     ``compare``: open with the labelings of a hybrid run side by side. A run shared with this
     session is named by its share link instead (the link opens it in the new tab too)."""
-    shared = None if run_id else share.shared_token(state.get_current_run())
+    shared = None if run_id else state.shared_runs().get(state.current_run_label() or "")
     where = {"run": run_id} if run_id else {share.PARAM: shared} if shared else {}
     q = {**where, "case": case_id, **({"compare": "1"} if compare else {})}
     return "inspect?" + urlencode(q)

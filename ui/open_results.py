@@ -22,6 +22,19 @@ from . import data as ud
 from . import resources, state
 
 SUFFIXES = (".jsonl", ".json", ".ndjson")
+#: Most bytes a compressed upload may unpack to (results files compress about five times; a file
+#: that unpacks past this is refused, so a small upload cannot fill the server's disk).
+MAX_UNPACKED_MB = 10 * ud.MAX_UPLOAD_MB
+
+
+def _copy_capped(src: Any, out: Any, limit: int, name: str) -> None:
+    left = limit
+    while block := src.read(min(1 << 20, left + 1)):
+        left -= len(block)
+        if left < 0:
+            raise ResultsFileError(f"{name}: unpacks to more than {limit // 2**20:,} MB; open a file this "
+                                   "large from the server's results folder (RAG_EVAL_RESULTS_DIR) or with the CLI")
+        out.write(block)
 
 
 def _import(path: Path, name: str) -> str:
@@ -38,9 +51,12 @@ def _from_upload(up: Any) -> str:
         dest = Path(tmp) / f"results{suffix}"
         up.seek(0)
         with dest.open("wb") as out:
-            src = gzip.GzipFile(fileobj=up) if up.name.lower().endswith(".gz") else up
+            packed = up.name.lower().endswith(".gz")
             try:
-                shutil.copyfileobj(src, out, 1 << 20)
+                if packed:
+                    _copy_capped(gzip.GzipFile(fileobj=up), out, MAX_UNPACKED_MB << 20, up.name)
+                else:
+                    shutil.copyfileobj(up, out, 1 << 20)
             except (OSError, EOFError) as exc:
                 raise ResultsFileError(f"{up.name}: not a readable gzip file ({exc})") from None
         return _import(dest, f"{Path(name).stem} (opened)")

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,17 +31,41 @@ from . import history, resources, state
 PARAM = "share"
 
 
+#: Bytes of the signing key; a key file holding fewer (cut short by a crash or a full disk while
+#: it was written) is replaced: a short or empty HMAC key would let anyone sign a link.
+KEY_BYTES = 32
+_key_lock = threading.Lock()
+
+
 @lru_cache(maxsize=4)
 def _key(path: str) -> bytes:
+    """The server's signing key, created on first use: written whole to a temporary file and only
+    then linked into place (so no process ever reads a key file written part way), readable by the
+    server only."""
     p = Path(path)
-    try:
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return p.read_bytes()
-    with os.fdopen(fd, "wb") as f:
-        key = secrets.token_bytes(32)
-        f.write(key)
-    return key
+    with _key_lock:
+        for _ in range(3):
+            try:
+                key = p.read_bytes()
+            except FileNotFoundError:
+                key = b""
+            if len(key) >= KEY_BYTES:
+                return key
+            if key or p.exists():  # a key file cut short: not a key
+                p.unlink(missing_ok=True)
+            tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(KEY_BYTES))
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, p)  # fails if another process put its key first: read that one
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+    raise RuntimeError(f"cannot keep a signing key in {p}")
 
 
 def _signature(run_id: str) -> str:
@@ -73,8 +98,9 @@ def link(run_id: str, results_url: str | None = None) -> str:
 
 
 def open_from_url() -> None:
-    """A ``?share=`` in the address opens that run, once per session, as the current run: read-only
-    for anyone but its owner (who gets it as the run of their history it is)."""
+    """A ``?share=`` in the address opens that run as the current run: read-only for anyone but its
+    owner (who gets it as the run of their history it is). It is read from the store once per
+    session; while the address keeps the link, the shared run stays the current one."""
     tok = st.query_params.get(PARAM)
     if not tok:
         return

@@ -160,8 +160,6 @@ def _ids() -> dict[str, str]:
     runs = _ss().setdefault(_RUNS, {})
     loose = [label for label, v in runs.items() if not isinstance(v, str)]
     if loose:
-        from . import resources
-
         saved = _ss().setdefault(_SAVED, {})
         for label in loose:
             v = runs[label]
@@ -176,16 +174,20 @@ def get_runs() -> dict[str, Any]:
     """Runs of this session by label (insertion order = age), each read from the store as needed
     (``evaluators.store.StoredRun``: a summary, and its cases on demand). A run deleted from the
     history meanwhile is left out."""
-    from . import history
-
     out = {}
-    shared = shared_runs()
     for label, rid in _ids().items():
         try:
-            out[label] = history.load_shared(rid, shared[label]) if label in shared else history.load(rid)
+            out[label] = _load(label, rid)
         except KeyError:
             continue
     return out
+
+
+def _load(label: str, rid: str) -> Any:
+    from . import history
+
+    shared = shared_runs()
+    return history.load_shared(rid, shared[label]) if label in shared else history.load(rid)
 
 
 def _unique(label: str, taken: dict[str, str]) -> str:
@@ -204,8 +206,6 @@ def add_run(label: str, run: Any, store_id: str | None = None) -> str:
     runs = _ids()
     rid = store_id or getattr(run, "id", None)
     if rid is None:
-        from . import resources
-
         rid = resources.store().save(run, label, owner=owner_token())
     for existing, other in runs.items():
         if other == rid:  # already open: make it current
@@ -256,7 +256,12 @@ def set_current_run(label: str) -> None:
 def get_current_run() -> Any:
     """The current run (``StoredRun``), or None."""
     label = current_run_label()
-    return get_runs().get(label) if label else None
+    if not label:
+        return None
+    try:
+        return _load(label, _ids()[label])
+    except KeyError:  # deleted from the history meanwhile
+        return None
 
 
 # ---- selected case ----------------------------------------------------------------------------
@@ -332,9 +337,14 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------
 def memo(key: tuple, fn: Any, max_items: int = 16) -> Any:
-    """``fn()`` computed once per key in this session (runs are immutable, so keys never go stale)."""
-    cache: dict = _ss().setdefault(_MEMO, {})
-    if key not in cache:
+    """``fn()`` computed once per key in this session (runs are immutable, so keys never go stale).
+    Each kind of value (the key's first item) keeps its own ``max_items`` most recent entries: a
+    kind kept small (whole runs) never evicts the others."""
+    kinds: dict = _ss().setdefault(_MEMO, {})
+    cache: dict = kinds.setdefault(key[0] if key else None, {})
+    if key in cache:
+        cache[key] = cache.pop(key)  # most recently used last
+    else:
         while len(cache) >= max_items:
             cache.pop(next(iter(cache)))
         cache[key] = fn()

@@ -76,7 +76,6 @@ def _tidy(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-#: Metadata of cases read from traces shown as table columns (the id is the trace id).
 def metric_columns(df: pd.DataFrame) -> list[str]:
     """Numeric score columns (TRACE first, then family metrics), without counts or human labels."""
     skip = {"id", "question", "response", "num_documents", "method", "labeled_by", "error",

@@ -18,7 +18,7 @@ directory, or ``$RAG_EVAL_STORE``), or at the ``path`` argument.
   per-case values: ``evaluators.tally``) is computed once, when the run ends. The input cases of a
   run going on are rows of ``run_inputs`` (deleted as they finish). A run of the first layout (one
   JSON payload per run, or ``run_chunks`` and an ``inputs`` list while it went on) is moved to this
-  one the first time it is read (:meth:`_adopt`); its format version is migrated as ever
+  one the first time it is read (``layout.adopt``); its format version is migrated as ever
   (``evaluators.schema``).
 * ``RunResult`` holds no API key (``LLMSettings.api_key`` is excluded from every dump), and a payload
   that still looks like it carries one is refused. Whether resuming needs a key typed by the user is

@@ -95,12 +95,6 @@ class StoredRun:
         t = self.tally()
         return t.intervals() if t.num_cases else {}
 
-    def family_names(self) -> list[str]:
-        names: dict[str, None] = {}
-        for _, aux in self.store.aux(self.id, owner=self.owner):
-            names.update(dict.fromkeys(aux.get("family") or ()))
-        return list(names)
-
     def to_run_result(self) -> RunResult:
         """The whole run in memory (small runs only)."""
         return self.store.load(self.id, owner=self.owner)
