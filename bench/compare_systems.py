@@ -36,7 +36,7 @@ import numpy as np
 
 from bench.compare_systems_eval import OUT, TASKS
 from evaluators.comparison import compare_runs, holm, paired_rows, table_from_run
-from evaluators.export import read_results
+from evaluators.resultfiles import read_run
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("expected_adherence", "adherence", "overall_supported")
@@ -55,7 +55,7 @@ def cpu_name() -> str:
 
 def load(task: str) -> tuple[list[Path], list[Any]]:
     files = sorted((OUT / task).glob("*.json"))
-    return files, [read_results(f) for f in files]
+    return files, [read_run(f) for f in files]
 
 
 def human_verdicts(flags: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[str], list[str]]:
@@ -139,7 +139,7 @@ def timing(files: list[Path], repeat: int = 5) -> dict[str, Any]:
         t0 = time.perf_counter()
         compare_runs(files)
         times.append(time.perf_counter() - t0)
-    return {"runs": len(files), "cases_per_run": len(read_results(files[0]).results),
+    return {"runs": len(files), "cases_per_run": len(read_run(files[0]).results),
             "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "repeat": repeat,
             "loadavg": os.getloadavg()[0], "cpu": cpu_name(), "cores": os.cpu_count()}
 

@@ -9,7 +9,6 @@ carriage return as a formula even when it is quoted, so such text cells get a le
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import IO, Any, Iterable, Sequence
 
 from .types import (
@@ -144,19 +143,6 @@ def run_from_json_dict(data: dict[str, Any], *, source: str = "results file") ->
                      timings=d.get("timings") or {}, usage=Usage.model_validate(d.get("usage") or {}),
                      started_at=d.get("started_at") or "", cancelled=bool(d.get("cancelled")),
                      warnings=tuple(d.get("warnings") or ()))
-
-
-def read_results(path: str | Path) -> RunResult:
-    """A results JSON file (``evaluate --out``) as a ``RunResult``; :class:`ResultsFileError` names
-    the file (and the case) when it cannot be read."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResultsFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsFileError(f"{p}: not valid JSON: {exc}") from None
-    return run_from_json_dict(data, source=str(p))
 
 
 def intervals(run: RunResult) -> dict[str, Any]:

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from evaluators.cli import main
-from evaluators.export import ResultsFileError, read_results, run_from_json_dict, to_json_dict
+from evaluators.export import ResultsFileError, run_from_json_dict, to_json_dict
+from evaluators.resultfiles import read_run
 from tests.test_stats_fixtures import failed_case, make_case, make_run
 
 
@@ -23,7 +24,7 @@ def test_a_run_round_trips_through_its_json():
 def test_a_cli_results_file_reads_back(tmp_path):
     out = tmp_path / "r.json"
     assert main(["evaluate", "data/sample_rag.jsonl", "--out", str(out), "--no-progress"]) == 0
-    run = read_results(out)
+    run = read_run(out)
     data = json.loads(out.read_text(encoding="utf-8"))
     assert len(run.results) == data["num_samples"] == 16
     again = to_json_dict(run)
@@ -43,10 +44,10 @@ def test_what_is_not_a_results_file_is_named(tmp_path, content, words):
     p = tmp_path / "bad.json"
     p.write_text(content, encoding="utf-8")
     with pytest.raises(ResultsFileError) as err:
-        read_results(p)
+        read_run(p)
     assert str(p) in str(err.value) and words in str(err.value)
 
 
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(ResultsFileError, match="cannot read"):
-        read_results(tmp_path / "nope.json")
+        read_run(tmp_path / "nope.json")

@@ -133,11 +133,10 @@ def side_by_side_params(base_id: str, cand_id: str, a_id: str, b_id: str) -> dic
 
 
 # ------------------------------------------------------------------------------------ data access
-def _table(s: RunSummary, details: bool = True) -> RunTable:
-    """A run of the history as a comparison table, once per session (with ``details`` it keeps the
-    run for the sentences of the regressions it lists)."""
-    return state.memo(("versions.table", s.id, details),
-                      lambda: table_from_run(history.load(s.id), s.name, keep_details=details))
+def _table(s: RunSummary) -> RunTable:
+    """A run of the history as a comparison table, read once per session; the sentences of the
+    regressions it lists are read from the store when shown."""
+    return state.memo(("versions.table", s.id), lambda: table_from_run(history.load(s.id), s.name))
 
 
 def _compare(tables: list[RunTable], metric: str | None) -> Comparison:
@@ -164,7 +163,7 @@ def render() -> None:
     names = short_names(saved)
     ids = [s.id for s in saved]
     if st.session_state.get("versions.base") not in by_id:
-        pair = default_pair(ids, lambda i: _table(by_id[i], details=False))
+        pair = default_pair(ids, lambda i: _table(by_id[i]))
         if pair is not None:
             st.session_state["versions.base"], st.session_state["versions.cands"] = pair[0], [pair[1]]
     c1, c2, c3 = st.columns([2, 3, 2])
@@ -268,8 +267,8 @@ def _trend(base: RunSummary, saved: list[RunSummary], metric: str) -> list[dict[
     ids = tuple(s.id for s in near)
 
     def compute() -> list[dict[str, Any]]:
-        ref = _table(base, details=False)
-        tables = [t for s in near if same_test_set(ref, t := _table(s, details=False))]
+        ref = _table(base)
+        tables = [t for s in near if same_test_set(ref, t := _table(s))]
         return trend(tables, metric)
     return state.memo(("versions.trend", base.id, ids, metric), compute)
 
