@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..export import case_from_dict
 from ..types import CaseResult, Usage
-from .read import iter_case_dicts, read_top
+from .read import iter_cases, read_top
 
 #: Cases written to the store at once.
 BATCH = 500
@@ -18,10 +17,6 @@ def import_results(path: str | Path, store: Any, *, owner: str | None, name: str
     """Store the run of results file ``path`` as a run of ``owner``'s history; returns its id. A file
     of a run that did not finish (a JSON Lines file without its summary) is kept as ``cancelled``
     with the cases it holds. Raises ``ResultsFileError`` naming the file (and the case)."""
-    from pydantic import ValidationError
-
-    from ..export import ResultsFileError
-
     top = read_top(path)
     method = str(top.get("method") or "")
     run_id = store.start(method or "results file", (), name=name or f"{method or 'results'} from {Path(path).name}",
@@ -29,12 +24,8 @@ def import_results(path: str | Path, store: Any, *, owner: str | None, name: str
     batch: list[CaseResult] = []
     n = 0
     try:
-        for i, d in enumerate(iter_case_dicts(path)):
-            try:
-                batch.append(case_from_dict({"method": method, **d}))
-            except (KeyError, TypeError, ValueError, ValidationError) as exc:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise ResultsFileError(f"{path}: case {i + 1} (id {d.get('id')!r}) cannot be read: {first}") from None
+        for case in iter_cases(path, full=True, method=method):
+            batch.append(case)
             if len(batch) >= BATCH:
                 store.add_results(run_id, n, batch, usage=Usage.total(r.usage for r in batch))
                 n += len(batch)

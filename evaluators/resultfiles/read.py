@@ -260,12 +260,14 @@ def iter_case_dicts(path: str | Path) -> Iterator[dict[str, Any]]:
     yield from _whole_doc(p)["detailed_results"]
 
 
-def iter_cases(path: str | Path, *, full: bool = False) -> Iterator[Any]:
+def iter_cases(path: str | Path, *, full: bool = False, method: str | None = None) -> Iterator[Any]:
     """Each case of a results file, in file order, one at a time: a :class:`CaseRecord` (light), or
-    with ``full=True`` a ``CaseResult``. :class:`ResultsFileError` names the file and the case."""
+    with ``full=True`` a ``CaseResult`` (of ``method``: the file's, read from its top level when not
+    given). :class:`ResultsFileError` names the file and the case."""
     from pydantic import ValidationError
 
-    method = read_top(path).get("method") or "" if full else ""
+    if full and method is None:
+        method = str(read_top(path).get("method") or "")
     for i, d in enumerate(iter_case_dicts(path)):
         if not isinstance(d, dict) or "id" not in d:
             raise ResultsFileError(f"{path}: case {i + 1} is not an object with an 'id'")
