@@ -170,6 +170,8 @@ def _child_main(conn: Any, store_path: str, idle_s: float, threads: int, parent_
             part = ev.run([c for _, c in chunk], chunk_size=len(chunk),
                           progress=lambda done, total: conn.send(("progress", done, total)))
             dt = time.perf_counter() - t0
+            if os.getppid() != parent_pid:
+                return  # the server died during the chunk: a new one may have marked the run interrupted
             store.add_chunk(job_id, chunk[0][0], part)
             conn.send(("done", ChunkDone(len(chunk), chunk[-1][0], part.usage, dt, warm)))
         except (BrokenPipeError, EOFError):
@@ -197,9 +199,11 @@ class WorkerProcess:
         self._conn: Any = None
         self._closed = False
         self._forget: list[str] = []
-        #: Children started so far, and the seconds each took until it was ready (imports).
+        #: Children started so far, the seconds each took until it was ready (imports), and the
+        #: seconds of each method's warm-up (model load) in the latest child.
         self.starts = 0
         self.start_seconds: list[float] = []
+        self.warm_up_seconds: dict[str, float] = {}
 
     @property
     def pid(self) -> int | None:
@@ -268,6 +272,8 @@ class WorkerProcess:
                         if msg[0] == "progress":
                             progress(msg[1], msg[2])
                         elif msg[0] == "done":
+                            if msg[1].warm_up_s:
+                                self.warm_up_seconds[method] = round(msg[1].warm_up_s, 3)
                             return msg[1]
                         else:
                             raise RuntimeError(msg[1])
@@ -301,10 +307,13 @@ class WorkerProcess:
         proc, conn = self._proc, self._conn
         if proc is None:
             return
-        try:
-            conn.send(("exit",))
-        except OSError:
-            pass
+        if self._lock.acquire(timeout=0.1):  # idle: ask it to leave (else a chunk is going on: kill)
+            try:
+                conn.send(("exit",))
+            except OSError:
+                pass
+            finally:
+                self._lock.release()
         if not _join(proc, 2):
             proc.kill()
         with self._lock:
