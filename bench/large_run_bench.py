@@ -91,12 +91,12 @@ def main() -> None:
     proc = start_app(port, app_env(work), work / "streamlit.log")
     try:
         wait_healthy(url, proc, timeout=180)
-        w = Visitor(url, timeout=300, query=f"u={WARM}")  # the server's first pages (imports) on a small run
+        w = Visitor(url, timeout=300, cookies={"rag_eval_u": WARM})  # the server's first pages (imports) on a small run
         w.rerun()
         w.goto("results")
         w.goto("inspect")
         w.close()
-        v = Visitor(url, timeout=300, query=f"u={TOKEN}")
+        v = Visitor(url, timeout=300, cookies={"rag_eval_u": TOKEN})
         v.rerun()
         rss0 = rss_mb(proc.pid)
         opens = [timed(lambda: v.goto("results"))[0] for _ in range(3)]
@@ -120,7 +120,7 @@ def main() -> None:
         rss1 = rss_mb(proc.pid)
         others = []
         for _k in range(5):
-            o = Visitor(url, timeout=300, query=f"u={TOKEN}")
+            o = Visitor(url, timeout=300, cookies={"rag_eval_u": TOKEN})
             o.rerun()
             o.goto("results")
             o.goto("inspect")

@@ -7,9 +7,10 @@ protocol (``bench/st_client.py``; run with a Python that has the project's test 
 ``start`` uploads CASES cases and clicks Run TRACE, then waits until some (not all) of them are
 stored in STORE (the run history's SQLite file under the persistent folder) and prints how many.
 The caller then kills the app and starts it again on the same folder. ``after`` checks, as the same
-visitor (history token TOKEN in the address), that the run is in the history (``interrupted``, its
-finished cases all there), that Evaluate offers Resume, resumes it, and that the run ends with every
-case, its notice giving the whole count and the whole time. Prints one JSON line last.
+visitor (history token TOKEN in the ``rag_eval_u`` cookie, as ui/state.py keeps it), that the run is
+in the history (``interrupted``, its finished cases all there), that Evaluate offers Resume, resumes
+it, and that the run ends with every case, its notice giving the whole count and the whole time.
+Prints one JSON line last.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def cases_bytes(n: int) -> bytes:
 
 
 def start(url: str, store: Path, n: int, token: str) -> dict:
-    v = Visitor(url, timeout=300, query=f"u={token}")
+    v = Visitor(url, timeout=300, cookies={"rag_eval_u": token})
     v.rerun()
     v.goto("upload")
     shown = v.upload("Drop a CSV", "restart.jsonl", cases_bytes(n))
@@ -76,7 +77,7 @@ def after(url: str, store: Path, n: int, token: str, done_before: int) -> dict:
     out = {"phase": "after", "run": rid, "status_after_restart": status, "done_after_restart": done,
            "kept_every_finished_case": done >= done_before, "wall_before_s": json.loads(summ).get("timings", {})
            .get("wall_s")}
-    v = Visitor(url, timeout=300, query=f"u={token}")
+    v = Visitor(url, timeout=300, cookies={"rag_eval_u": token})
     v.rerun()
     shown = v.goto("evaluate")
     out["resume_offered"] = any(label.startswith("Resume") for label in shown.buttons)
