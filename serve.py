@@ -5,11 +5,19 @@ It runs ``app.py`` — the Streamlit script: the pages and the sidebar — behin
 web server (``ui/base_url.py``): a page opened by its own address (a reload of ``…/inspect``, a link
 opened in a new tab) otherwise first asks for the server one folder too deep, two 404s in the
 browser console. ``streamlit run app.py`` still serves the same dashboard, with those two 404s.
+
+As served, runs are evaluated in a worker process of their own (``RAG_EVAL_WORKER=process``,
+``evaluators/jobs_worker.py``) so pages never wait on the evaluation; set ``RAG_EVAL_WORKER=thread``
+to evaluate in a thread of the server instead (the library's default, and ``streamlit run app.py``'s).
 """
+
+import os
 
 import streamlit as st
 from starlette.middleware import Middleware
 
 from ui.base_url import PageBaseUrl
+
+os.environ.setdefault("RAG_EVAL_WORKER", "process")
 
 app = st.App("app.py", middleware=[Middleware(PageBaseUrl)])

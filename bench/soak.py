@@ -11,7 +11,8 @@ own websocket protocol, no browser) loops until the time is up: upload a file of
 it runs (its progress fragment re-run every 2 s, as a browser does), then open Results and Inspect,
 type a reviewer name, turn review mode on, mark the case reviewed, and start again.
 
-Reported: the server's RSS over time (a sample every 10 s; growth after the warm-up, the first
+Reported: the RSS over time of the server and of its evaluation worker process (``RAG_EVAL_WORKER=
+process``, as served) and their sum (a sample every 10 s; growth after the warm-up, the first
 ``--warmup`` minutes), page switches (request -> ``script_finished``: the server's share of a
 switch; p50 / p95 / max), runs started / finished with every case / lost (a run that is not
 ``finished`` with all its cases when the time is up and it had 5 minutes to end), reviews saved,
@@ -50,6 +51,23 @@ def cases_file(path: Path, n: int, tag: str) -> Path:
             r["id"] = f"{tag}-{i}"
             fh.write(json.dumps(r) + "\n")
     return path
+
+
+def children(pid: int) -> list[int]:
+    """The direct child processes of ``pid`` (the evaluation worker, ``RAG_EVAL_WORKER=process``)."""
+    out: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            out += [int(x) for x in (task / "children").read_text().split()]
+    except OSError:
+        pass
+    return sorted(set(out))
+
+
+def rss_tree_mb(pid: int) -> tuple[float | None, float]:
+    """RSS of ``pid`` and the sum of its children's (0.0 when it has none)."""
+    kids = [rss_mb(c) for c in children(pid)]
+    return rss_mb(pid), round(sum(k for k in kids if k is not None), 1)
 
 
 def rss_mb(pid: int) -> float | None:
@@ -159,6 +177,7 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
     work = work or Path(tempfile.mkdtemp(prefix="soak_"))
     server = Server(work)
     samples: list[tuple[float, float | None, float]] = []
+    child_rss: list[float] = []  # the evaluation worker process(es), beside each sample
     try:
         warm = Visitor(server.url)
         warm.rerun()
@@ -179,8 +198,10 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
             lp.start()
             time.sleep(min(2.0, switch_every / max(1, visitors)))  # visitors arrive over a few seconds
         while any(lp.is_alive() for lp in loops):
-            samples.append((round(time.perf_counter() - t0, 1), rss_mb(server.proc.pid), os.getloadavg()[0]))
-            print(f"[{samples[-1][0]:7.0f} s] rss {samples[-1][1]} MB, load {samples[-1][2]:.2f}, runs "
+            own, kids = rss_tree_mb(server.proc.pid)
+            samples.append((round(time.perf_counter() - t0, 1), own, os.getloadavg()[0]))
+            child_rss.append(kids)
+            print(f"[{samples[-1][0]:7.0f} s] rss server {own} MB + worker {kids} MB, load {samples[-1][2]:.2f}, runs "
                   f"{sum(lp.runs_started for lp in loops)}, switches {sum(len(lp.switches) for lp in loops)}",
                   flush=True)
             time.sleep(10)
@@ -198,6 +219,10 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
     switch_times = [dt for lp in loops for _, dt in lp.switches]
     warm_rss = [r for t, r, _ in samples if t >= warmup_min * 60 and r is not None]
     first_after = warm_rss[0] if warm_rss else None
+    # the process tree: server + evaluation worker (the growth goal applies to the sum)
+    tree = [(r + k, r, k) for (t, r, _), k in zip(samples, child_rss) if t >= warmup_min * 60 and r is not None]
+    sums = [x for x, _, _ in tree]
+    kids_after = [k for _, _, k in tree]
     return {
         "visitors": visitors, "minutes": minutes, "cases_per_run": cases, "switch_every_s": switch_every,
         "wall_s": round(wall, 1), "runs_started": started, "runs_in_history": len(runs),
@@ -210,6 +235,14 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
         "rss_mb_max_after_warmup": max(warm_rss) if warm_rss else None,
         "rss_growth_after_warmup": (round(max(warm_rss) / first_after - 1, 3) if warm_rss and first_after else None),
         "rss_every_minute_mb": [r for t, r, _ in samples[::6]],
+        "worker_rss_mb_first_after_warmup": kids_after[0] if kids_after else None,
+        "worker_rss_mb_last": kids_after[-1] if kids_after else None,
+        "worker_rss_mb_max_after_warmup": max(kids_after) if kids_after else None,
+        "worker_rss_every_minute_mb": child_rss[::6],
+        "rss_sum_mb_first_after_warmup": sums[0] if sums else None,
+        "rss_sum_mb_last": sums[-1] if sums else None,
+        "rss_sum_mb_max_after_warmup": max(sums) if sums else None,
+        "rss_sum_growth_after_warmup": (round(max(sums) / sums[0] - 1, 3) if sums and sums[0] else None),
         "load_avg_every_minute": [round(x, 2) for _, _, x in samples[::6]],
         "load_avg_mean": round(sum(x for _, _, x in samples) / max(1, len(samples)), 2),
         "client_errors": [e for lp in loops for e in lp.errors][:20],

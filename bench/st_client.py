@@ -52,14 +52,15 @@ class Visitor:
                  cookies: dict[str, str] | None = None) -> None:
         self.base = url.rstrip("/")
         self.timeout = timeout
-        #: The address bar's query string (e.g. ``share=<token>``).
+        #: The address bar's query string (e.g. ``share=<run>.<signature>``).
         self.query = query
         self.http = requests.Session()
         # the XSRF cookie (as a browser gets it with the page); uploads send it back as a header
         self.http.get(self.base + "/_stcore/health", timeout=30).raise_for_status()
         self.xsrf = self.http.cookies.get("_streamlit_xsrf") or ""
         ws_url = self.base.replace("http://", "ws://") + "/_stcore/stream"
-        # and the browser's own cookies (``rag_eval_u``: the history token, the same visitor as before)
+        # ``cookies``: those the browser connects with (e.g. ``{"rag_eval_u": token}``, the history
+        # token ui/state.py keeps in a cookie: the same visitor as before)
         jar = {**({"_streamlit_xsrf": self.xsrf} if self.xsrf else {}), **(cookies or {})}
         cookie = "; ".join(f"{k}={v}" for k, v in jar.items()) or None
         self.ws = connect(ws_url, subprotocols=["streamlit", self.xsrf] if self.xsrf else ["streamlit"],

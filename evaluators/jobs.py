@@ -14,13 +14,19 @@ seconds and the progress bar moves within a chunk. Each finished chunk goes to t
 also every run a dead worker left ``running`` when a new queue opens the store) — an interrupted run
 is resumed with :meth:`JobQueue.resume`, which evaluates only the missing cases.
 
-The job's options (with an API key typed by the visitor) live in this process's memory only; the
-store gets the public settings and whether resuming needs a typed key again.
+Where a chunk is evaluated (:mod:`evaluators.jobs_worker`): ``backend="thread"`` (the library
+default) in the worker thread itself; ``backend="process"`` (``RAG_EVAL_WORKER=process``, the
+dashboard as served) in one long-lived child process that builds the method, evaluates and stores
+each chunk and reports progress back, so the pages served by this process never wait on the
+evaluation's GIL. The worker thread keeps the scheduling either way.
+
+The job's options (with an API key typed by the visitor) live in memory only (this process's, and
+the evaluation child's, reached through a pipe); the store gets the public settings and whether
+resuming needs a typed key again.
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import sys
 import threading
@@ -29,6 +35,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence, cast
 
+from .jobs_worker import Backend, ChunkDone, WorkerDied, WorkerProcess, backend_from_env, next_chunk, release_memory
 from .limits import CallLedger
 from .llm.settings import LLMSettings
 from .options import EvalOptions
@@ -126,14 +133,6 @@ class JobView:
         return self.status in ACTIVE
 
 
-def _release_memory() -> None:
-    """Hand freed heap pages back to the OS between chunks (glibc only; a no-op elsewhere)."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 def options_from_settings(settings: dict[str, Any], api_key: str | None = None) -> EvalOptions:
     """EvalOptions back from a stored run's public settings (to resume it); ``api_key`` (typed by
     the visitor again) is given to its LLM settings — stored settings never hold one."""
@@ -150,18 +149,26 @@ def options_from_settings(settings: dict[str, Any], api_key: str | None = None) 
 class JobQueue:
     """See the module docstring. Thread-safe; one per store per process."""
 
-    def __init__(self, store: RunStore, ledger: CallLedger | None = None) -> None:
+    def __init__(self, store: RunStore, ledger: CallLedger | None = None, *,
+                 backend: Backend | None = None) -> None:
+        """``backend``: where chunks are evaluated, ``thread`` or ``process`` (None:
+        ``$RAG_EVAL_WORKER``, else ``thread``; see :mod:`evaluators.jobs_worker`)."""
         self.store = store
         self.ledger = ledger or CallLedger()
-        # A queue serves pages from the same cores: the encoder's idle threads must not spin.
-        from .encoder.onnx_graph import set_spinning
+        self.backend: Backend = backend or backend_from_env()
+        self.worker: WorkerProcess | None = None
+        if self.backend == "process":
+            self.worker = WorkerProcess(store.path)
+        else:
+            # A queue serves pages from the same cores: the encoder's idle threads must not spin.
+            from .encoder.onnx_graph import set_spinning
 
-        set_spinning(False)
-        # The worker hands the GIL back at every ONNX Runtime call (hundreds per chunk) and must
-        # win it back from the page scripts each time: by default a CPU-bound script keeps it for
-        # up to 5 ms per request (a convoy). 1 ms keeps the encoder fed while pages render
-        # (bench/concurrency.py, five visitors: 78 s in two runs with it, 82-84 s without).
-        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
+            set_spinning(False)
+            # The worker hands the GIL back at every ONNX Runtime call (hundreds per chunk) and must
+            # win it back from the page scripts each time: by default a CPU-bound script keeps it for
+            # up to 5 ms per request (a convoy). 1 ms keeps the encoder fed while pages render
+            # (bench/concurrency.py, five visitors: 78 s in two runs with it, 82-84 s without).
+            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         # A new queue means no worker is writing this store's running runs any more.
         store.mark_interrupted("the server restarted while this run was going on")
         self._cv = threading.Condition()
@@ -250,6 +257,12 @@ class JobQueue:
                 self._cv.wait(left)
         return True
 
+    def close(self) -> None:
+        """Stop the evaluation child process, if any (a chunk going on ends its job
+        ``interrupted``, resumable). The thread back end has nothing to stop."""
+        if self.worker is not None:
+            self.worker.close()
+
     # ------------------------------------------------------------------ internals
     def _check_room(self, owner: str) -> None:
         with self._cv:
@@ -312,6 +325,8 @@ class JobQueue:
             job.status, job.error, job.ended = status, error, ended
             job.options = EvalOptions()  # the key goes with the job's settings (and its evaluation)
             job.evaluation = None
+            if self.worker is not None:
+                self.worker.forget(job.id)  # ... in the evaluation child too
             self._ended.append(job.id)
             while len(self._ended) > KEEP_ENDED:
                 self._jobs.pop(self._ended.popleft(), None)
@@ -333,16 +348,6 @@ class JobQueue:
         job.started = job.started or time.time()
         return job, job.next_size(), None
 
-    def _chunk(self, job: _Job, size: int) -> list[tuple[int, TestCase]]:
-        """The next ``size`` cases of ``job`` from the store, contiguous input indices only."""
-        got = self.store.next_pending(job.id, owner=None, limit=size, after=job.cursor)
-        chunk = got[:1]
-        for item in got[1:]:
-            if item[0] != chunk[-1][0] + 1:
-                break
-            chunk.append(item)
-        return chunk
-
     def _warm_up(self, method: str) -> None:
         """The method's ``warm_up()`` (through the method registry), once per method per process:
         whatever the method loads (models) is loaded before its first chunk is labelled."""
@@ -363,15 +368,32 @@ class JobQueue:
                 job.in_chunk = max(job.in_chunk, min(done, total))
         return progress
 
-    def _work(self) -> None:
+    def _run_chunk(self, job: _Job, size: int, options: EvalOptions) -> ChunkDone:
+        """Evaluate and store the next ``size`` cases of ``job`` here, in this thread."""
         from .pipeline import Evaluation  # lazy: loads labelers only when there is work
 
+        self._warm_up(job.method)
+        chunk = next_chunk(self.store, job.id, job.cursor, size)
+        if not chunk:
+            return ChunkDone(0, job.cursor, Usage(), 0.0)
+        if job.evaluation is None:
+            job.evaluation = Evaluation(job.method, options)
+        t0 = time.perf_counter()
+        part = job.evaluation.run([c for _, c in chunk], chunk_size=len(chunk),
+                                  progress=self._progress_of(job))
+        dt = time.perf_counter() - t0
+        self.store.add_chunk(job.id, chunk[0][0], part)
+        return ChunkDone(len(chunk), chunk[-1][0], part.usage, dt)
+
+    def _work(self) -> None:
         while True:
             with self._cv:
                 picked = self._take()
                 if picked is None:
                     self._thread = None
                     self._cv.notify_all()
+                    if self.worker is not None:
+                        self.worker.flush()
                     return
                 job, size, stop = picked
                 options = job.options
@@ -379,40 +401,38 @@ class JobQueue:
                 self._close(job, "cancelled", stop or None)
                 continue
             try:
-                self._warm_up(job.method)
-                chunk = self._chunk(job, size)
-                if not chunk:  # nothing left in the store (e.g. the run was closed meanwhile)
-                    with self._cv:
-                        job.left, job.closing = 0, True
-                    self._close(job, "finished", None)
-                    continue
-                if job.evaluation is None:
-                    job.evaluation = Evaluation(job.method, options)
-                t0 = time.perf_counter()
-                part = job.evaluation.run([c for _, c in chunk], chunk_size=len(chunk),
-                                          progress=self._progress_of(job))
-                dt = time.perf_counter() - t0
-                self.store.add_chunk(job.id, chunk[0][0], part)
+                if self.worker is not None:
+                    done = self.worker.run_chunk(job.id, job.method, options, job.cursor, size,
+                                                 self._progress_of(job))
+                else:
+                    done = self._run_chunk(job, size, options)
             except Exception as exc:  # noqa: BLE001 - keep what finished; the run can resume
                 with self._cv:
                     job.closing = True
                     job.in_chunk = 0
-                self._close(job, "interrupted", f"{type(exc).__name__}: {exc}")
+                self._close(job, "interrupted", str(exc) if isinstance(exc, WorkerDied)
+                            else f"{type(exc).__name__}: {exc}")
                 continue
             finally:
-                _release_memory()
+                if self.worker is None:
+                    release_memory()
+            if not done.n:  # nothing left in the store (e.g. the run was closed meanwhile)
+                with self._cv:
+                    job.left, job.closing = 0, True
+                self._close(job, "finished", None)
+                continue
             with self._cv:
                 self.chunks_run += 1
                 job.in_chunk = 0
-                job.cursor = chunk[-1][0]
-                job.left -= len(chunk)
-                job.done += len(chunk)
-                job.done_here += len(chunk)
-                pace = len(chunk) / max(dt, 1e-3)
+                job.cursor = done.last
+                job.left -= done.n
+                job.done += done.n
+                job.done_here += done.n
+                pace = done.n / max(done.seconds, 1e-3)
                 job.pace = pace if job.pace is None else 0.5 * job.pace + 0.5 * pace
-                job.usage = job.usage + part.usage
+                job.usage = job.usage + done.usage
                 if job.max_calls is not None:
-                    self.ledger.add(job.owner, part.usage.calls)
+                    self.ledger.add(job.owner, done.usage.calls)
                 job.closing = finished = job.left <= 0
                 self._cv.notify_all()
             if finished:

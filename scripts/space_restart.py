@@ -7,9 +7,10 @@ protocol (``bench/st_client.py``; run with a Python that has the project's test 
 ``start`` uploads CASES cases and clicks Run TRACE, then waits until some (not all) of them are
 stored in STORE (the run history's SQLite file under the persistent folder) and prints how many.
 The caller then kills the app and starts it again on the same folder. ``after`` checks, as the same
-visitor (history token TOKEN in its cookie, as a browser keeps it), that the run is in the history (``interrupted``, its
-finished cases all there), that Evaluate offers Resume, resumes it, and that the run ends with every
-case, its notice giving the whole count and the whole time. Prints one JSON line last.
+visitor (history token TOKEN in the ``rag_eval_u`` cookie, as ui/state.py keeps it), that the run is
+in the history (``interrupted``, its finished cases all there), that Evaluate offers Resume, resumes
+it, and that the run ends with every case, its notice giving the whole count and the whole time.
+Prints one JSON line last.
 """
 
 from __future__ import annotations

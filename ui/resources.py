@@ -6,6 +6,7 @@ per process, and every visitor's jobs share it."""
 from __future__ import annotations
 
 import os
+import time
 from typing import Mapping, MutableMapping
 
 import streamlit as st
@@ -36,14 +37,26 @@ def mirror_owner_settings(found: Mapping[str, object] | None, environ: MutableMa
             environ[name] = str(v).strip()
 
 
+#: Seconds a missing secrets file is believed missing: Streamlit looks for the files (and parses
+#: its config) again on every access while there is none — 7 % of the server's CPU under ten
+#: visitors (docs/benchmarks.md, "An hour under load"); a file added later is seen within this time.
+NO_SECRETS_RECHECK_S = 30.0
+#: (the secrets object found without a file, until when); an AppTest run brings its own object.
+_no_secrets: list = [None, 0.0]
+
+
 def secrets():
     """Streamlit secrets as a mapping (None when the app has no secrets file)."""
-    try:
-        len(st.secrets)  # raises when the app has no secrets file
-    except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
+    current = st.secrets
+    if current is _no_secrets[0] and time.monotonic() < _no_secrets[1]:
         return None
-    mirror_owner_settings(st.secrets)
-    return st.secrets
+    try:
+        len(current)  # raises when the app has no secrets file
+    except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
+        _no_secrets[:] = [current, time.monotonic() + NO_SECRETS_RECHECK_S]
+        return None
+    mirror_owner_settings(current)
+    return current
 
 
 def limits() -> Limits:
@@ -70,5 +83,6 @@ def _queue(path: str) -> JobQueue:
 
 
 def queue() -> JobQueue:
-    """The server's one job queue (one worker thread, shared by every session)."""
+    """The server's one job queue (one scheduling thread, shared by every session; runs evaluated
+    in it or in a worker process: ``RAG_EVAL_WORKER``)."""
     return _queue(str(store_path()))
