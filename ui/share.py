@@ -126,7 +126,7 @@ def open_from_url() -> None:
 
 def shared_token(run: Any) -> str | None:
     """The share token of ``run`` when it is a run shared with this session (None for one's own)."""
-    return getattr(run, "share_token", None) if isinstance(run, history.SharedRun) else None
+    return run.share_token if isinstance(run, history.SharedRun) else None
 
 
 def button(run_id: str | None) -> None:

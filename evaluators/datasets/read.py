@@ -34,6 +34,14 @@ def name_of(source: Any, filename: str | None) -> str:
     return Path(name).name if isinstance(name, str) else ""
 
 
+def require_file(p: Path, name: str) -> None:
+    """DatasetError naming ``name`` unless ``p`` is a file (missing, or a directory)."""
+    if not p.exists():
+        raise DatasetError(name, f"file not found: {p}")
+    if not p.is_file():
+        raise DatasetError(name, f"{p} is a directory, not a file")
+
+
 def read_bytes(source: str | Path | bytes | BinaryIO, name: str, max_bytes: int | None) -> bytes:
     """The bytes of a path, bytes or an open file (DatasetError naming ``name``: missing, a
     directory, larger than ``max_bytes``)."""
@@ -41,10 +49,7 @@ def read_bytes(source: str | Path | bytes | BinaryIO, name: str, max_bytes: int 
         data = bytes(source)
     elif isinstance(source, (str, Path)):
         p = Path(source)
-        if not p.exists():
-            raise DatasetError(name or str(p), f"file not found: {p}")
-        if p.is_dir():
-            raise DatasetError(name or str(p), f"{p} is a directory, not a file")
+        require_file(p, name or str(p))
         if max_bytes is not None and p.stat().st_size > max_bytes:
             raise DatasetError(name, _too_large(p.stat().st_size, max_bytes))
         try:

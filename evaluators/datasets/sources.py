@@ -32,7 +32,7 @@ from ..traces import (
 from .encoding import decode_text
 from .errors import DatasetError
 from .mapping import ColumnMapping, guess_mapping
-from .read import name_of, read_bytes, read_table
+from .read import name_of, read_bytes, read_table, require_file
 from .stream import CHUNK_ROWS, CaseStream, LoadedStream, open_cases
 from .validate import LoadResult, to_cases
 
@@ -127,9 +127,7 @@ def open_input(path: str | Path, *, overrides: dict[str, str] | None = None, tra
     :class:`DatasetError` for problems with the whole file."""
     opts = trace or TraceOptions()
     whole = opts.format not in ("auto", "rows")
-    if not Path(path).is_file():
-        p = Path(path)
-        raise DatasetError(p.name, f"file not found: {p}" if not p.exists() else f"not a file: {p}")
+    require_file(Path(path), Path(path).name)
     if opts.format == "auto" and Path(path).suffix.lower() in _JSON_EXTS:
         with open(path, "rb") as fh:
             head = fh.read(4096)

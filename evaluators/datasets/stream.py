@@ -33,7 +33,16 @@ from .encoding import binary_kind, bom_encoding, decode_text
 from .errors import DatasetError
 from .json_records import parse_jsonl_line
 from .mapping import ColumnMapping, guess_mapping
-from .read import DELIMITER_NAMES, MAX_COLUMNS, SUPPORTED_EXTENSIONS, frame_of, read_table, sniff_delimiter, too_wide
+from .read import (
+    DELIMITER_NAMES,
+    MAX_COLUMNS,
+    SUPPORTED_EXTENSIONS,
+    frame_of,
+    read_table,
+    require_file,
+    sniff_delimiter,
+    too_wide,
+)
 from .validate import IdRegistry, LoadResult, to_cases
 
 #: Rows per chunk by default.
@@ -73,9 +82,7 @@ class CaseStream:
         ext = self.path.suffix.lower()
         if ext not in SUPPORTED_EXTENSIONS:
             read_table(self.path)  # raises the loader's message for an unknown extension
-        if not self.path.is_file():
-            raise DatasetError(self.name, f"file not found: {self.path}" if not self.path.exists()
-                               else f"{self.path} is a directory, not a file")
+        require_file(self.path, self.name)
         self.ext = ext
         self.errors: list[DatasetError] = []
         self.warnings: list[DatasetError] = []
