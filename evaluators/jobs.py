@@ -27,7 +27,6 @@ resuming needs a typed key again.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import time
@@ -35,7 +34,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence, cast
 
-from .jobs_worker import Backend, ChunkDone, WorkerDied, WorkerProcess, backend_from_env, next_chunk, release_memory
+from .jobs_worker import Backend, ChunkDone, WorkerDied, WorkerProcess, backend_from_env, release_memory, run_chunk
 from .limits import CallLedger
 from .llm.settings import LLMSettings
 from .options import EvalOptions
@@ -348,19 +347,6 @@ class JobQueue:
         job.started = job.started or time.time()
         return job, job.next_size(), None
 
-    def _warm_up(self, method: str) -> None:
-        """The method's ``warm_up()`` (through the method registry), once per method per process:
-        whatever the method loads (models) is loaded before its first chunk is labelled."""
-        if method not in self.warmed:
-            from .methods import get_method
-
-            get_method(method).build().warm_up()
-            self.warmed.add(method)
-            # What warm-up loaded (models, tokenizers) lives as long as the process: out of the
-            # cyclic GC's way, so a full collection (any thread's) does not walk it again each time.
-            gc.collect()
-            gc.freeze()
-
     def _progress_of(self, job: _Job):
         """``progress(done, total)`` of the chunk going on: the cases the method finished in it."""
         def progress(done: int, total: int) -> None:
@@ -370,20 +356,17 @@ class JobQueue:
 
     def _run_chunk(self, job: _Job, size: int, options: EvalOptions) -> ChunkDone:
         """Evaluate and store the next ``size`` cases of ``job`` here, in this thread."""
-        from .pipeline import Evaluation  # lazy: loads labelers only when there is work
+        def evaluation() -> Any:
+            if job.evaluation is None:
+                from .pipeline import Evaluation  # lazy: loads labelers only when there is work
 
-        self._warm_up(job.method)
-        chunk = next_chunk(self.store, job.id, job.cursor, size)
-        if not chunk:
-            return ChunkDone(0, job.cursor, Usage(), 0.0)
-        if job.evaluation is None:
-            job.evaluation = Evaluation(job.method, options)
-        t0 = time.perf_counter()
-        part = job.evaluation.run([c for _, c in chunk], chunk_size=len(chunk),
-                                  progress=self._progress_of(job))
-        dt = time.perf_counter() - t0
-        self.store.add_chunk(job.id, chunk[0][0], part)
-        return ChunkDone(len(chunk), chunk[-1][0], part.usage, dt)
+                job.evaluation = Evaluation(job.method, options)
+            return job.evaluation
+
+        done = run_chunk(self.store, job.id, job.method, job.cursor, size, evaluation, self._progress_of(job),
+                         self.warmed)
+        assert done is not None  # (stored whenever it may)
+        return done
 
     def _work(self) -> None:
         while True:

@@ -113,6 +113,43 @@ class ChunkDone:
     warm_up_s: float = 0.0
 
 
+def warm_up_once(method: str, warmed: set[str]) -> float:
+    """The method's ``warm_up()`` (through the method registry), once per method per process:
+    whatever it loads (models) is loaded before its first chunk. Seconds it took (0: done before)."""
+    if method in warmed:
+        return 0.0
+    from .methods import get_method
+
+    t = time.perf_counter()
+    get_method(method).build().warm_up()
+    warmed.add(method)
+    # What warm-up loaded (models, tokenizers) lives as long as the process: out of the cyclic GC's
+    # way, so a full collection (any thread's) does not walk it again each time.
+    gc.collect()
+    gc.freeze()
+    return time.perf_counter() - t
+
+
+def run_chunk(store: Any, job_id: str, method: str, after: int, size: int, evaluation: Callable[[], Any],
+              progress: Callable[[int, int], None], warmed: set[str],
+              may_store: Callable[[], bool] = lambda: True) -> ChunkDone | None:
+    """Warm up, evaluate and store the next ``size`` cases of ``job_id`` past input index ``after``
+    (the same steps in the server's thread and in the child). ``evaluation()`` gives the job's
+    ``pipeline.Evaluation`` (built once per job by the caller); None when ``may_store()`` said no
+    before the chunk was stored."""
+    warm = warm_up_once(method, warmed)
+    chunk = next_chunk(store, job_id, after, size)
+    if not chunk:
+        return ChunkDone(0, after, Usage(), 0.0, warm)
+    t0 = time.perf_counter()
+    part = evaluation().run([c for _, c in chunk], chunk_size=len(chunk), progress=progress)
+    dt = time.perf_counter() - t0
+    if not may_store():
+        return None
+    store.add_chunk(job_id, chunk[0][0], part)
+    return ChunkDone(len(chunk), chunk[-1][0], part.usage, dt, warm)
+
+
 # ---------------------------------------------------------------------------------------- the child
 def _watch_parent(parent_pid: int) -> None:
     while True:
@@ -127,7 +164,6 @@ def _child_main(conn: Any, store_path: str, idle_s: float, threads: int, parent_
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal reaches the whole group
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="watch-parent").start()
     from .encoder.onnx_graph import set_spinning
-    from .methods import get_method
     from .pipeline import Evaluation
     from .store import RunStore
 
@@ -151,29 +187,18 @@ def _child_main(conn: Any, store_path: str, idle_s: float, threads: int, parent_
             continue
         _, job_id, method, options, after, size = msg
         try:
-            warm = 0.0
-            if method not in warmed:
-                t = time.perf_counter()
-                get_method(method).build().warm_up()
-                warmed.add(method)
-                gc.collect()
-                gc.freeze()  # what warm-up loaded lives as long as the process: out of the GC's way
-                warm = time.perf_counter() - t
-            chunk = next_chunk(store, job_id, after, size)
-            if not chunk:
-                conn.send(("done", ChunkDone(0, after, Usage(), 0.0, warm)))
-                continue
-            ev = evaluations.get(job_id)
-            if ev is None:
-                ev = evaluations[job_id] = Evaluation(method, options)
-            t0 = time.perf_counter()
-            part = ev.run([c for _, c in chunk], chunk_size=len(chunk),
-                          progress=lambda done, total: conn.send(("progress", done, total)))
-            dt = time.perf_counter() - t0
-            if os.getppid() != parent_pid:
-                return  # the server died during the chunk: a new one may have marked the run interrupted
-            store.add_chunk(job_id, chunk[0][0], part)
-            conn.send(("done", ChunkDone(len(chunk), chunk[-1][0], part.usage, dt, warm)))
+            def evaluation(job_id: str = job_id, method: str = method, options: Any = options) -> Evaluation:
+                if job_id not in evaluations:
+                    evaluations[job_id] = Evaluation(method, options)
+                return evaluations[job_id]
+
+            done = run_chunk(store, job_id, method, after, size, evaluation,
+                             lambda n, total: conn.send(("progress", n, total)), warmed,
+                             # the server died during the chunk: a new one may have marked the run interrupted
+                             may_store=lambda: os.getppid() == parent_pid)
+            if done is None:
+                return
+            conn.send(("done", done))
         except (BrokenPipeError, EOFError):
             return
         except Exception as exc:  # noqa: BLE001 - the parent interrupts the job with this reason
