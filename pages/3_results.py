@@ -71,36 +71,50 @@ if len(errors):
 names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
          "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
+# Only the open tab's content is built (the tabs rerun the page when switched): a visitor on the
+# charts does not pay for the case table, nor the reverse.
+
+
+def fig(kind: str, build, *more):  # type: ignore[no-untyped-def]
+    """The figures of this run, built once per session (plotly validates every property it is given)."""
+    return state.memo(("results.fig", *key[1:], kind, *more), build, max_items=6)
+
+
 with tabs["Charts"]:
-    plotted = stats.dropna(subset=["mean"])
-    if plotted.empty:
-        st.info("Nothing scored, nothing to plot.")
-    else:
-        a, b = st.columns(2)
-        a.markdown("**Mean of each metric**", help="\n\n".join(
-            f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in plotted["metric"]))
-        a.plotly_chart(charts.metric_bars(plotted, state.memo(key + ('ci',), lambda: results_view.intervals(run))),
-                       key="results.bars")
-        b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
-            f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in TRACE_METRICS))
-        b.plotly_chart(charts.radar({picked: results_view.means_of(run, stats)}), key="results.radar")
-        a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
-                   "is the median; dots are outlying cases.")
-        a.plotly_chart(charts.distributions(df, list(plotted["metric"])), key="results.box")
-        hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
-                                  format_func=glossary.nice,
-                                  help=glossary.help_text(str(st.session_state.get("results.hist")
-                                                              or plotted["metric"].iloc[0])))
-        b.plotly_chart(charts.histogram(df, hist_metric), key="results.histogram")
+    if tabs["Charts"].open:
+        plotted = stats.dropna(subset=["mean"])
+        if plotted.empty:
+            st.info("Nothing scored, nothing to plot.")
+        else:
+            a, b = st.columns(2)
+            a.markdown("**Mean of each metric**", help="\n\n".join(
+                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in plotted["metric"]))
+            a.plotly_chart(fig("bars", lambda: charts.metric_bars(plotted, card_ci or None)), key="results.bars")
+            b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
+                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in TRACE_METRICS))
+            b.plotly_chart(fig("radar", lambda: charts.radar({picked: results_view.means_of(run, stats)})),
+                           key="results.radar")
+            a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
+                       "is the median; dots are outlying cases.")
+            a.plotly_chart(fig("box", lambda: charts.distributions(df, list(plotted["metric"]))), key="results.box")
+            hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
+                                      format_func=glossary.nice,
+                                      help=glossary.help_text(str(st.session_state.get("results.hist")
+                                                                  or plotted["metric"].iloc[0])))
+            b.plotly_chart(fig("hist", lambda: charts.histogram(df, hist_metric), hist_metric),
+                           key="results.histogram")
 
 with tabs["Cases"]:
-    traces_view.cases_note(run)
-    results_view.cases_tab(df, metrics, run_id, run)
+    if tabs["Cases"].open:
+        traces_view.cases_note(run)
+        results_view.cases_tab(df, metrics, run_id, run)
 
 if "Agreement (trace vs LLM)" in tabs:
     with tabs["Agreement (trace vs LLM)"]:
-        results_view.agreement_tab(run, run_id, key)
+        if tabs["Agreement (trace vs LLM)"].open:
+            results_view.agreement_tab(run, run_id, key)
 
 with tabs["Download"]:  # built on click (a callable), not on every render; a download does not rerun the page
-    results_view.downloads(run, df)
-    traces_view.send_back(run, "results.traces")  # runs of trace files: the scores back to the spans
+    if tabs["Download"].open:
+        results_view.downloads(run, df)
+        traces_view.send_back(run, "results.traces")  # runs of trace files: the scores back to the spans

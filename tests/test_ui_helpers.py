@@ -266,3 +266,16 @@ def test_compare_words_and_default_pair():
     meth = {"new": "trace", "b": "hybrid", "a": "trace", "a2": "trace"}
     assert cv.default_pair(["new", "b", "a", "a2"], ids.__getitem__, meth.__getitem__) == ("a", "b")
     assert cv.default_pair(["new", "b"], ids.__getitem__, meth.__getitem__) == ("b", "new")  # nothing shared
+
+
+def test_every_figure_is_drawn_with_the_white_template_set_once():
+    """The template is plotly's default (set when ui.charts is imported), not validated again on
+    every figure; what the browser gets is the same as ``template="plotly_white"`` on each."""
+    import plotly.io as pio
+
+    from ui import compare_charts  # noqa: F401 - draws with the same default
+
+    stats = pd.DataFrame([{"metric": "adherence", "mean": 0.5, "std": 0.3, "n": 10}])
+    white = go.Figure(layout={"template": "plotly_white"}).to_plotly_json()["layout"]["template"]
+    assert pio.templates.default == charts.TEMPLATE == "plotly_white"
+    assert charts.metric_bars(stats).to_plotly_json()["layout"]["template"] == white

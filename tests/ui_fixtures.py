@@ -168,3 +168,10 @@ def jobs_done():
         at.run()
         return at
     return wait
+
+
+def open_lazy(at, key: str, value: str | bool = True):
+    """Open the tab ``value`` of the tabs ``key``, or the expander ``key`` (``on_change="rerun"``:
+    only what is open is built), and rerun, as a click on it does."""
+    at.session_state[key] = value
+    return at.run()

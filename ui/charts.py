@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
@@ -18,9 +19,15 @@ def nice(name: str) -> str:
 LABELS = {m: nice(m) for m in (*TRACE_METRICS, OVERALL_SUPPORTED)}
 
 
+#: Every figure of the dashboard is drawn with this template, set once as plotly's default: the same
+#: figure as ``template="plotly_white"`` on each, without validating the template again for each
+#: figure (~10 ms a figure, a fifth of a Results page's script time).
+TEMPLATE = "plotly_white"
+pio.templates.default = TEMPLATE
+
+
 def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      template="plotly_white")
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 

@@ -10,15 +10,14 @@ import plotly.graph_objects as go
 
 from evaluators.comparison import Comparison, PairResult, Standing
 
-from .charts import nice
+from .charts import nice  # importing .charts sets the figures' template
 
 #: Colours of a verdict (B better / B worse / no detectable difference).
 GOOD, BAD, SAME = "#2e7d32", "#c62828", "#7a7a7a"
 
 
 def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), template="plotly_white",
-                      showlegend=False)
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), showlegend=False)
     return fig
 
 

@@ -100,6 +100,8 @@ def means_of(run: Any, stats: pd.DataFrame) -> Any:
 
 def _texts(run: Any, ids: list[str]) -> dict[str, tuple[str, str]]:
     """(question, response) of the cases shown (read from the store for these rows only)."""
+    if hasattr(run, "texts_of"):  # a stored run: the two texts only, not whole cases
+        return dict(run.texts_of(ids))
     return {r.case.id: (r.case.question, r.case.response) for r in history.cases(run, ids)}
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -68,19 +67,17 @@ def _now() -> str:
 
 class ReviewStore:
     """Corrections and review marks, in the same SQLite file as a :class:`RunStore` (its ``path``;
-    default: the run history of :func:`evaluators.paths.store_path`). One connection per call."""
+    default: the run history of :func:`evaluators.paths.store_path`), through the run store's
+    connections."""
 
     def __init__(self, runs: RunStore | str | Path | None = None) -> None:
         self.runs = runs if isinstance(runs, RunStore) else RunStore(runs)
         self.path = self.runs.path
-        with closing(self._connect()) as con, con:
+        with self.runs._db() as con, con:
             con.execute(_CASES)
             con.execute(_CORRECTIONS)
             for sql in _INDEXES:
                 con.execute(sql)
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
 
     # ------------------------------------------------------------------ writing
     def _open_case(self, con: sqlite3.Connection, run_id: str, result: CaseResult, owner: str | None,
@@ -114,7 +111,7 @@ class ReviewStore:
         the run is not visible to ``owner``. Returns the case as now stored."""
         name = clean_reviewer(reviewer)
         now = _now()
-        with closing(self._connect()) as con, con:
+        with self.runs._db() as con, con:
             base = self._open_case(con, run_id, result, owner, now)
             stored = check(base, field, key, value)
             con.execute("INSERT INTO review_corrections (run_id, case_id, field, key, value, reviewer, at) "
@@ -131,7 +128,7 @@ class ReviewStore:
         """Mark the case reviewed (its reviewed labels become gold) or take the mark back."""
         name = clean_reviewer(reviewer)
         now = _now()
-        with closing(self._connect()) as con, con:
+        with self.runs._db() as con, con:
             self._open_case(con, run_id, result, owner, now)
             con.execute("UPDATE review_cases SET reviewed_at = ?, reviewer = ?, updated_at = ? "
                         "WHERE run_id = ? AND case_id = ?",
@@ -142,7 +139,7 @@ class ReviewStore:
 
     # ------------------------------------------------------------------ reading
     def _read(self, where: str, args: tuple[Any, ...], case_id: str | None = None) -> list[ReviewedCase]:
-        with closing(self._connect()) as con:
+        with self.runs._db() as con:
             rows = con.execute(f"SELECT {_COLS} FROM review_cases WHERE 1=1{where} "
                                "ORDER BY updated_at, rowid", args).fetchall()
             if not rows:
@@ -182,7 +179,7 @@ class ReviewStore:
     def status(self, run_id: str, *, owner: str | None) -> dict[str, tuple[int, bool]]:
         """case id -> (corrections saved, marked reviewed) of one run (one cheap query)."""
         clause, args = owner_clause(owner)
-        with closing(self._connect()) as con:
+        with self.runs._db() as con:
             rows = con.execute(
                 "SELECT c.case_id, c.reviewed_at IS NOT NULL, "
                 "(SELECT COUNT(*) FROM review_corrections k WHERE k.run_id = c.run_id AND k.case_id = c.case_id) "
@@ -202,6 +199,6 @@ class ReviewStore:
     def count(self, *, owner: str | None) -> int:
         """Cases marked reviewed that ``owner`` can see."""
         clause, args = owner_clause(owner)
-        with closing(self._connect()) as con:
+        with self.runs._db() as con:
             return int(con.execute(f"SELECT COUNT(*) FROM review_cases WHERE reviewed_at IS NOT NULL{clause}",
                                    args).fetchone()[0])

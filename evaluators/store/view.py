@@ -113,6 +113,10 @@ class StoredRun:
     def cases(self, case_ids: Sequence[str]) -> list[CaseResult]:
         return self.store.cases(self.id, case_ids, owner=self.owner)
 
+    def texts_of(self, case_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """Case id -> (question, response) of these cases."""
+        return self.store.texts_of(self.id, case_ids, owner=self.owner)
+
     def case_ids(self) -> list[str]:
         return self.store.case_ids(self.id, owner=self.owner)
 
