@@ -198,10 +198,6 @@ class RunStore(CaseReads):
             "warnings": list(run.warnings),
         }
 
-    @staticmethod
-    def _row_summary(row: Sequence[Any]) -> RunSummary:
-        return _summary_of(row)
-
 
     # ------------------------------------------------------------------ finished runs in one go
     def save(self, run: RunResult, name: str | None = None, *, owner: str | None = None) -> str:
@@ -397,7 +393,7 @@ class RunStore(CaseReads):
         with self._db() as con:
             rows = con.execute(f"SELECT {_LIST_COLS} FROM runs WHERE 1=1{clause} "
                                "ORDER BY created_at DESC, rowid DESC", args).fetchall()
-        return [self._row_summary(r) for r in rows]
+        return [_summary_of(r) for r in rows]
 
     def get(self, run_id: str, *, owner: str | None) -> RunSummary:
         clause, args = owner_clause(owner)
@@ -406,7 +402,7 @@ class RunStore(CaseReads):
                               (run_id, *args)).fetchone()
         if row is None:
             raise KeyError(f"no run with id {run_id!r}")
-        return self._row_summary(row)
+        return _summary_of(row)
 
     def load(self, run_id: str, *, owner: str | None) -> RunResult:
         """The whole run (a running / interrupted run: the cases finished so far), for runs that fit
