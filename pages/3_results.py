@@ -1,6 +1,8 @@
 """Results: metric cards, charts, a filterable per-case table and downloads (a run going on shows
 the cases finished so far)."""
 
+from typing import Any, Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -71,15 +73,15 @@ if len(errors):
 names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
          "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
-# Only the open tab's content is built (the tabs rerun the page when switched): a visitor on the
-# charts does not pay for the case table, nor the reverse.
 
 
-def fig(kind: str, build, *more):  # type: ignore[no-untyped-def]
+def fig(kind: str, build: Callable[[], Any], *more: Any) -> Any:
     """The figures of this run, built once per session (plotly validates every property it is given)."""
     return state.memo(("results.fig", *key[1:], kind, *more), build, max_items=6)
 
 
+# Only the open tab's content is built (the tabs rerun the page when switched): a visitor on the
+# charts does not pay for the case table, nor the reverse.
 with tabs["Charts"]:
     if tabs["Charts"].open:
         plotted = stats.dropna(subset=["mean"])

@@ -58,7 +58,7 @@ def test_results_shows_a_page_of_a_large_run_with_the_texts_of_the_rows_shown(bi
     at.session_state[state._CURRENT] = "big run"
     at.run()
     at.switch_page("pages/3_results.py").run()
-    fx.open_lazy(at, "results.tab", "Cases")
+    fx.open_tab(at, "results.tab", "Cases")
     assert not at.exception, at.exception
     table = at.dataframe[-1].value
     assert len(table) == results_view.PAGE_ROWS and list(table["id"][:2]) == ["k0", "k1"]
@@ -107,7 +107,7 @@ def test_a_results_file_of_the_cli_opens_as_a_run_of_the_history(tmp_path, packe
     assert s.means["adherence"] == pytest.approx(fr.top["adherence"])
     assert s.timings["wall_s"] == pytest.approx(fr.top["timings"]["wall_s"])
     assert at.session_state[state._RUNS] == {"results (opened)": s.id}
-    assert len(fx.open_lazy(at, "results.tab", "Cases").dataframe[-1].value) == 30
+    assert len(fx.open_tab(at, "results.tab", "Cases").dataframe[-1].value) == 30
 
 
 def test_a_run_of_the_first_store_layout_opens_and_moves_to_rows_once(tmp_store):

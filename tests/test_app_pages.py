@@ -204,7 +204,7 @@ def test_results_cards_charts_filter_downloads():
     assert m["Adherence"] == f"{run.means()['adherence']:.3f}"
     assert len(at.get("plotly_chart")) == 4
     assert not at.get("download_button")  # only the open tab is built
-    fx.open_lazy(at, "results.tab", "Cases")
+    fx.open_tab(at, "results.tab", "Cases")
     assert not at.get("plotly_chart")
     table = at.dataframe[-1].value
     assert list(table["id"]) == ["c1", "c2", "c3", "c4"]
@@ -215,7 +215,7 @@ def test_results_cards_charts_filter_downloads():
     at.selectbox(key="results.op").set_value(">")
     at.number_input(key="results.val").set_value(2.0).run()
     assert at.dataframe[-1].value.empty
-    fx.open_lazy(at, "results.tab", "Download")
+    fx.open_tab(at, "results.tab", "Download")
     assert len(at.get("download_button")) == 2
     assert any("could not be scored" in e.label for e in at.expander)
 
@@ -224,7 +224,7 @@ def test_results_table_reads_in_order_with_plain_values_and_help():
     """Issue 30 items 6, 13, 14: scores and the Inspect link came last, overall_supported showed
     0.000 and a missing error "None"; nothing said what a metric means."""
     run = fx.fake_run()
-    at = fx.open_lazy(page(with_run(run).run(), "3_results"), "results.tab", "Cases")
+    at = fx.open_tab(page(with_run(run).run(), "3_results"), "results.tab", "Cases")
     table = at.dataframe[-1].value
     cols = list(table.columns)
     # issue 33 item 7: the question right after the link (it sat off screen, after the counts)
@@ -250,7 +250,7 @@ def test_the_hallucination_preset_includes_partially_supported_sentences():
     run = fx.fake_run(cases)
     partial = [r.case.id for r in run.results if r.scores.partially_supported_sentences]
     assert partial == ["c2"] and run.results[1].scores.unsupported_sentences == 0
-    at = fx.open_lazy(page(with_run(run).run(), "3_results"), "results.tab", "Cases")
+    at = fx.open_tab(page(with_run(run).run(), "3_results"), "results.tab", "Cases")
     at.selectbox(key="results.preset").set_value("a sentence not fully supported (incl. partial)").run()
     assert list(at.dataframe[-1].value["id"]) == ["c1", "c2"]
 
@@ -271,7 +271,7 @@ def test_hybrid_results_show_labeler_agreement_with_links_to_both_labelings():
     at = app(**{state._RUNS: {"hybrid run": run}, state._CURRENT: "hybrid run", state._SAVED: {"hybrid run": rid}})
     page(at.run(), "3_results")
     assert any(t.label == "Agreement (trace vs LLM)" for t in at.tabs)
-    fx.open_lazy(at, "results.tab", "Agreement (trace vs LLM)")
+    fx.open_tab(at, "results.tab", "Agreement (trace vs LLM)")
     table = next(d.value for d in at.dataframe if "mean |difference| [95% CI]" in d.value.columns)
     assert "Adherence" in list(table["metric"]) and "Expected adherence" in list(table["metric"])
     adh = table.set_index("metric").loc["Adherence", "mean |difference| [95% CI]"]
@@ -523,7 +523,7 @@ def test_a_run_goes_on_off_page_with_progress_everywhere_and_results_show_finish
         assert "5 / 9 cases" in bar and "ETA" in bar, (name, bar)
         assert at.button(key=f"jobs.cancel.{rid}")
     page(at, "3_results")  # the run's finished cases, while it goes on
-    fx.open_lazy(at, "results.tab", "Cases")
+    fx.open_tab(at, "results.tab", "Cases")
     assert "running" in at.selectbox(key="results.run").value
     assert list(at.dataframe[-1].value["id"]) == [c.id for c in cases[:5]]
     assert any("5 of 9 cases finished so far" in i.value for i in at.info)

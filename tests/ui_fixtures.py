@@ -170,8 +170,8 @@ def jobs_done():
     return wait
 
 
-def open_lazy(at, key: str, value: str | bool = True):
-    """Open the tab ``value`` of the tabs ``key``, or the expander ``key`` (``on_change="rerun"``:
-    only what is open is built), and rerun, as a click on it does."""
-    at.session_state[key] = value
+def open_tab(at, key: str, label: str):
+    """Open the tab ``label`` of the tabs ``key`` (``on_change="rerun"``: only the open tab's content
+    is built) and rerun, as a click on the tab does."""
+    at.session_state[key] = label
     return at.run()
