@@ -125,7 +125,9 @@ def test_a_run_started_then_left_for_results_completes_there(server, browser, tm
     n = 120
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
-    upload(page, write_cases(tmp_path / "a.jsonl", n, "a"), n)
+    # heavy cases: the run must still be going on when Results opens (with light ones a fast store
+    # ended it first: 120 cases in 4 s)
+    upload(page, write_cases(tmp_path / "a.jsonl", n, "a", heavy=20), n)
     start_trace(page, chunk=5)
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
     page.get_by_role("link", name="Results").first.click()  # straight to Results, mid-run
