@@ -39,6 +39,21 @@ def pick(page, box: str, option: str) -> None:
                 raise
 
 
+def click_until(page, button: str, shows: str) -> None:
+    """Click ``button`` until the text ``shows`` appears (a click landing while the page is still
+    rerunning from the last widget change can be lost: click again)."""
+    from playwright.sync_api import expect
+
+    for i in range(3):
+        page.get_by_role("button", name=button).click()
+        try:
+            expect(page.get_by_text(shows)).to_be_visible(timeout=15_000)
+            return
+        except AssertionError:
+            if i == 2:
+                raise
+
+
 def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromium):
     need("google.protobuf", "opentelemetry.exporter.otlp.proto.common")
     from playwright.sync_api import expect, sync_playwright
@@ -77,9 +92,7 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromi
             expect(page.get_by_text(re.compile(r"Preview with this mapping: 4 case\(s\), 2 skipped"))).to_be_visible(
                 timeout=30_000)
             shot("t2_mapping_preview.png")
-            page.get_by_role("button", name="Apply mapping").click()
-            expect(page.get_by_text("fields mapped by hand: documents ← VectorStoreRetriever")).to_be_visible(
-                timeout=30_000)
+            click_until(page, "Apply mapping", "fields mapped by hand: documents ← VectorStoreRetriever")
 
             # -- only the traces of session s-2
             page.get_by_text("Filter traces (time range").click()
