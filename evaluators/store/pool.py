@@ -50,15 +50,16 @@ class ConnectionPool:
         now = _identity(self.path)
         stale: list[sqlite3.Connection] = []
         with self._lock:
-            if now != self._of:  # the file was replaced / deleted, or this is a forked child
-                stale, self._idle, forked = self._idle, [], self._of is not None and now is not None \
-                    and self._of[0] != now[0]
-                self._of = now
-                if forked:  # never close (or use) a connection opened before a fork: leave it be
-                    self._forked.extend(stale)
-                    stale = []
-            elif self._idle:
-                return self._idle.pop(), now
+            if now == self._of:
+                if self._idle:
+                    return self._idle.pop(), now
+            else:  # the file was replaced or deleted, or this is a forked child
+                old, before = self._idle, self._of
+                self._idle, self._of = [], now
+                if before is not None and now is not None and before[0] != now[0]:
+                    self._forked.extend(old)  # opened before a fork: never closed (nor used) here
+                else:
+                    stale = old
         for con in stale:
             con.close()
         return self._open(), now
