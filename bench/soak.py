@@ -100,7 +100,7 @@ class VisitorLoop(threading.Thread):
         super().__init__(daemon=True)
         self.k, self.server, self.work, self.cases = k, server, work, cases
         self.switch_every, self.deadline = switch_every, deadline
-        self.switches: list[tuple[float, float]] = []  # (time since start, seconds)
+        self.switches: list[tuple[float, float, str]] = []  # (time since start, seconds, page)
         self.errors: list[str] = []
         self.runs_started = 0
         self.reviews = 0
@@ -109,7 +109,7 @@ class VisitorLoop(threading.Thread):
     def timed_goto(self, v: Visitor, page: str, t0: float) -> Any:
         t = time.perf_counter()
         shown = v.goto(page)
-        self.switches.append((round(t - t0, 1), time.perf_counter() - t))
+        self.switches.append((round(t - t0, 1), time.perf_counter() - t, page))
         return shown
 
     def run(self) -> None:
@@ -216,7 +216,11 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
     finally:
         server.close()
     started = sum(lp.runs_started for lp in loops)
-    switch_times = [dt for lp in loops for _, dt in lp.switches]
+    switch_times = [dt for lp in loops for _, dt, _ in lp.switches]
+    by_page: dict[str, list[float]] = {}
+    for lp in loops:
+        for _, dt, page in lp.switches:
+            by_page.setdefault(page, []).append(dt)
     warm_rss = [r for t, r, _ in samples if t >= warmup_min * 60 and r is not None]
     first_after = warm_rss[0] if warm_rss else None
     # the process tree: server + evaluation worker (the growth goal applies to the sum)
@@ -231,6 +235,8 @@ def soak(visitors: int, minutes: float, cases: int, switch_every: float, warmup_
         "reviews_marked": sum(lp.reviews for lp in loops),
         "page_switches": len(switch_times), "switch_p50_s": percentile(switch_times, 0.5),
         "switch_p95_s": percentile(switch_times, 0.95), "switch_max_s": percentile(switch_times, 1.0),
+        "switch_by_page": {p: {"n": len(xs), "p50_s": percentile(xs, 0.5), "p95_s": percentile(xs, 0.95)}
+                           for p, xs in sorted(by_page.items())},
         "rss_mb_first_after_warmup": first_after, "rss_mb_last": warm_rss[-1] if warm_rss else None,
         "rss_mb_max_after_warmup": max(warm_rss) if warm_rss else None,
         "rss_growth_after_warmup": (round(max(warm_rss) / first_after - 1, 3) if warm_rss and first_after else None),

@@ -26,14 +26,13 @@ def frame(name: str):
     return history.frame(load(name))
 
 
-tab_which, tab_mm, tab_hist, tab_human = st.tabs(
-    ["Which version is better?", "Two runs, case by case", "Run history", "Agreement with human labels"],
-    key="compare.tab", on_change="rerun")
-
-with tab_which:
+def which_version() -> None:
+    """Which version is better: a baseline against candidates, in words, charts and regressions."""
     versions.render()
 
-with tab_mm:
+
+def two_runs() -> None:
+    """Two runs of the same cases, case by case: a scatter, correlations, the largest disagreements."""
     names = list(sources)
     if len(names) < 2:
         st.info("Only one run so far: evaluate another version of the answers, or another method on the same "
@@ -90,7 +89,9 @@ with tab_mm:
                                  label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
                                  query_params={"case": str(row.id), **where})
 
-with tab_hist:
+
+def run_history() -> None:
+    """The run history: a table, means with intervals, open or delete a saved run."""
     if not saved:
         st.info("The run history is empty (finished runs are saved automatically, without keys).")
     else:
@@ -117,7 +118,9 @@ with tab_hist:
             history.delete(target)
             st.rerun()
 
-with tab_human:
+
+def human_labels() -> None:
+    """Agreement of the runs' scores with human labels of their cases (bootstrap intervals)."""
     labeled = [n for n in sources if tables.human_label_columns(frame(n))] if len(sources) <= 12 else list(sources)
     h_names = st.multiselect("Runs (one block of rows per method)", list(sources), default=labeled[:2],
                              key="compare.human_runs")
@@ -149,6 +152,17 @@ with tab_human:
             st.caption(err)
         elif points:
             st.plotly_chart(charts.roc(points), key="compare.roc")
+
+
+TABS = {"Which version is better?": which_version, "Two runs, case by case": two_runs,
+        "Run history": run_history, "Agreement with human labels": human_labels}
+# Only the open tab's content is built (the tabs rerun the page when switched): the agreement with
+# human labels (bootstrap intervals) costs seconds of the server's time, and a visitor on another
+# tab never pays for it.
+for tab, build in zip(st.tabs(list(TABS), key="compare.tab", on_change="rerun"), TABS.values()):
+    with tab:
+        if tab.open:
+            build()
 
 from ui import gold_view  # noqa: E402 - the gold section (review mode), kept at the end
 gold_view.render(sources, load)

@@ -312,24 +312,32 @@ def test_compare_two_runs_history_and_human_labels():
     b = fx.fake_run(cases)
     RunStore().save(a, "saved A", owner=TOKEN)
     at = page(with_run(a, b).run(), "5_compare")
-    assert len(at.get("plotly_chart")) >= 2  # scatter + history means (+ ROC when available)
+    # only the open tab is built: "which version is better" first
     frames = [d.value for d in at.dataframe]
     # the two runs answer the same questions differently: "which version is better" opens on them
     assert "candidate is" in frames[0].columns and frames[0]["questions"].iloc[0] == 3
-    corr = next(f for f in frames if "measure" in f.columns)
+    assert {c.key for c in at.get("plotly_chart")} == {"versions.means", "versions.diffs", "versions.trend"}
+    assert not any("measure" in f.columns for f in frames)  # nor the other tabs' tables
+
+    fx.open_tab(at, "compare.tab", "Two runs, case by case")
+    assert {c.key for c in at.get("plotly_chart")} == {"compare.scatter"}
+    corr = next(d.value for d in at.dataframe if "measure" in d.value.columns)
     assert list(corr.columns) == ["measure", "value", "95% interval", "note"]  # short cells: none is cut
     assert any("**rank correlation (Spearman)**: 1 = both put" in c.value for c in at.caption)  # what they mean
     links = [pl.proto.label for pl in at.get("page_link") if "case=" in pl.proto.query_string]
     assert links and all(not lbl.endswith("(+0.00)") for lbl in links)
     assert any(lbl.startswith("Inspect c1 · A 0.50 vs B 1.00") for lbl in links), links
+
+    fx.open_tab(at, "compare.tab", "Run history")
+    assert {c.key for c in at.get("plotly_chart")} == {"compare.grouped"}  # history means
+
+    fx.open_tab(at, "compare.tab", "Agreement with human labels")
     assert at.multiselect(key="compare.human_runs").value == ["run1", "run0"]
-    agreement = at.dataframe[-1].value
+    agreement = next(d.value for d in at.dataframe if "statistic" in d.value.columns)
     assert {"method", "metric", "label", "statistic", "value", "95% interval"} <= set(agreement.columns)
     assert set(agreement["label"]) == {"hallucinated"} and len(agreement) > 0
     assert "expected_adherence" in set(agreement["metric"])  # issue 30 item 16: the ranking metric too
-    charts = {c.key for c in at.get("plotly_chart")}  # which version: means, differences, trend;
-    assert charts == {"versions.means", "versions.diffs", "versions.trend",  # then scatter, history
-                      "compare.scatter", "compare.grouped", "compare.roc"}  # means, ROC
+    assert {c.key for c in at.get("plotly_chart")} == {"compare.roc"}
 
 
 def test_compare_speaks_plainly_defaults_to_one_dataset_and_links_keep_the_session():
@@ -345,7 +353,7 @@ def test_compare_speaks_plainly_defaults_to_one_dataset_and_links_keep_the_sessi
     ids = {n: RunStore().save(r, n, owner=TOKEN) for n, r in (("run0", trace), ("run1", hybrid), ("run2", other))}
     at = app(**{state._RUNS: {"run0": trace, "run1": hybrid, "run2": other}, state._CURRENT: "run2",
                 state._SAVED: ids})
-    page(at.run(), "5_compare")
+    fx.open_tab(page(at.run(), "5_compare"), "compare.tab", "Two runs, case by case")
     assert (at.selectbox(key="compare.a").value, at.selectbox(key="compare.b").value) == ("run0", "run1")
     text = " ".join([c.value for c in at.caption] + [str(d.value.to_dict()) for d in at.dataframe])
     assert "evaluators." not in text and "resamples" not in text and "pandas" not in text
@@ -676,7 +684,7 @@ def test_visitors_never_see_each_others_runs(jobs_done):
 def test_shared_history_when_the_owner_turns_it_on(monkeypatch):
     rid = RunStore().save(fx.fake_run(), "team run", owner="someone-else-token-03")
     monkeypatch.setenv("RAG_EVAL_SHARED_HISTORY", "1")
-    at = page(app().run(), "5_compare")
+    at = fx.open_tab(page(app().run(), "5_compare"), "compare.tab", "Run history")
     assert rid in list(at.dataframe[0].value["id"])
     assert any("shared by everyone" in c.value for c in at.sidebar.caption)
 

@@ -134,7 +134,7 @@ def test_results_tiles_carry_the_95_interval():
 
 
 def test_run_history_bars_have_intervals_and_expected_adherence(two_versions):
-    at = page(app().run(), "5_compare")
+    at = fx.open_tab(page(app().run(), "5_compare"), "compare.tab", "Run history")
     fig = next(c.proto.spec for c in at.get("plotly_chart") if "Run vs run" in c.proto.spec)
     assert "Expected adherence" in fig and '"error_y"' in fig and '"arrayminus"' in fig
 
