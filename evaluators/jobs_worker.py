@@ -21,9 +21,10 @@ The child exits when the pipe closes or its parent is gone (it checks every seco
 even after ``kill -9`` of the server), on ``close()``, and after :data:`IDLE_S` seconds without work
 (giving back the model's memory; the next chunk starts a new one, paying the start once). It uses
 :func:`worker_threads` cores for the encoder (ONNX Runtime intra-op threads: all cores but one),
-so a core stays free for the pages. When it dies (out of memory, ``kill -9``) the chunk going on
-raises :class:`WorkerDied`: the queue marks the job ``interrupted`` (resumable, its stored cases
-kept) and the next chunk starts a new child.
+so a core stays free for the pages, and runs :func:`worker_nice` steps below the server's CPU
+priority, so a page script that needs a busy core gets it first. When it dies (out of memory,
+``kill -9``) the chunk going on raises :class:`WorkerDied`: the queue marks the job
+``interrupted`` (resumable, its stored cases kept) and the next chunk starts a new child.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ Backend = Literal["thread", "process"]
 WORKER_ENV = "RAG_EVAL_WORKER"
 #: Seconds without work after which the child exits (``RAG_EVAL_WORKER_IDLE_S``).
 IDLE_S = float(os.environ.get("RAG_EVAL_WORKER_IDLE_S", "600") or 600)
+#: How much lower the child's CPU priority is than the server's (``RAG_EVAL_WORKER_NICE``, 0-19;
+#: POSIX ``nice``). The pages are what people wait for: when both want a core, a page script gets it
+#: first and the evaluation takes what is left, so a page switch does not queue behind scoring.
+NICE_DEFAULT = 10
 #: Seconds the child may take to start (imports) before it counts as dead.
 START_TIMEOUT_S = 120.0
 
@@ -65,6 +70,17 @@ def backend_from_env(default: Backend = "thread") -> Backend:
     if got not in ("thread", "process"):
         raise ValueError(f"{WORKER_ENV} must be 'thread' or 'process', got {got!r}")
     return got  # type: ignore[return-value]
+
+
+def worker_nice() -> int:
+    """``$RAG_EVAL_WORKER_NICE`` (an integer 0-19), else :data:`NICE_DEFAULT`; anything else is an
+    error naming the variable."""
+    env = os.environ.get("RAG_EVAL_WORKER_NICE", "").strip()
+    if not env:
+        return NICE_DEFAULT
+    if not env.isdigit() or int(env) > 19:
+        raise ValueError(f"RAG_EVAL_WORKER_NICE must be an integer from 0 to 19, got {env!r}")
+    return int(env)
 
 
 def worker_threads() -> int:
@@ -158,9 +174,14 @@ def _watch_parent(parent_pid: int) -> None:
             os._exit(0)  # the server is gone (even kill -9): no orphan evaluating for nobody
 
 
-def _child_main(conn: Any, store_path: str, idle_s: float, threads: int, parent_pid: int) -> None:
+def _child_main(conn: Any, store_path: str, idle_s: float, threads: int, parent_pid: int,
+                nice: int = 0) -> None:
     """The child's loop: one message at a time from the parent (see the module docstring)."""
     os.environ["OMP_NUM_THREADS"] = str(threads)  # read by the encoder when it builds its sessions
+    try:
+        os.nice(nice)  # below the pages (see NICE_DEFAULT); every thread started from here inherits it
+    except (AttributeError, OSError):
+        pass  # not POSIX, or not permitted: the same priority as the server
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal reaches the whole group
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="watch-parent").start()
     from .encoder.onnx_graph import set_spinning
@@ -215,10 +236,12 @@ class WorkerProcess:
     """The parent's handle on the evaluation child: started on the first chunk (and again after it
     exited or died), one chunk at a time (:meth:`run_chunk`, from the queue's one worker thread)."""
 
-    def __init__(self, store_path: str | Path, *, idle_s: float | None = None, threads: int | None = None) -> None:
+    def __init__(self, store_path: str | Path, *, idle_s: float | None = None, threads: int | None = None,
+                 nice: int | None = None) -> None:
         self.store_path = str(store_path)
         self.idle_s = IDLE_S if idle_s is None else float(idle_s)
         self.threads = threads or worker_threads()
+        self.nice = worker_nice() if nice is None else int(nice)
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
@@ -242,9 +265,10 @@ class WorkerProcess:
         t = time.perf_counter()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
-        # argv holds no secret (the options come through the socket): fd, store, idle, threads, parent
+        # argv holds no secret (the options come through the socket): fd, store, idle, threads,
+        # parent, nice
         cmd = [sys.executable, "-m", "evaluators.jobs_worker", str(theirs.fileno()), self.store_path,
-               str(self.idle_s), str(self.threads), str(os.getpid())]
+               str(self.idle_s), str(self.threads), str(os.getpid()), str(self.nice)]
         try:
             proc = subprocess.Popen(cmd, env=env, cwd=_ROOT, pass_fds=(theirs.fileno(),),
                                     stdin=subprocess.DEVNULL)
@@ -369,16 +393,16 @@ def _how(proc: subprocess.Popen) -> str:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m evaluators.jobs_worker FD STORE IDLE_S THREADS PARENT_PID`` (started by
+    """``python -m evaluators.jobs_worker FD STORE IDLE_S THREADS PARENT_PID NICE`` (started by
     :class:`WorkerProcess`, not by hand)."""
     from multiprocessing.connection import Connection
 
-    fd, store_path, idle_s, threads, parent_pid = argv
-    _child_main(Connection(int(fd)), store_path, float(idle_s), int(threads), int(parent_pid))
+    fd, store_path, idle_s, threads, parent_pid, nice = argv
+    _child_main(Connection(int(fd)), store_path, float(idle_s), int(threads), int(parent_pid), int(nice))
 
 
 __all__ = ["Backend", "ChunkDone", "WORKER_ENV", "WorkerDied", "WorkerProcess", "backend_from_env",
-           "next_chunk", "release_memory", "worker_threads"]
+           "next_chunk", "release_memory", "worker_nice", "worker_threads"]
 
 
 if __name__ == "__main__":

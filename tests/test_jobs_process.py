@@ -19,7 +19,7 @@ import pytest
 
 from evaluators.datasets import load_cases
 from evaluators.jobs import JobQueue
-from evaluators.jobs_worker import backend_from_env
+from evaluators.jobs_worker import NICE_DEFAULT, backend_from_env, worker_nice
 from evaluators.options import EvalOptions
 from evaluators.store import RunStore
 from evaluators.types import TestCase
@@ -84,6 +84,14 @@ def test_the_backend_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("RAG_EVAL_WORKER", "fork")
     with pytest.raises(ValueError, match="RAG_EVAL_WORKER"):
         backend_from_env()
+    monkeypatch.delenv("RAG_EVAL_WORKER_NICE", raising=False)
+    assert worker_nice() == NICE_DEFAULT == 10
+    monkeypatch.setenv("RAG_EVAL_WORKER_NICE", "0")
+    assert worker_nice() == 0
+    for bad in ("-5", "20", "low"):
+        monkeypatch.setenv("RAG_EVAL_WORKER_NICE", bad)
+        with pytest.raises(ValueError, match=f"RAG_EVAL_WORKER_NICE must be an integer from 0 to 19, got '{bad}'"):
+            worker_nice()
 
 
 def test_the_process_backend_scores_the_sample_set_as_the_thread_backend(tmp_path, pq):
@@ -94,6 +102,8 @@ def test_the_process_backend_scores_the_sample_set_as_the_thread_backend(tmp_pat
     b = pq.submit("o", sample, "trace", EvalOptions(), chunk_size=5)
     assert tq.wait(a.id, 120) == "finished" and pq.wait(b.id, 120) == "finished"
     assert pq.worker is not None and pq.worker.pid not in (None, os.getpid())
+    # the evaluation runs below the pages' priority: a page script gets a busy core first
+    assert os.getpriority(os.PRIO_PROCESS, pq.worker.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
     ra, rb = tq.store.load(a.id, owner="o"), pq.store.load(b.id, owner="o")
     assert len(rb.results) == len(sample) == len(ra.results)
     assert [r.case.id for r in rb.results] == [r.case.id for r in ra.results]

@@ -1,4 +1,4 @@
-"""Process-wide resources, created lazily and once (``st.cache_resource``): the run history store
+"""Process-wide resources, created lazily and once per run-history path: the run history store
 (old runs purged by the owner's retention setting when it opens, then hourly) and the one background job queue
 of the server. Nothing here loads a model: the queue's worker loads it with the first chunk, once
 per process, and every visitor's jobs share it."""
@@ -6,8 +6,9 @@ per process, and every visitor's jobs share it."""
 from __future__ import annotations
 
 import os
+import threading
 import time
-from typing import Mapping, MutableMapping
+from typing import Callable, Mapping, MutableMapping, TypeVar
 
 import streamlit as st
 
@@ -15,7 +16,7 @@ from evaluators.jobs import JobQueue
 from evaluators.limits import Limits
 from evaluators.llm.settings import OWNER_BASE_URL_ENV
 from evaluators.net import ENV_TYPED_URLS
-from evaluators.paths import store_path
+from evaluators.paths import ENV_STORE, store_path
 from evaluators.store import RunStore
 
 #: Owner settings the library reads from the environment (the owner's LLM server, whether typed
@@ -64,25 +65,36 @@ def limits() -> Limits:
     return Limits.load(secrets=secrets())
 
 
-@st.cache_resource(show_spinner=False)
-def _store(path: str) -> RunStore:
-    return RunStore(path)
+T = TypeVar("T")
+#: (kind, $RAG_EVAL_STORE as set) -> the store / the queue. A plain dict, not ``st.cache_resource``:
+#: that hashes its arguments on every call, 4 % of the server's time under ten visitors (page
+#: scripts ask for the store and the queue several times each); here a lookup is one dict access.
+_ONCE: dict[tuple[str, str | None], object] = {}
+_ONCE_LOCK = threading.RLock()  # re-entrant: the queue is made with the store
+
+
+def _once(kind: str, make: Callable[[str], T]) -> T:
+    """The process's one ``kind`` for the run history named by the environment (made on first use,
+    under a lock: two sessions starting together share one)."""
+    key = (kind, os.environ.get(ENV_STORE))
+    got = _ONCE.get(key)
+    if got is None:
+        with _ONCE_LOCK:
+            got = _ONCE.get(key)
+            if got is None:
+                got = _ONCE[key] = make(str(store_path()))
+    return got  # type: ignore[return-value]
 
 
 def store() -> RunStore:
     """The run history (path from $RAG_EVAL_STORE or the user data dir), purged of runs older
     than the owner's retention setting when it opens and then hourly."""
-    s = _store(str(store_path()))
+    s = _once("store", RunStore)
     s.purge_if_due(limits().keep_days)
     return s
-
-
-@st.cache_resource(show_spinner=False)
-def _queue(path: str) -> JobQueue:
-    return JobQueue(_store(path))
 
 
 def queue() -> JobQueue:
     """The server's one job queue (one scheduling thread, shared by every session; runs evaluated
     in it or in a worker process: ``RAG_EVAL_WORKER``)."""
-    return _queue(str(store_path()))
+    return _once("queue", lambda path: JobQueue(_once("store", RunStore)))

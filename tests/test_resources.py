@@ -1,0 +1,33 @@
+"""ui/resources: the process's one run history and one job queue per run-history path, made once
+(also when many sessions ask at the same moment) and found again by a plain lookup."""
+
+from __future__ import annotations
+
+import threading
+
+from ui import resources
+
+
+def test_one_store_and_one_queue_per_path_even_when_sessions_start_together(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAG_EVAL_STORE", str(tmp_path / "a" / "runs.sqlite3"))
+    got: list[tuple[object, object]] = []
+    start = threading.Barrier(8)
+
+    def session() -> None:
+        start.wait()
+        got.append((resources.queue(), resources.store()))
+
+    threads = [threading.Thread(target=session) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(got) == 8 and len({id(q) for q, _ in got}) == 1 and len({id(s) for _, s in got}) == 1
+    q, s = got[0]
+    assert q.store is s and s.path == tmp_path / "a" / "runs.sqlite3"  # the queue writes where pages read
+
+    monkeypatch.setenv("RAG_EVAL_STORE", str(tmp_path / "b" / "runs.sqlite3"))  # another history
+    assert resources.store() is not s and resources.store().path == tmp_path / "b" / "runs.sqlite3"
+    assert resources.queue() is not q and resources.queue().store is resources.store()
+    monkeypatch.setenv("RAG_EVAL_STORE", str(tmp_path / "a" / "runs.sqlite3"))
+    assert resources.store() is s and resources.queue() is q
