@@ -3,6 +3,7 @@ state, run, assert widgets / metrics and that nothing raised. Uses the model-fre
 method; runs go through the server's background job queue (``jobs_done`` waits for it)."""
 
 import json
+import re
 import time
 
 import pytest
@@ -295,6 +296,30 @@ def test_inspect_from_url_marks_unsupported_and_escapes():
     assert not at.exception
     assert any("not scored" in h.proto.body and "rag-note" in h.proto.body for h in at.get("html"))
     assert at.query_params["case"] in ("c4", ["c4"])
+
+
+def test_inspect_picker_names_each_case_by_id_question_score_and_support():
+    cases = fx.sample_cases()
+    long_q = "Which of these   words " + "and more words " * 8 + "?"
+    cases[1] = cases[1].model_copy(update={"question": long_q})
+    run = fx.fake_run(cases)
+    at = page(with_run(run).run(), "4_inspect")
+    options = at.selectbox(key="inspect.case").options
+    assert len(options) == len(run.results)
+    by_id = {o.split(" · ")[0]: o for o in options}
+    for r in run.results:
+        label = by_id[r.case.id]
+        q = " ".join(r.case.question.split())
+        q = q[:70] + ("…" if len(q) > 70 else "")
+        if r.scores is None or r.error:
+            assert label == f"{r.case.id} · {q} · ⛔ not scored", label
+        elif r.scores.overall_supported:
+            assert label == f"{r.case.id} · {q} · adherence {r.scores.adherence:.2f} · ✓ supported", label
+        else:
+            assert re.fullmatch(re.escape(f"{r.case.id} · {q} · adherence {r.scores.adherence:.2f} · ⚠️ ")
+                                + r"[1-9]\d* not fully supported", label), label
+    assert any(o.startswith(f"{cases[1].id} · Which of these words and more") and "…" in o for o in options)
+    assert any("⛔ not scored" in o for o in options) and any("✓ supported" in o for o in options)
 
 
 def test_inspect_unknown_case_warns():
