@@ -22,7 +22,7 @@ st.markdown("1. **Load** test cases: the sample below, or your own file on **Upl
 samples = {p.name: p for p in ud.sample_files()}
 main = samples.get("sample_rag.jsonl") or next(iter(samples.values()), None)
 if main is not None:
-    data = state.memo(("sample", main.name), lambda: ud.load_path(main))
+    data = home.sample(main)  # (read once per process: every new visitor lands here)
     with st.container(border=True):
         st.subheader("Try it on the sample set")
         st.write(home.sample_summary(main, data.cases))
@@ -36,7 +36,7 @@ if main is not None:
         if (v2 := samples.get(home.SAMPLE_V2)) is not None:
             st.caption(home.SAMPLE_V2_TEXT)
             if b2.button("Load version 2 of the sample and go to Evaluate", key="start.sample_v2"):
-                state.set_data(state.memo(("sample", v2.name), lambda: ud.load_path(v2)))
+                state.set_data(home.sample(v2))
                 state.push_notice(f"Loaded {v2.name}: the same questions, answered by version 2. Press “Run”; "
                                   "then Compare tells which version is better and lists the regressions.")
                 st.switch_page("pages/2_evaluate.py")
@@ -48,7 +48,7 @@ st.subheader("The methods: what they cost and how long they take")
 st.caption("Each method labels the sentences its own way; the scores are computed from the labels "
            "the same way for all. LLM methods need a key (sidebar, or the server's).")
 if cases:
-    rows = state.memo(("start.methods", len(cases)), lambda: home.method_rows(cases))
+    rows = home.sample_methods(main) if main is not None else home.method_rows(cases)
     for col, row in zip(st.columns(len(rows)), rows.to_dict("records")):
         with col.container(border=True):
             st.markdown(f"**{row['method']}**  \n{row['what it does']}")

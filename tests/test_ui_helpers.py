@@ -279,3 +279,25 @@ def test_every_figure_is_drawn_with_the_white_template_set_once():
     white = go.Figure(layout={"template": "plotly_white"}).to_plotly_json()["layout"]["template"]
     assert pio.templates.default == charts.TEMPLATE == "plotly_white"
     assert charts.metric_bars(stats).to_plotly_json()["layout"]["template"] == white
+
+
+def test_the_sample_and_its_method_table_are_read_once_per_process_and_again_when_replaced(tmp_path):
+    import os
+    import shutil
+
+    from ui import data as ud
+    from ui import home
+
+    src = next(p for p in ud.sample_files() if p.name == "sample_rag.jsonl")
+    path = tmp_path / "sample_rag.jsonl"
+    shutil.copy(src, path)
+    first = home.sample(path)
+    assert home.sample(path) is first and len(first.cases) == 16  # one read for every session
+    assert home.sample_methods(path) is home.sample_methods(path)
+    assert list(home.sample_methods(path)["method"])[:1] == ["trace"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")  # the owner replaced the file
+    os.utime(path, ns=(1, 1))  # (a new size and time)
+    again = home.sample(path)
+    assert again is not first and len(again.cases) == 5
+    assert "for 5 cases" in home.sample_methods(path)["speed"].iloc[0]  # the table of the new file

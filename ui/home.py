@@ -5,6 +5,7 @@ measured (``TRACE_*`` below)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, Sequence
@@ -16,6 +17,8 @@ from evaluators.methods import METHODS
 from evaluators.options import EvalOptions
 from evaluators.pipeline import estimate
 from evaluators.types import TestCase
+
+from . import data as ud
 
 #: ``trace`` on the 16 cases of data/sample_rag.jsonl, measured on this project's 2-core machine:
 #: 0.46-0.48 s once the model is loaded (three runs, embedding disk cache off), after 3.4-3.9 s to
@@ -132,3 +135,29 @@ def method_rows(cases: Sequence[TestCase]) -> pd.DataFrame:
                      "needs": "an LLM key" if spec.needs_llm else "nothing", "cost": cost,
                      "speed": speed, "when to use it": WHEN.get(mid, "")})
     return pd.DataFrame(rows)
+
+
+# ---- the bundled samples, read once per process ------------------------------------------------
+# Every new visitor lands on Start, which shows the sample's summary and each method's estimated
+# cost on it: the same for everyone, so they are made once per sample file (its path, size and
+# time: a replaced file is read again), not once per session. Both are only read by the pages.
+@functools.lru_cache(maxsize=8)
+def _sample(path: str, size: int, mtime_ns: int) -> Any:
+    return ud.load_path(Path(path))
+
+
+def sample(path: Path) -> Any:
+    """The sample file ``path`` loaded (``ui.state.LoadedData``), shared by every session."""
+    st_ = path.stat()
+    return _sample(str(path), st_.st_size, st_.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _sample_methods(path: str, size: int, mtime_ns: int) -> pd.DataFrame:
+    return method_rows(_sample(path, size, mtime_ns).cases)
+
+
+def sample_methods(path: Path) -> pd.DataFrame:
+    """:func:`method_rows` of the sample file ``path``, shared by every session."""
+    st_ = path.stat()
+    return _sample_methods(str(path), st_.st_size, st_.st_mtime_ns)
