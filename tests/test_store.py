@@ -68,6 +68,12 @@ def test_owners_see_only_their_runs(tmp_path):
     assert store.get(theirs, owner="bob-token").name == "theirs"
     assert store.rename(mine, "renamed", owner="alice-token") is True
     assert store.get(mine, owner=None).name == "renamed"
+    # a visitor's runs are found through the owner index, not by reading every run (the history of
+    # a public Space holds thousands of runs, listed on every page)
+    with sqlite3.connect(store.path) as con:
+        plan = con.execute("EXPLAIN QUERY PLAN SELECT id FROM runs WHERE owner = ? ORDER BY created_at DESC",
+                           ("alice-token",)).fetchall()
+    assert any("USING INDEX runs_owner" in str(row) for row in plan), plan
 
 
 def test_a_run_written_chunk_by_chunk_can_be_read_while_it_goes_and_resumed(tmp_path):
@@ -129,6 +135,8 @@ def test_old_database_is_migrated(tmp_path):
     (s,) = store.list(owner=None)
     assert (s.id, s.status, s.num_done, s.usage.calls) == ("old1", "finished", 4, 2)
     assert store.list(owner="someone") == []  # ownerless runs are not anyone's private history
+    with sqlite3.connect(path) as con:  # the owner index is made after the owner column is added
+        assert con.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'runs_owner'").fetchone()
     assert store.load("old1", owner=None) == run
 
 

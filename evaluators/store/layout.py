@@ -79,6 +79,8 @@ CREATE TABLE IF NOT EXISTS run_tables (
 )
 """
 _INDEXES = ("CREATE INDEX IF NOT EXISTS run_cases_id ON run_cases (run_id, case_id)",)
+#: (after the ``owner`` column is added to an older database)
+RUNS_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS runs_owner ON runs (owner, created_at)"
 
 
 def create(con: sqlite3.Connection) -> None:
@@ -89,6 +91,9 @@ def create(con: sqlite3.Connection) -> None:
     for col, kind in _COLUMNS.items():
         if col not in have:
             con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
+    # A visitor's runs, newest first, on every page: without it each listing read the whole table
+    # (4.7 ms with 5,155 runs against 0.05 ms; the columns come after the summaries in each row).
+    con.execute(RUNS_OWNER_INDEX)
 
 
 def adopt(con: sqlite3.Connection, run_id: str) -> None:
