@@ -17,6 +17,7 @@ from evaluators.limits import Limits
 from evaluators.llm.settings import OWNER_BASE_URL_ENV
 from evaluators.net import ENV_TYPED_URLS
 from evaluators.paths import ENV_STORE, store_path
+from evaluators.review import ReviewStore
 from evaluators.store import RunStore
 
 #: Owner settings the library reads from the environment (the owner's LLM server, whether typed
@@ -66,7 +67,7 @@ def limits() -> Limits:
 
 
 T = TypeVar("T")
-#: (kind, $RAG_EVAL_STORE as set) -> the store / the queue. A plain dict, not ``st.cache_resource``:
+#: (kind, $RAG_EVAL_STORE as set) -> the store / the reviews / the queue. A plain dict, not ``st.cache_resource``:
 #: that hashes its arguments on every call, 4 % of the server's time under ten visitors (page
 #: scripts ask for the store and the queue several times each); here a lookup is one dict access.
 _ONCE: dict[tuple[str, str | None], object] = {}
@@ -92,6 +93,11 @@ def store() -> RunStore:
     s = _once("store", RunStore)
     s.purge_if_due(limits().keep_days)
     return s
+
+
+def review_store() -> ReviewStore:
+    """The reviewers' corrections and marks, kept beside the run history (in its SQLite file)."""
+    return _once("reviews", lambda path: ReviewStore(_once("store", RunStore)))
 
 
 def queue() -> JobQueue:

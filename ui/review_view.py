@@ -16,7 +16,6 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from evaluators.paths import store_path
 from evaluators.review import ReviewedCase, ReviewStore, apply, export_rows, next_case, order, to_jsonl
 from evaluators.review.labels import LEVELS
 from evaluators.review.queue import QueueItem, order_signals
@@ -38,13 +37,8 @@ ORDER_NAMES = {"run": "run order", "uncertainty": "most uncertain first (the met
                "variants": "the two labelers disagree most", "runs": "disagreement with another run"}
 
 
-@st.cache_resource(show_spinner=False)
-def _reviews(path: str) -> ReviewStore:
-    return ReviewStore(resources.store())
-
-
 def reviews() -> ReviewStore:
-    return _reviews(str(store_path()))
+    return resources.review_store()
 
 
 def reviewer() -> str:
