@@ -14,7 +14,7 @@ type a reviewer name, turn review mode on, mark the case reviewed, and start aga
 Reported: the RSS over time of the server and of its evaluation worker process (``RAG_EVAL_WORKER=
 process``, as served) and their sum (a sample every 10 s; growth after the warm-up, the first
 ``--warmup`` minutes), page switches (request -> ``script_finished``: the server's share of a
-switch; p50 / p95 / max), runs started / finished with every case / lost (a run that is not
+switch; p50 / p95 / max, and p50 / p95 per page), runs started / finished with every case / lost (a run that is not
 ``finished`` with all its cases when the time is up and it had 5 minutes to end), reviews saved,
 cases per second of all visitors, client errors, the machine's load average over time. Results:
 ``bench/results/<name>.json``; the log on stdout (run it with ``nohup ... > log &``).
