@@ -47,8 +47,8 @@ else:
 st.subheader("The methods: what they cost and how long they take")
 st.caption("Each method labels the sentences its own way; the scores are computed from the labels "
            "the same way for all. LLM methods need a key (sidebar, or the server's).")
-if cases:
-    rows = home.sample_methods(main) if main is not None else home.method_rows(cases)
+if cases and main is not None:  # (cases come from the sample file only)
+    rows = home.sample_methods(main)
     for col, row in zip(st.columns(len(rows)), rows.to_dict("records")):
         with col.container(border=True):
             st.markdown(f"**{row['method']}**  \n{row['what it does']}")
