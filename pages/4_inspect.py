@@ -102,10 +102,14 @@ if qp != cid or (run_id and st.query_params.get("run") != run_id):
     st.session_state["inspect.url_case"] = cid
 
 n_done = sum(q.reviewed for q in queue)
-with st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({review_view.ORDER_NAMES[how]})"):
-    review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
-    if run_id:  # the reviews of the run on screen (Compare exports those of every run)
-        review_view.export_button("inspect.export", run_id)
+# built only while open (opening it reruns the page): the table and the export read the reviews
+queue_box = st.expander(f"Review queue — {n_done} of {len(queue)} cases reviewed ({review_view.ORDER_NAMES[how]})",
+                        key="inspect.queue_box", on_change="rerun")
+if queue_box.open:
+    with queue_box:
+        review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
+        if run_id:  # the reviews of the run on screen (Compare exports those of every run)
+            review_view.export_button("inspect.export", run_id)
 
 r = history.case(run, cid)
 if r is None:

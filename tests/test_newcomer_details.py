@@ -54,11 +54,14 @@ def test_the_queue_in_run_order_has_no_empty_priority_and_the_export_takes_this_
     other = store.save(run, "older copy", owner=TOKEN)
     ReviewStore().mark(other, run.results[0], reviewer="Ann", owner=TOKEN)  # a review of ANOTHER run
     at = goto(app(run=rid, case="c1"), "4_inspect")
+    assert not [b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export")]  # built when opened
+    at = fx.open_expander(at, "inspect.queue_box")
     queue = at.dataframe[0].value
     assert list(queue.columns) == ["#", "case", "status", "open"]  # run order ranks nothing
     export = next(b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export"))
     assert "Export 0 reviewed cases of this run" in export.proto.label and export.proto.disabled
     at.selectbox(key="inspect.order").set_value("uncertainty").run()
+    at = fx.open_expander(at, "inspect.queue_box")  # AppTest does not keep an expander open as a browser does
     assert {"priority", "why"} <= set(at.dataframe[0].value.columns)
     goto(at, "5_compare")
     export = next(b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export"))
@@ -95,7 +98,7 @@ def test_a_share_link_opens_that_one_run_read_only_for_anyone():
     assert RunStore().list(owner="bob-token-00000000000001") == []  # never copied into Bob's history
     goto(at, "4_inspect")
     assert at.toggle(key="inspect.review").proto.disabled
-    links = at.dataframe[0].value["open"]
+    links = fx.open_expander(at, "inspect.queue_box").dataframe[0].value["open"]
     assert all(f"share={tok}" in v for v in links)  # a new tab opens the same run
     forged = goto(app("bob-token-00000000000001", share=rid + ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), "3_results")
     assert any("No finished run yet" in i.value for i in forged.info)

@@ -145,7 +145,7 @@ def test_queue_orders_cases_and_next_moves_to_the_next_unreviewed(register_metho
     at = inspect(app(run=rid))
     at.selectbox(key="inspect.order").set_value("uncertainty").run()
     assert [o.split(" ")[0] for o in at.selectbox(key="inspect.case").options] == ["case-1", "case-2", "case-0"]
-    table = at.dataframe[0].value
+    table = fx.open_expander(at, "inspect.queue_box").dataframe[0].value
     assert list(table["case"]) == ["case-1", "case-2", "case-0"]
     assert table["open"].iloc[0] == f"inspect?run={rid}&case=case-1"
     at.selectbox(key="inspect.case").set_value("case-1").run()
@@ -179,7 +179,7 @@ def test_reviewed_labels_export_and_reupload_reproduce_them(register_method):
     st_ = ReviewStore()
     st_.correct(rid, run.results[0], "support", "c", {"level": "none", "keys": []}, reviewer="Ann", owner=TOKEN)
     st_.mark(rid, run.results[0], reviewer="Ann", owner=TOKEN)
-    at = inspect(app(run=rid, case="case-0"))
+    at = fx.open_expander(inspect(app(run=rid, case="case-0")), "inspect.queue_box")
     btn = [b for b in at.get("download_button") if "Export 1 reviewed case" in b.proto.label]
     assert btn
     # the exported file, uploaded on the Upload page, carries the labels (read back exactly)

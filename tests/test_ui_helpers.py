@@ -268,17 +268,63 @@ def test_compare_words_and_default_pair():
     assert cv.default_pair(["new", "b"], ids.__getitem__, meth.__getitem__) == ("b", "new")  # nothing shared
 
 
-def test_every_figure_is_drawn_with_the_white_template_set_once():
-    """The template is plotly's default (set when ui.charts is imported), not validated again on
-    every figure; what the browser gets is the same as ``template="plotly_white"`` on each."""
+def _every_figure() -> dict[str, go.Figure]:
+    from evaluators.comparison import compare_runs
+    from ui import compare_charts as cc
+
+    run = fake_run()
+    df = tables.case_frame(run)
+    stats = tables.summary(df, list(TRACE_METRICS))
+    big = pd.DataFrame({"adherence": [i / 7000 for i in range(7000)]})  # drawn from its summary
+    c = compare_runs([run, fake_run(), fake_run()], names=["a", "b", "c"], n_boot=50)
+    m = c.metrics[0]
+    return {
+        "bars": charts.metric_bars(stats),
+        "bars_ci": charts.metric_bars(stats, {"adherence": {"low": 0.1, "high": 0.9}}),
+        "radar": charts.radar({"a": run, "b": run}), "box": charts.distributions(df, list(TRACE_METRICS)),
+        "box_big": charts.distributions(big, ["adherence"]), "hist": charts.histogram(df, "adherence"),
+        "hist_big": charts.histogram(big, "adherence"),
+        "scatter": charts.scatter_pair(tables.paired_frame(run, run, "adherence"), "adherence", "A", "B", "r = 1"),
+        "roc": charts.roc([{"fpr": 0.0, "tpr": 0.0, "metric": "adherence", "method": "m"},
+                           {"fpr": 1.0, "tpr": 1.0, "metric": "adherence", "method": "m"}]),
+        "grouped": charts.grouped_means(pd.DataFrame([{"run": "x", "metric": "adherence", "mean": 0.5, "low": 0.4,
+                                                       "high": 0.6}, {"run": "y", "metric": "adherence", "mean": 0.7,
+                                                                      "low": None, "high": None}])),
+        "means": cc.means_chart(c.standings[m], m, "a"), "diff": cc.diff_chart([c.pair("a", "b", x) for x in c.metrics],
+                                                                              "a", "b"),
+        "matrix": cc.verdict_matrix(c, m),
+        "trend": cc.trend_chart([{"started_at": "2026-11-26T10:00:00", "name": "v1", "mean": 0.5, "ci_low": 0.4,
+                                  "ci_high": 0.6}, {"started_at": "2026-11-26T11:00:00", "name": "v2", "mean": 0.6,
+                                                    "ci_low": None, "ci_high": None}], m),
+    }
+
+
+def test_every_figure_is_a_valid_plotly_spec_sent_as_plotly_would_send_it_validated(monkeypatch):
+    """Figures are written as plotly specs and not validated on each page view (it cost ~5 ms a
+    figure): here plotly validates every one of them (a wrong property name or value raises), and
+    the JSON the browser gets is the same as from the validated figure. Their template is one
+    property, whatever the process's default: the series colours Streamlit's own template names."""
+    import json
+
     import plotly.io as pio
+    from streamlit.elements.lib.streamlit_plotly_theme import configure_streamlit_plotly_theme
 
-    from ui import compare_charts  # noqa: F401 - draws with the same default
-
-    stats = pd.DataFrame([{"metric": "adherence", "mean": 0.5, "std": 0.3, "n": 10}])
-    white = go.Figure(layout={"template": "plotly_white"}).to_plotly_json()["layout"]["template"]
-    assert pio.templates.default == charts.TEMPLATE == "plotly_white"
-    assert charts.metric_bars(stats).to_plotly_json()["layout"]["template"] == white
+    configure_streamlit_plotly_theme()  # what st.plotly_chart's module does when imported
+    figs = _every_figure()
+    assert list(pio.templates["streamlit"].layout.colorway) == charts.TEMPLATE["layout"]["colorway"]
+    for default in ("streamlit", "plotly_white"):
+        monkeypatch.setattr(pio.templates, "default", default)
+        for name, fig in _every_figure().items():
+            assert fig.to_dict()["layout"]["template"] == charts.TEMPLATE, (default, name)
+    for name, fig in figs.items():
+        spec = fig.to_dict()
+        validated = go.Figure(spec)  # raises ValueError on an invalid property or value
+        assert json.loads(pio.to_json(validated, validate=False)) == json.loads(pio.to_json(fig, validate=False)), name
+        assert spec["data"] and spec["layout"]["title"]["text"], name
+    with pytest.raises(ValueError):  # the check above can fail
+        go.Figure({"data": [{"type": "bar", "colour": "red"}], "layout": {}})
+    diff = figs["diff"].to_dict()["layout"]["shapes"][0]
+    assert (diff["x0"], diff["x1"], diff["yref"]) == (0, 0, "y domain")  # the dotted no-difference line
 
 
 def test_the_sample_and_its_method_table_are_read_once_per_process_and_again_when_replaced(tmp_path):

@@ -170,6 +170,13 @@ def jobs_done():
     return wait
 
 
+def open_expander(at, key: str):
+    """Open the expander ``key`` (``on_change="rerun"``: its content is built only while open) and
+    rerun, as a click on it does."""
+    at.session_state[key] = True
+    return at.run()
+
+
 def open_tab(at, key: str, label: str):
     """Open the tab ``label`` of the tabs ``key`` (``on_change="rerun"``: only the open tab's content
     is built) and rerun, as a click on the tab does."""

@@ -1,6 +1,7 @@
 """Plotly figures of Compare's "Which version is better?" view: the runs' means with their 95 %
 intervals, the differences B − A per metric with theirs, the pairwise verdicts of three or more runs
-and the trend of a metric over a series of runs. Pure functions (no Streamlit), unit-tested."""
+and the trend of a metric over a series of runs. Pure functions (no Streamlit), unit-tested; written
+as plotly specs like those of ``ui.charts`` (validated by the tests, not on every view)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,14 @@ import plotly.graph_objects as go
 
 from evaluators.comparison import Comparison, PairResult, Standing
 
-from .charts import nice  # importing .charts sets the figures' template
+from .charts import figure, layout, nice
 
 #: Colours of a verdict (B better / B worse / no detectable difference).
 GOOD, BAD, SAME = "#2e7d32", "#c62828", "#7a7a7a"
 
 
-def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), showlegend=False)
-    return fig
+def _layout(title: str, height: int, **more: Any) -> dict[str, Any]:
+    return layout(title, height, showlegend=False, **more)
 
 
 def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go.Figure:
@@ -32,13 +32,13 @@ def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go
                                                if s.ci_low is not None and s.ci_high is not None else "")
              + f" · rank {s.rank} (ranks {s.rank_low}–{s.rank_high} in 95% of resamples)"
              for s in rows if s.mean is not None]
-    fig = go.Figure(go.Scatter(x=x, y=y, mode="markers", marker=dict(size=12, color="#4c78a8"),
-                               error_x=dict(type="data", symmetric=False, array=plus, arrayminus=minus,
-                                            thickness=2, width=6),
-                               hovertext=hover, hoverinfo="text"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title=f"mean {nice(metric)} (95% interval)")
-    return _layout(fig, f"{nice(metric)}: mean of each run with its 95% interval", 120 + 45 * len(rows))
+    dots = {"type": "scatter", "x": x, "y": y, "mode": "markers", "marker": {"size": 12, "color": "#4c78a8"},
+            "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                        "thickness": 2, "width": 6},
+            "hovertext": hover, "hoverinfo": "text"}
+    return figure([dots], _layout(
+        f"{nice(metric)}: mean of each run with its 95% interval", 120 + 45 * len(rows),
+        yaxis={"autorange": "reversed"}, xaxis={"title": {"text": f"mean {nice(metric)} (95% interval)"}}))
 
 
 def _verdict_color(p: PairResult, candidate_is_b: bool = True) -> str:
@@ -61,14 +61,16 @@ def diff_chart(pairs: Sequence[PairResult], baseline: str, candidate: str) -> go
              + (f" · 95% interval {p.stats.ci_low:+.3f} to {p.stats.ci_high:+.3f}"
                 if p.stats.ci_low is not None and p.stats.ci_high is not None else "")
              + f" · {p.stats.n} paired questions" for p in rows]
-    fig = go.Figure(go.Scatter(x=x, y=y, mode="markers", marker=dict(size=12, color=colors),
-                               error_x=dict(type="data", symmetric=False, array=plus, arrayminus=minus,
-                                            thickness=2, width=6, color="#555"),
-                               hovertext=hover, hoverinfo="text"))
-    fig.add_vline(x=0, line_dash="dot", line_color="#999")
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="candidate − baseline (right of the dotted line: higher)")
-    return _layout(fig, "Difference per metric, candidate − baseline (95% intervals)", 120 + 40 * len(rows))
+    dots = {"type": "scatter", "x": x, "y": y, "mode": "markers", "marker": {"size": 12, "color": colors},
+            "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                        "thickness": 2, "width": 6, "color": "#555"},
+            "hovertext": hover, "hoverinfo": "text"}
+    zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+            "line": {"dash": "dot", "color": "#999"}}  # what fig.add_vline(x=0) draws
+    return figure([dots], _layout(
+        "Difference per metric, candidate − baseline (95% intervals)", 120 + 40 * len(rows), shapes=[zero],
+        yaxis={"autorange": "reversed"},
+        xaxis={"title": {"text": "candidate − baseline (right of the dotted line: higher)"}}))
 
 
 def verdict_matrix(c: Comparison, metric: str) -> go.Figure:
@@ -83,11 +85,11 @@ def verdict_matrix(c: Comparison, metric: str) -> go.Figure:
         word = {1.0: "better", -1.0: "worse"}.get(score, "≈")
         text[i][j] = word
         text[j][i] = {"better": "worse", "worse": "better"}.get(word, "≈")
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, text=text, texttemplate="%{text}", zmin=-1, zmax=1,
-                               colorscale=[[0, BAD], [0.5, "#eeeeee"], [1, GOOD]], showscale=False,
-                               hovertemplate="%{y} vs %{x}: %{text}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    return _layout(fig, f"Row run against column run on {nice(metric)}", 140 + 45 * len(names))
+    heat = {"type": "heatmap", "z": z, "x": list(names), "y": list(names), "text": text, "texttemplate": "%{text}",
+            "zmin": -1, "zmax": 1, "colorscale": [[0, BAD], [0.5, "#eeeeee"], [1, GOOD]], "showscale": False,
+            "hovertemplate": "%{y} vs %{x}: %{text}<extra></extra>"}
+    return figure([heat], _layout(f"Row run against column run on {nice(metric)}", 140 + 45 * len(names),
+                                  yaxis={"autorange": "reversed"}))
 
 
 def trend_chart(points: Sequence[dict[str, Any]], metric: str) -> go.Figure:
@@ -96,8 +98,8 @@ def trend_chart(points: Sequence[dict[str, Any]], metric: str) -> go.Figure:
     y = [p["mean"] for p in points]
     plus = [None if p["ci_high"] is None else p["ci_high"] - p["mean"] for p in points]
     minus = [None if p["ci_low"] is None else p["mean"] - p["ci_low"] for p in points]
-    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines+markers", marker=dict(size=10, color="#4c78a8"),
-                               error_y=dict(type="data", symmetric=False, array=plus, arrayminus=minus),
-                               hovertemplate="%{x}<br>mean %{y:.3f}<extra></extra>"))
-    fig.update_yaxes(title=f"mean {nice(metric)}")
-    return _layout(fig, f"{nice(metric)} over the runs of this test set (95% intervals)", 360)
+    line = {"type": "scatter", "x": x, "y": y, "mode": "lines+markers", "marker": {"size": 10, "color": "#4c78a8"},
+            "error_y": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
+            "hovertemplate": "%{x}<br>mean %{y:.3f}<extra></extra>"}
+    return figure([line], _layout(f"{nice(metric)} over the runs of this test set (95% intervals)", 360,
+                                  yaxis={"title": {"text": f"mean {nice(metric)}"}}))

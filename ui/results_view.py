@@ -68,8 +68,9 @@ def errors_of(df: pd.DataFrame) -> pd.DataFrame:
     """(id, reason) of the cases that could not be scored."""
     if df.empty or "error" not in df:
         return pd.DataFrame(columns=["id", "reason"])
-    bad = df[df["error"].notna() & (df["error"].astype(str) != "")]
-    return pd.DataFrame({"id": bad["id"].astype(str), "reason": bad["error"].astype(str)})
+    has = df["error"].notna().to_numpy(dtype=bool)
+    ids, errs = df["id"].to_numpy()[has], df["error"].to_numpy()[has]  # few rows: a loop over them
+    return pd.DataFrame([(str(i), str(e)) for i, e in zip(ids, errs) if str(e)], columns=["id", "reason"])
 
 
 def intervals(run: Any) -> dict | None:
