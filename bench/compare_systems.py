@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import machine
 from bench.compare_systems_eval import OUT, TASKS
 from evaluators.comparison import compare_runs, holm, paired_rows, table_from_run
 from evaluators.resultfiles import read_run
@@ -41,16 +41,6 @@ from evaluators.resultfiles import read_run
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("expected_adherence", "adherence", "overall_supported")
 HUMAN = "human_ok"
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def load(task: str) -> tuple[list[Path], list[Any]]:
@@ -141,7 +131,7 @@ def timing(files: list[Path], repeat: int = 5) -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
     return {"runs": len(files), "cases_per_run": len(read_run(files[0]).results),
             "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "repeat": repeat,
-            "loadavg": os.getloadavg()[0], "cpu": cpu_name(), "cores": os.cpu_count()}
+            "loadavg": os.getloadavg()[0], "cpu": machine.cpu(), "cores": os.cpu_count()}
 
 
 def big(n: int, seed: int = 0) -> dict[str, Any]:
@@ -167,7 +157,7 @@ def big(n: int, seed: int = 0) -> dict[str, Any]:
     dt = time.perf_counter() - t0
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"cases_per_run": n, "compare_s": dt, "peak_rss_mb_before": rss0, "peak_rss_mb_after": rss1,
-            "interval_method": c.pair("a", "b").stats.method, "loadavg": os.getloadavg()[0], "cpu": cpu_name()}
+            "interval_method": c.pair("a", "b").stats.method, "loadavg": os.getloadavg()[0], "cpu": machine.cpu()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import machine
 from bench.big_inputs import DISTINCT, write_cases
 from bench.st_client import Visitor
 from evaluators.store import RunStore
@@ -144,7 +145,7 @@ def main() -> None:
     rec = {"what": "the same file as a CLI run and as a dashboard run (click -> finished), side by side",
            "input": f"the first {DISTINCT} QA records of the shared dev files with a JSON line <= {MAX_LINE} bytes, "
                     "repeated under new ids; embedding disk cache filled first",
-           "cpu": "AMD EPYC Zen 4, 2 cores (shared with other developers: see the load averages)", "rows": rows}
+           "cpu": machine.cpu_shared(), "rows": rows}
     if args.write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")

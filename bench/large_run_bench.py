@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import machine
 from bench.soak import rss_mb, write_result
 from bench.st_client import Visitor
 from evaluators.resultfiles import import_results
@@ -83,7 +84,7 @@ def main() -> None:
     s = store.get(rid, owner=None)
     rec: dict[str, Any] = {"cases": s.num_done, "import_s": round(t_import, 1),
                            "store_mb": round((work / "runs.sqlite3").stat().st_size / 1e6, 1),
-                           "cpu": "AMD EPYC Zen 4, 2 cores (shared with other developers)",
+                           "cpu": machine.cpu_shared(),
                            "load_avg_start": [round(x, 2) for x in os.getloadavg()]}
     print("imported", json.dumps(rec), flush=True)
     port = free_port()

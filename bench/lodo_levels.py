@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from bench import machine
 from bench.lodo_data import DOMAINS, available
 from bench.lodo_harness import RESULTS, evaluate, legacy_params, prepare
 
@@ -43,7 +44,7 @@ def main() -> int:
 
     data = prepare(list(DOMAINS), "ragbench", None)
     params = legacy_params()
-    out: dict[str, Any] = {"cpu": _cpu(), "load_average_at_start": round(os.getloadavg()[0], 2), "rules": {}}
+    out: dict[str, Any] = {"cpu": machine.cpu(), "load_average_at_start": round(os.getloadavg()[0], 2), "rules": {}}
     for name, extra in RULES.items():
         method = HeuristicMethod()
         st = {**method._settings(EvalOptions()), "threshold": float(params["threshold"]), **extra}
@@ -69,16 +70,6 @@ def main() -> int:
     path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {path.relative_to(RESULTS.parents[1])}")
     return 0
-
-
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":

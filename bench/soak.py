@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import machine
 from bench.st_client import Visitor
 from evaluators.store import RunStore
 from evaluators.testing.app_server import app_env, free_port, start_app, stop, wait_healthy
@@ -110,6 +111,8 @@ class VisitorLoop(threading.Thread):
         t = time.perf_counter()
         shown = v.goto(page)
         self.switches.append((round(t - t0, 1), time.perf_counter() - t, page))
+        if shown.exceptions:  # the page showed an error: counted, the visitor goes on
+            self.errors.append(f"{page} showed {shown.exceptions}"[:300])
         return shown
 
     def run(self) -> None:
@@ -135,6 +138,13 @@ class VisitorLoop(threading.Thread):
             self.timed_goto(v, "evaluate", t0)
             v.click("Run TRACE")
             self.runs_started += 1
+            # The click's run submits the job and the app reruns on its own: the progress fragment
+            # may be announced after the click's run ended. Wait for it (a browser shows the bar a
+            # moment later); without this wait the loop below could end at once and the visitor
+            # open Inspect before its run was finished (the rare "no case to review" of the hour).
+            soon = time.monotonic() + 30
+            while not v.fragments and time.monotonic() < soon:
+                time.sleep(0.05)
             next_switch = time.monotonic() + self.switch_every * (0.5 + self.rng.random())
             next_tick = time.monotonic() + FRAGMENT_EVERY_S
             turn = self.rng.randrange(len(PAGES))
@@ -154,7 +164,8 @@ class VisitorLoop(threading.Thread):
             self.timed_goto(v, "results", t0)
             self.timed_goto(v, "inspect", t0)
             if "✎ Review mode: correct the labels" not in v.last.checkboxes:
-                raise RuntimeError(f"Inspect shows no case to review: {v.last.headings}")
+                raise RuntimeError(f"Inspect shows no case to review: {v.last.headings} "
+                                   f"{v.last.exceptions or [t[:120] for t in v.last.texts[:4]]}")
             v.set_toggle("✎ Review mode", True)
             v.set_text("Your name", f"reviewer {self.k}")
             v.click("✓ Mark reviewed")
@@ -275,7 +286,7 @@ def main() -> None:
                     help="also run one visitor this long first: the throughput ratio")
     ap.add_argument("--write", default=None)
     args = ap.parse_args()
-    rec: dict[str, Any] = {"cpu": "AMD EPYC Zen 4, 2 cores, shared with other developers (see the load averages)",
+    rec: dict[str, Any] = {"cpu": machine.cpu_shared(),
                            "load_avg_start": [round(x, 2) for x in os.getloadavg()]}
     if args.baseline_minutes:
         rec["one_visitor"] = soak(1, args.baseline_minutes, args.cases, args.switch_every, 0.0)

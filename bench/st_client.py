@@ -42,6 +42,8 @@ class Rerun:
     headings: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     metrics: dict[str, str] = field(default_factory=dict)
+    #: exceptions the page showed (``st.exception`` or an uncaught error in the script): "Type: message"
+    exceptions: list[str] = field(default_factory=list)
     finished: bool = False
 
 
@@ -146,6 +148,8 @@ class Visitor:
             self.last.texts.append(el.alert.body)
         elif t == "html":
             self.last.texts.append(el.html.body)
+        elif t == "exception":
+            self.last.exceptions.append(f"{el.exception.type}: {el.exception.message}")
 
     # -- sending
     def _send(self, back: BackMsg) -> None:

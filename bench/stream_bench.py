@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import machine
 from bench.big_inputs import DISTINCT, write_cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,7 +146,7 @@ def main() -> None:
         "what": f"python -m evaluators evaluate <{args.cases:,} cases> --out results.jsonl --engine {args.engine}",
         "input": f"{src.name}: the first {DISTINCT} QA records of the shared dev files repeated under new ids "
                  f"({src.stat().st_size / 1e6:.0f} MB); embedding disk cache filled by one run of the {DISTINCT}",
-        "cpu": "AMD EPYC Zen 4, 2 cores (shared with other developers)",
+        "cpu": machine.cpu_shared(),
         "load_avg_start": [round(x, 2) for x in load0], "load_avg_end": [round(x, 2) for x in os.getloadavg()],
         "cases": args.cases, "wall_s": run["wall_s"], "cases_per_s": round(args.cases / run["wall_s"], 1),
         "peak_rss_mb": peak, "results_file_mb": round(res_path.stat().st_size / 1e6, 1),

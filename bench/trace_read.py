@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import machine
 from evaluators.testing.trace_exports import langsmith_records, otlp_lines, phoenix_frame, synthetic_traces
 
 _CHILD = r"""
@@ -94,21 +95,11 @@ def main() -> None:
             print(f"{kind:16} {rows[kind]['file_mb']:6.1f} MB  {best['cases']} cases  wall {best['wall_s']:5.2f} s  "
                   f"cpu {best['cpu_s']:5.2f} s  peak RSS {best['peak_rss_mb']} MB (before {best['rss_before_mb']})"
                   f"  load {best['load_1min']}", flush=True)
-    result = {"traces": args.traces, "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": _cpu(),
+    result = {"traces": args.traces, "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": machine.cpu(),
               "python": platform.python_version(), "files": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
-    except OSError:
-        pass
-    return platform.processor()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import machine
 from evaluators.datasets import cases_from_records, load_cases
 from evaluators.jobs import JobQueue
 from evaluators.options import EvalOptions
@@ -108,7 +109,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["RAG_EVAL_EMBED_CACHE"] = "off"  # inherited by the children: every text encoded
     work = Path(tempfile.mkdtemp(prefix="worker_bench_"))
-    rec: dict[str, Any] = {"cpu": "AMD EPYC Zen 4, 2 cores, shared with other developers (see the load averages)",
+    rec: dict[str, Any] = {"cpu": machine.cpu_shared(),
                            "load_avg_start": [round(x, 2) for x in os.getloadavg()]}
     rec["start"] = start_costs(work)
     print(json.dumps(rec["start"]), flush=True)

@@ -43,6 +43,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bench.machine import cpu_kind  # the kind of CPU the spreads are recorded under
 from tests.golden import compare as C
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,24 +148,6 @@ def produce(backend: str | None, evaluate_only: bool = False, sample_only: bool 
 
 
 # ---------------------------------------------------------------- CPUs and tolerances
-def cpu_kind(cpuinfo: str = "/proc/cpuinfo") -> str:
-    """The kind of CPU the spreads are recorded under (named, not chosen, from its flags)."""
-    from evaluators.encoder.precision import cpu_flags
-
-    flags = cpu_flags(cpuinfo)
-    vendor = ""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="ignore") as fh:
-            vendor = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("vendor_id")), "")
-    except OSError:
-        pass
-    if "amx_tile" in flags:
-        return "intel-avx512-amx"
-    if "avx512f" in flags:
-        return "amd-avx512" if "AMD" in vendor else "intel-avx512"
-    return "avx2" if "avx2" in flags else "other"
-
-
 def tolerances(measured: dict[str, Any]) -> dict[str, Any]:
     """From every CPU kind's records: ``fp32_across_cpus`` (an fp32 backend of one CPU against the
     goldens made on another) and ``backend_vs_fp32[b]`` (backend b against onnx-fp32 on one CPU)."""
