@@ -138,10 +138,11 @@ class VisitorLoop(threading.Thread):
             self.timed_goto(v, "evaluate", t0)
             v.click("Run TRACE")
             self.runs_started += 1
-            # The click's run submits the job and the app reruns on its own: the progress fragment
-            # may be announced after the click's run ended. Wait for it (a browser shows the bar a
-            # moment later); without this wait the loop below could end at once and the visitor
-            # open Inspect before its run was finished (the rare "no case to review" of the hour).
+            # The click's run submits the job and reruns the app: wait until the progress fragment
+            # is announced (a browser shows the bar a moment later), so that the loop below cannot
+            # end before it began and send the visitor to Inspect while its run is still going.
+            # (The hour's rare "no case to review" was not traced to a cause: errors a page shows
+            # are now recorded with it.)
             soon = time.monotonic() + 30
             while not v.fragments and time.monotonic() < soon:
                 time.sleep(0.05)
