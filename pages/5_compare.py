@@ -7,7 +7,7 @@ from ui import charts, compare_view as cv, glossary, history, layout, share, sta
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
-sources = cv.run_sources(state.get_runs(), state.saved_ids(), saved)
+sources = cv.run_sources(history.get_runs(), state.saved_ids(), saved)
 if not sources:
     st.info("No runs yet: evaluate two versions of your system's answers to the same questions (or the same "
             "cases with two methods) to compare them.")

@@ -36,21 +36,21 @@ def run_from_url(run_id: str | None) -> Any:
                 summary = history.get(run_id)
             except KeyError:
                 st.warning(history.NOT_FOUND.format(rid=run_id))
-                return state.get_current_run()
+                return history.get_current_run()
             if summary.status != "finished" and summary.status != "cancelled":
                 st.caption(f"{history.live_tag(summary).capitalize()}: showing the {summary.num_done} "
                            f"of {summary.num_cases} cases finished so far.")
                 return history.load_memo(summary)
             label = state.add_run(summary.name, None, run_id)
         state.set_current_run(label)
-    run = state.get_current_run()
+    run = history.get_current_run()
     if run is None:
         latest = history.summaries(status=("finished", "cancelled"))[:1]
         if latest:
             h = latest[0]
             label = state.add_run(h.name, None, h.id)
             st.caption(f"Showing the latest saved run, “{label}”.")
-            run = state.get_current_run()
+            run = history.get_current_run()
     return run
 
 

@@ -52,7 +52,7 @@ def run_id_of(run: Any) -> str | None:
     rid = getattr(run, "id", None)
     if rid is not None:
         return rid
-    label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
+    label = next((lbl for lbl, r in history.get_runs().items() if r is run), None)
     return state.saved_ids().get(label) if label else None
 
 
