@@ -70,7 +70,7 @@ if len(errors):
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
-names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
+names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []),
          "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 

@@ -15,7 +15,7 @@ from evaluators.review import collect, gold_table, ppi
 from evaluators.review.gold import from_reviews
 from evaluators.types import RunResult
 
-from . import glossary, history, review_view, state
+from . import glossary, history, reviews, state
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -71,7 +71,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     st.caption("A case you mark reviewed on Inspect (review mode) is **gold**: the method's labels with your "
                "corrections. Every method is scored against the gold cases it has (matched by their texts); "
                "human sentence labels of an uploaded file count as gold too. 95 % bootstrap intervals.")
-    reviewed = review_view.reviews().gold(owner=history.reader())
+    reviewed = reviews.store().gold(owner=history.reader())
     names = st.multiselect("Runs to score", list(sources), default=list(sources)[:3], key="gold.runs")
     stored = {n: load(n) for n in names}
     runs = {n: w for n, r in stored.items() if (w := history.whole(r)) is not None}
@@ -84,7 +84,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
     c2.metric("Gold from uploaded labels", len(gold) - len(from_reviews(reviewed)))
     with c3:
-        review_view.export_button("gold.export", gold=reviewed)
+        reviews.export_button("gold.export", gold=reviewed)
     if not gold:
         st.info("No gold yet: open a case in Inspect, turn on ✎ Review mode, correct what is wrong and mark "
                 "it reviewed (the queue there orders the cases worth reviewing first).")

@@ -140,6 +140,16 @@ def store_id(label: str, choice: Any) -> str | None:
     return getattr(choice, "id", None) or state.saved_ids().get(label)
 
 
+def has_two_labelings(run: Any) -> bool:
+    """The run keeps two labelings of its cases (a hybrid run: trace and gpt_labeling)."""
+    if isinstance(run, RunResult):
+        return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
+    if run.method != "hybrid":  # only hybrid runs keep two labelings
+        return False
+    return state.memo(("two labelings", run.id, len(run)),
+                      lambda: any("v" in aux for _, aux in run.store.aux(run.id, owner=run.owner)))
+
+
 # ---- per-case tables and cases, read as pages need them -------------------------------------------
 _frames: OrderedDict[tuple, Any] = OrderedDict()
 _lock = threading.Lock()

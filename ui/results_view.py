@@ -15,7 +15,7 @@ import streamlit as st
 from evaluators.agreement import labeler_agreement
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
-from . import exports, glossary, history, inspect_view, state, tables
+from . import exports, glossary, history, share, state, tables
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
@@ -146,7 +146,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
         texts = _texts(run, [str(i) for i in view["id"]])
         view = view.assign(question=[texts.get(str(i), ("", ""))[0] for i in view["id"]],
                            response=[texts.get(str(i), ("", ""))[1] for i in view["id"]])
-    links = [inspect_view.case_link(str(i), run_id) for i in view["id"]]
+    links = [share.case_link(str(i), run_id) for i in view["id"]]
     shown = tables.display_frame(view, metrics, links)
     first = (page - 1) * PAGE_ROWS
     span = f" · showing {first + 1:,}–{first + len(view):,}" if pages > 1 else ""
@@ -160,15 +160,6 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
         cid = str(shown.iloc[rows[0]]["id"])
         st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon="🔎",
                      query_params={"case": cid, **({"run": run_id} if run_id else {})})
-
-
-def has_two_labelings(run: Any) -> bool:
-    if isinstance(run, RunResult):
-        return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
-    if run.method != "hybrid":  # only hybrid runs keep two labelings
-        return False
-    return state.memo(("two labelings", run.id, len(run)),
-                      lambda: any("v" in aux for _, aux in run.store.aux(run.id, owner=run.owner)))
 
 
 def _iv(d: dict[str, Any] | None) -> str:

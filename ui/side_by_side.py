@@ -8,7 +8,7 @@ both runs are read from the visitor's own history (``ui.history``), so another v
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -40,21 +40,9 @@ def _case(run: Any, case_id: str, name: str) -> CaseResult | None:
     return r
 
 
-def sentence_lines(rows: Sequence[dict], other: str = "the other version") -> list[str]:
-    """Sentences not fully supported (``unsupported_sentences`` rows) in short words."""
-    out = []
-    for x in rows:
-        how = {"none": "not supported at all", "partial": "only partly supported"}.get(x["level"], "not labeled")
-        was = {"supported": f" — {other} had the same sentence fully supported",
-               "not supported": f" — not fully supported in {other} either",
-               "absent": " (a new sentence)"}[x["in_other"]]
-        out.append(f"“{x['sentence']}”: {how}{was}")
-    return out
-
-
 def lost_lines(worse: tuple[SentenceDetail, ...], better: tuple[SentenceDetail, ...]) -> list[str]:
     """The answer sentences of one version not fully supported, in words."""
-    return sentence_lines(unsupported(worse, better))
+    return hl.sentence_lines(unsupported(worse, better))
 
 
 def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:

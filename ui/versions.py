@@ -30,8 +30,8 @@ from evaluators.comparison import short_number as num
 from evaluators.store import RunSummary
 
 from . import compare_charts, glossary, history, state
+from . import highlight as hl
 from .data import md_escape
-from .side_by_side import sentence_lines
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -285,7 +285,7 @@ def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_i
             st.markdown(f"**{k}. {md_escape(r.question)}**")
             st.caption(md_escape(f"{base}: {num(r.a)} → {cand}: {num(r.b)} ({num(r.diff, True)} on "
                                  f"{glossary.nice(metric)})"))
-            for line in sentence_lines(list(r.sentences)[:4], other="the baseline"):
+            for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
                 st.markdown(f"- {md_escape(line)}")
             st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
                          query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
