@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
-from ui import layout, state, traces_upload
+from ui import layout, state
+from ui.upload import traces_upload
 
 st.title("Upload test cases")
 if notice := state.pop_notice():

@@ -10,11 +10,12 @@ from evaluators.methods import METHODS
 from evaluators.options import EvalOptions
 from evaluators.pipeline import estimate
 from ui import history, jobs, layout, state
+from ui.evaluate import resume
 
 st.title("Evaluate")
 if notice := state.pop_notice():
     st.info(notice)
-jobs.interrupted_area()
+resume.interrupted_area()
 
 cases = state.get_cases()
 if not cases:

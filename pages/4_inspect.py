@@ -7,7 +7,8 @@ import streamlit as st
 from evaluators.review import next_case
 from evaluators.sentencize import sentences_of
 from evaluators.store import RunSummary
-from ui import history, inspect_runs, inspect_view, layout, review_view, reviews, share, side_by_side, state
+from ui import history, layout, reviews, share, state
+from ui.inspect import inspect_runs, inspect_view, review_view, side_by_side
 
 st.title("Inspect a case")
 if st.query_params.get("vs"):  # Compare's "side by side": the same question under two versions

@@ -17,9 +17,9 @@ from evaluators.comparison import unsupported_sentences as unsupported
 from evaluators.sentencize import sentences_of
 from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult
 
-from . import glossary, history, state
-from . import highlight as hl
-from .data import md_escape
+from .. import highlight as hl
+from .. import history, state, vocab
+from ..data import md_escape
 
 COMPARE_PAGE = "pages/5_compare.py"
 
@@ -49,7 +49,7 @@ def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:
     st.markdown(f"**{role}: {md_escape(name)}**")
     s = r.scores
     if s is not None:
-        st.caption(" · ".join(f"{glossary.nice(m)} {s.value(m):.2f}" for m in (EXPECTED_ADHERENCE, *TRACE_METRICS)))
+        st.caption(" · ".join(f"{vocab.nice(m)} {s.value(m):.2f}" for m in (EXPECTED_ADHERENCE, *TRACE_METRICS)))
     elif r.error:
         st.html(hl.note_html(f"Not scored: {r.error}", error=True))
     sc = sentences_of(r)

@@ -17,7 +17,7 @@ from evaluators.traces import DEFAULT_TARGETS, TARGETS, PhoenixSendError, send_t
 from evaluators.traces.annotations import annotation_files, formats_of, traced
 from evaluators.types import RunResult
 
-from . import history
+from .. import history
 
 _FILES = {
     "phoenix": ("Phoenix span annotations (.parquet)", "application/octet-stream",

@@ -19,9 +19,10 @@ from evaluators.review.transfer import labels_from_case
 from evaluators.traces import FORMAT_NAMES
 from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase, TestCase
 
-from . import charts, glossary, history, review_view, share, state
-from . import highlight as hl
-from .data import md_escape
+from .. import charts, history, share, state, vocab
+from .. import highlight as hl
+from ..data import md_escape
+from . import review_view
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
@@ -138,7 +139,7 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
         return
     cols = st.columns(5)
     for i, m in enumerate(TRACE_METRICS):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(glossary.help_text(m) or "") + (
+        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(vocab.help_text(m) or "") + (
             f"\n\nThis case's expected adherence: {scores.expected_adherence:.2f}, the mean P(supported) of "
             "its sentences." if m == "adherence" else ""))
     cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,

@@ -22,8 +22,8 @@ from evaluators.review.queue import QueueItem, order_signals
 from evaluators.sentencize import SentencizedCase
 from evaluators.types import CaseResult, RunResult, SentenceLabels
 
-from . import cookies, history, reviews, state
-from . import highlight as hl
+from .. import cookies, history, reviews, state
+from .. import highlight as hl
 
 #: Session keys (not widgets) of this module.
 NAME = "review.name"

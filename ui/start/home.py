@@ -18,7 +18,7 @@ from evaluators.options import EvalOptions
 from evaluators.pipeline import estimate
 from evaluators.types import TestCase
 
-from . import data as ud
+from .. import data as ud
 
 #: ``trace`` on the 16 cases of data/sample_rag.jsonl, measured on this project's 2-core machine:
 #: 0.46-0.48 s once the model is loaded (three runs, embedding disk cache off), after 3.4-3.9 s to
