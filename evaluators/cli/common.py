@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
+#: An unexpected failure (a bug; the traceback is printed): never 1, which a CI gate reads as "failed".
+EXIT_INTERNAL = 3
 
 #: Columns ``--map FIELD=COLUMN`` may name.
 MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
