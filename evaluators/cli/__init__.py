@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .common import (
     EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_THRESHOLD,
     UsageError,
@@ -23,6 +24,6 @@ from .evaluate import CORE_THRESHOLD_METRICS
 from .main import build_parser, main
 
 __all__ = [
-    "CORE_THRESHOLD_METRICS", "EXIT_BAD_INPUT", "EXIT_OK", "EXIT_THRESHOLD", "UsageError", "build_jury",
-    "build_llm_settings", "build_options", "build_parser", "load_input", "main", "parse_metric_params",
+    "CORE_THRESHOLD_METRICS", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_THRESHOLD", "UsageError",
+    "build_jury", "build_llm_settings", "build_options", "build_parser", "load_input", "main", "parse_metric_params",
 ]

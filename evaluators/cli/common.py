@@ -1,5 +1,6 @@
 """What every command shares: exit codes, the usage error, the LLM flags and how they become
-``EvalOptions``, metric parameters, the input file and the progress bar.
+``EvalOptions``, metric parameters, the input file, the progress bar, and the notes on stderr of the
+encoder's one-off work on first use (:func:`first_use_notes`).
 
 API keys come only from the environment (the names in ``evaluators.llm.settings.KEY_ENV``) and go
 only where ``evaluators.llm.settings`` allows (the official endpoint, or RAG_EVAL_BASE_URL); they
@@ -9,11 +10,13 @@ are never flags and never printed or written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from ..datasets import LoadResult
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
+#: An unexpected failure (a bug; the traceback is printed): never 1, which a CI gate reads as "failed".
+EXIT_INTERNAL = 3
 
 #: Columns ``--map FIELD=COLUMN`` may name.
 MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
@@ -35,6 +40,42 @@ class UsageError(Exception):
 
 def eprint(*a: Any) -> None:
     print(*a, file=sys.stderr)
+
+
+#: The library logger whose INFO lines the CLI says on stderr: the encoder's one-off work on first use
+#: (building the ONNX graphs, measuring the backends), so a first run says what it is waiting for.
+NOTED_LOGGERS = ("evaluators.encoder.backends",)
+
+
+@contextlib.contextmanager
+def first_use_notes() -> Iterator[None]:
+    """While a command runs, say the encoder's first-use work on stderr as ``note: …`` lines (through
+    tqdm, so a progress bar is redrawn below them). stdout — summaries, JSON — is never touched."""
+
+    class ToStderr(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                from tqdm import tqdm
+
+                tqdm.write(f"note: {record.getMessage()}", file=sys.stderr)
+            except Exception:  # noqa: BLE001 - a note is never worth a failed run
+                self.handleError(record)
+
+    handler = ToStderr(logging.INFO)
+    saved = []
+    for name in NOTED_LOGGERS:
+        lg = logging.getLogger(name)
+        saved.append((lg, lg.level, lg.propagate))
+        lg.addHandler(handler)
+        lg.setLevel(logging.INFO)
+        lg.propagate = False  # said once, here (not again by a root handler someone configured)
+    try:
+        yield
+    finally:
+        for lg, level, propagate in saved:
+            lg.removeHandler(handler)
+            lg.setLevel(level)
+            lg.propagate = propagate
 
 
 def split_names(s: str | None) -> list[str]:

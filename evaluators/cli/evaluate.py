@@ -29,7 +29,14 @@ from .common import (
     open_input,
     progress_bar,
 )
-from .traces import add_trace_arguments, check_send_flags, report_input, send_back, trace_options
+from .traces import (
+    add_trace_arguments,
+    check_send_flags,
+    nothing_readable,
+    report_input,
+    send_back,
+    trace_options,
+)
 
 if TYPE_CHECKING:
     from ..options import EvalOptions
@@ -196,6 +203,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         report_input(loaded)
         _input_problems(args, loaded.errors, loaded.warnings)
+        empty = nothing_readable(loaded)
+        if empty:
+            eprint(f"error: {empty}")
+            return EXIT_BAD_INPUT
         code = _dry_run(loaded.cases, args.method, options)
         return EXIT_BAD_INPUT if loaded.errors else code
     if args.resume and not args.out:
@@ -254,9 +265,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"FAILED {f}")
     for problem in sent:
         eprint(f"error: {problem}")
+    empty = nothing_readable(traced) if traced is not None else None
+    if empty:  # the results file is written (its 'traces' lists every skipped trace), but nothing passed
+        eprint(f"error: {empty}")
+        return EXIT_BAD_INPUT
     if stream.errors:
-        eprint(f"error: {len(stream.errors)} invalid input row(s); the other "
-               f"{fr.tally.num_cases} were evaluated")
+        eprint(f"error: {len(stream.errors)} invalid input row(s); the other {fr.tally.num_cases} were evaluated"
+               if fr.tally.num_cases else
+               f"error: every input row is invalid ({len(stream.errors)}, listed above); nothing was evaluated")
         return EXIT_BAD_INPUT
     if sent:
         return EXIT_BAD_INPUT

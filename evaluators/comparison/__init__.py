@@ -9,7 +9,8 @@ Modules (private; this package's surface is below): ``table`` (the compact per-r
 builders), ``matching`` (which cases are the same question), ``paired`` (paired bootstrap, t-test,
 Holm, joint ranks), ``verdict`` (verdicts and their sentences), ``changes`` (regressions and
 improvements with the sentences behind them), ``compare`` (the engine and its result types),
-``report`` (the comparison in words), ``trend`` (a metric over a series of runs).
+``report`` (the comparison in words), ``trend`` (a metric over a series of runs), ``left_out``
+(values that are not numbers — NaN, a text — counted per run and metric, and said).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..stats import LEVEL, N_BOOT
 from ..types import EXPECTED_ADHERENCE, RunResult
+from . import left_out
 from .changes import Change, pick, with_sentences
 from .matching import ComparisonError, Matching, common_rows, match, pair
 from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
@@ -154,6 +155,7 @@ class Comparison:
             "seed": self.seed, "correction": "holm" if self.corrected else None,
             "correction_text": self.correction_words() or None,
             "other_metrics": {m: block(m, False) for m in self.metrics if m != self.metric},
+            "left_out": left_out.as_dict(self.tables, self.metrics),
         }
 
 

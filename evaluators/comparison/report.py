@@ -5,6 +5,7 @@ and the cases without a partner."""
 
 from __future__ import annotations
 
+from . import left_out
 from .compare import Comparison
 from .verdict import num
 
@@ -30,7 +31,8 @@ def leaderboard_lines(c: Comparison, metric: str | None = None) -> list[str]:
 def text(c: Comparison, top: int = 5) -> str:
     first, last = c.names[0], c.names[-1]
     better = "higher" if c.higher_better[c.metric] else "lower"
-    lines = [c.matching_words(), f"Headline metric: {c.metric} ({better} is better)."]
+    lines = [c.matching_words(), *left_out.lines(c.tables, c.metrics),
+             f"Headline metric: {c.metric} ({better} is better)."]
     if c.corrected:
         lines.append(c.correction_words())
     if len(c.names) >= 3:

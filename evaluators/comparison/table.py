@@ -35,6 +35,8 @@ from ..types import (
     CaseResult,
     RunResult,
 )
+from .left_out import LeftOut
+from .left_out import record as record_left_out
 
 #: Per-case metrics that are counts, not scores: never compared.
 NOT_COMPARED = frozenset(SENTENCE_COUNTS)
@@ -73,6 +75,10 @@ class RunTable:
     #: A hash of every case's id, question, documents and response: two runs of the same file (say,
     #: two methods) share it; two versions of a system's answers do not.
     fingerprint: str = ""
+    #: metric -> the values that are not numbers (NaN, text …), left out of every figure (:mod:`.left_out`).
+    left_out: dict[str, LeftOut] = field(default_factory=dict)
+    #: The results file is of a run that did not finish (a JSON Lines file without its summary).
+    unfinished: bool = False
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -112,6 +118,7 @@ class TableBuilder:
         self.questions: list[str] = []
         self.hashes: list[str] = []
         self.cols: dict[str, array] = {}
+        self.left_out: dict[str, LeftOut] = {}
         self._content = hashlib.sha1()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
@@ -129,6 +136,7 @@ class TableBuilder:
             if col is None:
                 col = self.cols[m] = array("d", [float("nan")] * n)
             col.append(_number(v))
+            record_left_out(self.left_out, m, self.ids[-1], v)
         for col in self.cols.values():
             if len(col) == n:
                 col.append(float("nan"))
@@ -138,7 +146,7 @@ class TableBuilder:
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
-                        self.started_at, details, self._content.hexdigest()[:16])
+                        self.started_at, details, self._content.hexdigest()[:16], self.left_out)
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -151,6 +159,10 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
         if not isinstance(rec, Mapping) or "id" not in rec:
             raise ResultsFileError(f"{name}: case {i + 1} is not a case record (a JSON object with an 'id')")
         docs = rec.get("retrieved_documents", rec.get("documents")) or ()
+        if not isinstance(rec.get("metrics") or {}, Mapping) or not isinstance(docs, (str, list, tuple)):
+            bad = "metrics" if not isinstance(rec.get("metrics") or {}, Mapping) else "retrieved_documents"
+            raise ResultsFileError(f"{name}: case {i + 1} (id {rec['id']!r}): '{bad}' is a "
+                                   f"{type(rec.get(bad)).__name__}, not what a results file holds")
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
               rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
     return b.build(details)
@@ -217,7 +229,12 @@ def file_details(path: str | Path) -> DetailFetcher:
         out: dict[int, tuple[SentenceDetail, ...]] = {}
         for i, d in enumerate(iter_case_dicts(path)):
             if i in wanted:
-                out[i] = sentence_details(case_from_dict({"method": "", **d}))
+                try:
+                    out[i] = sentence_details(case_from_dict({"method": "", **d}))
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pydantic's errors are ValueErrors
+                    first = (str(exc).splitlines() or [type(exc).__name__])[0]
+                    raise ResultsFileError(f"{path}: case {i + 1} (id {d.get('id')!r}) cannot be read: "
+                                           f"{first}") from None
                 if len(out) == len(wanted):
                     break
         return out
@@ -232,5 +249,10 @@ def table_from_file(path: str | Path, name: str | None = None) -> RunTable:
 
     p = Path(path)
     top = read_top(p)
-    return table_from_records(name or p.stem, iter_case_dicts(p), method=str(top.get("method") or ""),
-                              started_at=str(top.get("started_at") or ""), details=file_details(p))
+    try:
+        t = table_from_records(name or p.stem, iter_case_dicts(p), method=str(top.get("method") or ""),
+                               started_at=str(top.get("started_at") or ""), details=file_details(p))
+    except ResultsFileError as exc:  # name the file, not only the run
+        raise ResultsFileError(str(exc) if str(exc).startswith(str(p)) else f"{p}: {exc}") from None
+    t.unfinished = top.get("status") == "unfinished"
+    return t
