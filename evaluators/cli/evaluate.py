@@ -68,6 +68,7 @@ def add_parser(sub: Any) -> None:
                     help='metric parameters as a JSON object {"metric": {"key": value}}')
     add_map_option(ev, "map a column explicitly (fields: question, response, documents, "
                        "ground_truth, id); repeatable")
+    add_retrieval_arguments(ev)
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -78,6 +79,29 @@ def add_parser(sub: Any) -> None:
     add_gate_arguments(ev)
     add_trace_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
+
+
+def add_retrieval_arguments(parser: Any) -> None:
+    """The retrieval metrics' flags (cases with reference passages get hit@K, precision@K, ...)."""
+    g = parser.add_argument_group("retrieval metrics (cases with reference_context_ids / reference_contexts)")
+    g.add_argument("--k", default=None, metavar="K,K",
+                   help="cutoffs of hit@K, precision@K, recall@K, map@K, ndcg@K (default 1,3,5,10)")
+    g.add_argument("--match", choices=("auto", "id", "text"), default="auto",
+                   help="match retrieved passages to the references by id, by text, or auto (default: ids when "
+                        "any retrieved id of the run is a reference id, else text)")
+
+
+def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOptions:
+    """``options`` with ``--k`` / ``--match`` (a usage error names a bad cutoff)."""
+    from ..retrieval import parse_k
+
+    update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto"}
+    if getattr(args, "k", None):
+        try:
+            update["retrieval_k"] = parse_k(args.k)
+        except ValueError as exc:
+            raise UsageError(f"--k {args.k!r}: {exc}") from None
+    return options.model_copy(update=update)
 
 
 def add_gate_arguments(parser: Any) -> None:
@@ -107,11 +131,19 @@ def parse_fail_under(items: list[str]) -> dict[str, float]:
 
 
 def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions) -> None:
-    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics)
+    from ..retrieval import is_retrieval_metric, metric_names
+
+    retrieval = metric_names(options.retrieval_k)
+    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval)
     bad = [n for n in thresholds if n not in allowed]
     if bad:
+        other_k = [n for n in bad if is_retrieval_metric(n)]
+        hint = (f"; {', '.join(other_k)}: a cutoff not in --k {','.join(map(str, options.retrieval_k))} (add it)"
+                if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
-                         f"{', '.join(sorted(allowed))} (family metrics must also be in --metrics)")
+                         f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics)))}, the retrieval "
+                         f"metrics {retrieval[0]} … {retrieval[-1]} (family metrics must also be in --metrics)"
+                         + hint)
 
 
 def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mapping[str, float]) -> list[str]:
@@ -184,7 +216,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     spec = get_method_or_usage_error(args.method)
     thresholds = parse_fail_under(args.fail_under)
-    options = build_options(args, spec.needs_llm)
+    options = retrieval_options(args, build_options(args, spec.needs_llm))
     check_threshold_names(thresholds, options)
     check_send_flags(args)
     topts = trace_options(args)
