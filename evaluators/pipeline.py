@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
+from .appcost import app_call
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
 from .retrieval import score_cases, with_plan
@@ -71,6 +72,9 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
 
 def _precheck(case: TestCase) -> str | None:
     if not case.response.strip():
+        call = app_call(case.metadata)
+        if call is not None and call.failed:  # the target runner's record of a question left unanswered
+            return f"the app call failed, no answer to evaluate: {call.error}"
         return "response is empty: nothing to evaluate"
     return None
 

@@ -176,6 +176,13 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} {v:.4f}{ci}")
         elif v is None and k in CORE_THRESHOLD_METRICS:
             print(f"  {k:<28} n/a")
+    rr = (d.get("settings") or {}).get("retrieval_run") or {}
+    if rr.get("match") in ("id", "text"):
+        print(f"retrieval: matched by {rr['match']} ({rr.get('reason')})")
+    if d.get("app"):
+        from ..appcost import words
+
+        print(f"app: {words(d['app'])}")
 
 
 def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:

@@ -1,5 +1,6 @@
 """A comparison in words, as the ``compare`` command prints it: how the cases were paired, the
-leaderboard (three or more runs), every pair's verdict on the headline metric, the other metrics
+leaderboard (three or more runs), every pair's verdict on the headline metric, the app's own
+latency, tokens and errors of the last run against the first (when the runs record them), the other metrics
 of the baseline against the last run, its regressions with the sentences that lost their support,
 and the cases without a partner."""
 
@@ -38,6 +39,10 @@ def text(c: Comparison, top: int = 5) -> str:
                       "range is where the rank falls in 95 % of resamples):", *leaderboard_lines(c)]
     lines += ["", f"Verdicts on {c.metric}:"]
     lines += [f"  {p.text}" for p in c.pairs[c.metric]]
+    app = c.app_between(first, last)
+    if app is not None and app.lines:
+        lines += ["", f"The app itself, {last} against {first} (paired by question):"]
+        lines += [f"  {x}" for x in app.lines]
     others = [m for m in c.metrics if m != c.metric]
     if others:
         lines += ["", f"Other metrics, {last} against {first}:"]

@@ -1,5 +1,6 @@
 """The compact per-run table a comparison works on: one row per case with its id, question, a hash
-of its documents and the value of every comparable metric (NaN where a case has none). Nothing
+of its documents and the value of every comparable metric (NaN where a case has none), and the
+app's own latency, tokens and failure where the case records its call (``RunTable.app``). Nothing
 else of a case is kept: the sentence-level detail of the few cases a comparison lists (its
 regressions) is fetched on demand through ``RunTable.details``.
 
@@ -35,6 +36,7 @@ from ..types import (
     CaseResult,
     RunResult,
 )
+from .app import APP_COLUMNS, app_columns
 
 #: Per-case metrics that are counts, not scores: never compared.
 NOT_COMPARED = frozenset(SENTENCE_COUNTS)
@@ -73,6 +75,9 @@ class RunTable:
     #: A hash of every case's id, question, documents and response: two runs of the same file (say,
     #: two methods) share it; two versions of a system's answers do not.
     fingerprint: str = ""
+    #: The app's own numbers per case (``app.APP_COLUMNS``: latency, tokens, failed; NaN where a case
+    #: records none); empty when no case records an app call.
+    app: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -112,11 +117,17 @@ class TableBuilder:
         self.questions: list[str] = []
         self.hashes: list[str] = []
         self.cols: dict[str, array] = {}
+        self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
-            response: str | None = None) -> None:
+            response: str | None = None, metadata: Mapping[str, Any] | None = None) -> None:
         n = len(self.ids)
+        app = app_columns(metadata)
+        if app is not None and not self.app:
+            self.app = {k: array("d", [float("nan")] * n) for k in APP_COLUMNS}
+        for k, app_col in self.app.items():
+            app_col.append(float("nan") if app is None else app[k])
         self.ids.append(str(case_id))
         self.questions.append("" if question is None else str(question))
         self.hashes.append(doc_hash(documents or ()))
@@ -138,7 +149,8 @@ class TableBuilder:
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
-                        self.started_at, details, self._content.hexdigest()[:16])
+                        self.started_at, details, self._content.hexdigest()[:16],
+                        {k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()})
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -152,7 +164,7 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
             raise ResultsFileError(f"{name}: case {i + 1} is not a case record (a JSON object with an 'id')")
         docs = rec.get("retrieved_documents", rec.get("documents")) or ()
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
-              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"))
     return b.build(details)
 
 
@@ -192,7 +204,7 @@ def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTabl
     b = TableBuilder(name, run.method, run.started_at)
     stored = hasattr(run, "iter_results") and hasattr(run, "cases")
     for r in (run.iter_results() if stored else run.results):
-        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata)
     if not keep_details:
         return b.build(None)
     if not stored:
