@@ -263,3 +263,29 @@ def test_compare_takes_retrieval_metrics_and_the_gate_trips_when_b_is_worse(tmp_
     data = json.loads(out.read_text())
     assert data["metric"] == "ndcg@5" and data["pairs"][0]["verdict"] == "a_better"
     assert main(["compare", str(paths["good"]), str(paths["good"]), "--fail-on-regression", "recall@1=0.02"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(paths["good"]), str(paths["worse"])]) == 0  # default: retrieval as one table
+    text = capsys.readouterr().out
+    table = text[text.index("Retrieval metrics, worse against good (30 paired questions"):]
+    assert "  hit@3" in table and "no difference" in table.split("hit@3", 1)[1].split("\n", 1)[0]
+    ndcg = table.split("  ndcg@5", 1)[1].split("\n", 1)[0].split()
+    assert ndcg[:3] == ["1.00", "0.50", "-0.50"] and ndcg[-1] == "worse"
+    assert "on ndcg@5" not in text  # not one sentence per retrieval metric
+
+
+def test_a_background_job_decides_over_all_its_cases_before_its_chunks(tmp_path, fake_method):
+    from evaluators.jobs import JobQueue, options_from_settings
+    from evaluators.store import RunStore
+
+    first = case("a", docs=(SKY,), ids=("x1",), reference_context_ids=("d1",), reference_contexts=(SKY,))
+    second = case("b", docs=(GRASS,), ids=("d2",), reference_context_ids=("d2",))
+    q = JobQueue(RunStore(tmp_path / "runs.sqlite3"))
+    try:
+        job = q.submit("o", [first, second], "ui_fake", EvalOptions(), chunk_size=1)
+        assert q.wait(job.id, 60) == "finished"
+        run = q.store.load(job.id, owner="o")
+    finally:
+        q.wait_idle(30)
+    assert [r.value("recall@5") for r in run.results] == [0.0, 1.0]  # by id, chunk 1 too
+    assert run.settings["retrieval_run"]["match"] == "id"
+    assert options_from_settings(run.settings).retrieval_run.match == "id"  # a resumed run keeps it

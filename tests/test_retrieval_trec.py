@@ -4,53 +4,23 @@ qrels with a BM25 ranking of its corpus (skipped when ../shared/data is absent).
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 
-from bench.shared_data import SHARED_DIR
+from bench.retrieval_check import RETRIEVAL, bm25_rankings, load_mtrag
+from bench.retrieval_check import trec_measures as trec
 from evaluators.retrieval import (
     TEXT_MATCH_THRESHOLD,
     by_id,
     by_text,
     measures,
-    metric_names,
     overlap,
     shingles,
-    split,
     text_references,
-    words,
 )
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
-
-RETRIEVAL = SHARED_DIR / "retrieval"
-TREC = {"hit": "success", "precision": "P", "recall": "recall", "map": "map_cut", "ndcg": "ndcg_cut"}
-
-
-def trec_name(name: str) -> str:
-    kind, k = split(name)  # type: ignore[misc]
-    return "recip_rank" if k is None else f"{TREC[kind]}_{k}"
-
-
-def trec(qrels: dict[str, dict[str, int]], run: dict[str, list[str]],
-         ks: tuple[int, ...]) -> dict[str, dict[str, float]]:
-    """pytrec_eval's measures of rankings given in order (scores n, n-1, ...: no ties). A repeated
-    id is renamed to an unjudged one: trec_eval refuses a ranking that names a document twice."""
-    names = metric_names(ks)
-    ev = pytrec_eval.RelevanceEvaluator(qrels, {trec_name(n) for n in names})
-    scored = {}
-    for q, ids in run.items():
-        seen: set[str] = set()
-        ranked = {}
-        for r, d in enumerate(ids):
-            key = d if d not in seen else f"{d}#repeat{r}"
-            seen.add(d)
-            ranked[key] = float(len(ids) - r)
-        scored[q] = ranked
-    got = ev.evaluate(scored)
-    return {q: {n: got[q][trec_name(n)] for n in names} for q in got}
 
 
 def ours(qrels: dict[str, int], ids: list[str], ks: tuple[int, ...]) -> dict[str, float]:
@@ -100,38 +70,9 @@ def test_worked_examples_of_the_declarations():
     assert ours({"a": 1}, ["x", "y", "a"], ks)["mrr"] == pytest.approx(1 / 3)
 
 
-def _mtrag() -> tuple[dict[str, dict], list[dict]]:
-    corpus = {}
-    with (RETRIEVAL / "mtrag_retrieval_dev_corpus.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            d = json.loads(line)
-            corpus[d["id"]] = d
-    with (RETRIEVAL / "mtrag_retrieval_dev_questions.jsonl").open(encoding="utf-8") as fh:
-        questions = [json.loads(line) for line in fh if line.strip()]
-    return corpus, questions
-
-
-def bm25_rankings(corpus: dict[str, dict], questions: list[dict], top: int = 10) -> dict[str, list[str]]:
-    """A BM25 ranking (rank_bm25) of each question's collection: the last turn and the earlier user turns."""
-    from rank_bm25 import BM25Okapi
-
-    out = {}
-    for coll in {d["collection"] for d in corpus.values()}:
-        ids = [i for i, d in corpus.items() if d["collection"] == coll]
-        bm = BM25Okapi([words(corpus[i]["text"]) for i in ids])
-        for q in questions:
-            if q["collection"] != coll:
-                continue
-            turns = [t["text"] for t in q.get("history") or [] if t.get("speaker") == "user"]
-            scores = bm.get_scores(words(" ".join([*turns, q["question"]])))
-            order = sorted(range(len(ids)), key=lambda k: -scores[k])
-            out[q["id"]] = [ids[k] for k in order[:top]]
-    return out
-
-
 @pytest.mark.skipif(not RETRIEVAL.is_dir(), reason="../shared/data/retrieval not present")
 def test_mtrag_bm25_rankings_equal_pytrec_eval_by_id_and_by_text():
-    corpus, questions = _mtrag()
+    corpus, questions = load_mtrag()
     ranked = bm25_rankings(corpus, questions)
     qrels = {q["id"]: {i: 1 for i in q["reference_context_ids"]} for q in questions}
     ks = (1, 3, 5, 10)
