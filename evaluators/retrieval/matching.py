@@ -29,6 +29,7 @@ its result with the repeat renamed to an unjudged document.)
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -80,12 +81,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", str(text)).casefold())
 
 
+@functools.lru_cache(maxsize=512)  # a passage retrieved for many questions is split once (~30 KB each)
 def shingles(text: str) -> frozenset[tuple[str, ...]]:
     """The word trigrams of ``text`` (one tuple of all its words when it has fewer than three)."""
     w = words(text)
     if len(w) < SHINGLE:
         return frozenset([tuple(w)]) if w else frozenset()
-    return frozenset(tuple(w[i:i + SHINGLE]) for i in range(len(w) - SHINGLE + 1))
+    return frozenset(zip(w, w[1:], w[2:]))  # SHINGLE = 3 consecutive words
 
 
 def overlap(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
