@@ -166,9 +166,13 @@ def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mappin
 def print_summary(d: dict[str, Any]) -> None:
     print(f"method: {d.get('method')}  cases: {d.get('num_samples')}  scored: {d.get('num_scored')}  "
           f"errors: {d.get('num_errors')}")
+    from ..retrieval import is_retrieval_metric
+
     skip = {"num_samples", "num_scored", "num_errors", "schema_version"}
     intervals = d.get("intervals") or {}
     for k, v in d.items():
+        if is_retrieval_metric(k):
+            continue  # one table below
         if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool):
             iv = intervals.get(k) or {}  # 95% interval
             ci = (f"  [{iv['low']:.4f}, {iv['high']:.4f}]"
@@ -178,11 +182,40 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} n/a")
     rr = (d.get("settings") or {}).get("retrieval_run") or {}
     if rr.get("match") in ("id", "text"):
-        print(f"retrieval: matched by {rr['match']} ({rr.get('reason')})")
+        print(f"retrieval: matched by {rr['match']} ({rr.get('reason')}); means (their 95 % intervals: the "
+              "results file's intervals)")
+        for line in retrieval_lines(d):
+            print(line)
     if d.get("app"):
         from ..appcost import words
 
         print(f"app: {words(d['app'])}")
+
+
+def retrieval_lines(d: dict[str, Any]) -> list[str]:
+    """The run's retrieval means as a small table: a row per kind, a column per cutoff (mrr apart)."""
+    from ..retrieval import split
+
+    rows: dict[str, dict[int, float | None]] = {}
+    mrr = None
+    for k, v in d.items():
+        got = split(k)
+        if got is None:
+            continue
+        if got[1] is None:
+            mrr = v
+        else:
+            rows.setdefault(got[0], {})[got[1]] = v
+    if not rows:
+        return []
+    ks = sorted({k for r in rows.values() for k in r})
+    out = ["  " + f"{'':<12}" + "".join(f"{'@' + str(k):>9}" for k in ks)]
+    for kind, vals in rows.items():
+        out.append(f"  {kind:<12}" + "".join(f"{'n/a' if vals.get(k) is None else format(vals[k], '.4f'):>9}"
+                                             for k in ks))
+    if mrr is not None:
+        out.append(f"  {'mrr':<12}{mrr:>9.4f}")
+    return out
 
 
 def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:
