@@ -34,7 +34,7 @@ def test_a_call_is_read_flat_or_under_metadata_and_odd_values_are_absent():
             c.target) == (0.4, 1, 80, 20, 100, None, False, "v")
     other = app_call({"latency_s": "slow", "usage": {"input_tokens": 7, "output_tokens": 3}, "error": "  "})
     assert (other.latency_s, other.total_tokens, other.failed) == (None, 10, False)
-    assert app_call({"source": "x", "error": "a column of the user's"}) is None  # error alone is no app record
+    assert app_call({"source": "x", "error": "a column of the user's", "target": "a column too"}) is None
     assert app_call({}) is None and app_call(None) is None
 
 

@@ -5,7 +5,7 @@ token counts the app reported: ``prompt_tokens`` / ``completion_tokens`` / ``tot
 ``input_tokens`` / ``output_tokens``) and ``error`` (None, or why the call failed after its retries)
 from a case's metadata — at its top level (a case given as a dict) or under ``metadata["metadata"]``
 (a file's ``metadata`` column, kept whole). A case without these fields (none of ``latency_s``,
-``usage``, ``attempts``, ``target``) has no app call: None, and nothing is shown for it. Values that
+``usage``, ``attempts``) has no app call: None, and nothing is shown for it. Values that
 are not numbers are read as absent, never as an error.
 """
 
@@ -15,10 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-#: The metadata keys the target runner writes (``error`` alone does not make a record: a file may
-#: have an ``error`` column of its own).
+#: The metadata keys the target runner writes. ``latency_s``, ``usage`` or ``attempts`` make a record;
+#: ``error`` or ``target`` alone do not (a file may have columns of those names of its own).
 KEYS: tuple[str, ...] = ("target", "latency_s", "attempts", "usage", "error")
-_MARKS = ("latency_s", "usage", "attempts", "target")
+_MARKS = ("latency_s", "usage", "attempts")
 
 
 @dataclass(frozen=True)
