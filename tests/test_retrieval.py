@@ -289,3 +289,22 @@ def test_a_background_job_decides_over_all_its_cases_before_its_chunks(tmp_path,
     assert [r.value("recall@5") for r in run.results] == [0.0, 1.0]  # by id, chunk 1 too
     assert run.settings["retrieval_run"]["match"] == "id"
     assert options_from_settings(run.settings).retrieval_run.match == "id"  # a resumed run keeps it
+
+
+def test_a_resumed_run_matches_as_its_first_session_did(tmp_path, fake_method):
+    """Session 1 stops after row 1 (which alone would be matched by text); --resume decides over the
+    whole file again: by id, for every case of both sessions."""
+    first = {"id": "a", "question": "Why is the sky blue?", "response": SKY,
+             "documents": [{"id": "x1", "text": SKY}], "reference_context_ids": ["d1"], "reference_contexts": [SKY]}
+    rows_ = [first] + [{"id": f"b{i}", "question": f"Why is grass green, {i}?", "response": GRASS,
+                        "documents": [{"id": "d2", "text": GRASS}], "reference_context_ids": ["d2"]} for i in range(3)]
+    src = _write(tmp_path / "cases.jsonl", rows_)
+    out = tmp_path / "r.jsonl"
+    seen: list = []
+    fr = evaluate_file(src, "ui_fake", out=out, chunk_rows=1, on_case=seen.append, should_stop=lambda: bool(seen))
+    assert fr.cancelled and fr.tally.num_cases == 1
+    fr = evaluate_file(src, "ui_fake", out=out, chunk_rows=1, resume=True)
+    assert fr.resumed == 1 and fr.tally.values("recall@5") == [0.0, 1.0, 1.0, 1.0]
+    from evaluators.resultfiles import iter_case_dicts
+
+    assert {d["metric_details"]["mrr"]["details"]["match"] for d in iter_case_dicts(out)} == {"id"}
