@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Sequence
 
+from .appcost import summarize
 from .turns import history_dicts
 from .types import (
     CASE_EXTRAS,
@@ -88,6 +89,7 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "errors": [{"id": i, "error": e} for i, e in run.errors],
         "warnings": list(run.warnings),
         "intervals": intervals(run),
+        **({"app": app} if (app := summarize((r.case.id, r.case.metadata) for r in run.results)) else {}),
         "detailed_results": [case_dict(r) for r in run.results],
     }
 

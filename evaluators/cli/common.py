@@ -208,11 +208,16 @@ def validate_metric_names(names: list[str]) -> None:
     if not names:
         return
     from ..families import family_metric_names
+    from ..retrieval import is_retrieval_metric
 
     known = family_metric_names()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}")
+        retrieval = [n for n in unknown if is_retrieval_metric(n)]
+        hint = (f" ({', '.join(retrieval)}: retrieval metrics are computed for every case with reference passages "
+                "without being asked for; choose their cutoffs with --k)") if retrieval else ""
+        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}"
+                         + hint)
 
 
 def parse_metric_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

@@ -75,6 +75,7 @@ def add_parser(sub: Any) -> None:
                     help='metric parameters as a JSON object {"metric": {"key": value}}')
     add_map_option(ev, "map a column explicitly (fields: question, response, documents, "
                        "ground_truth, id); repeatable")
+    add_retrieval_arguments(ev)
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -85,6 +86,29 @@ def add_parser(sub: Any) -> None:
     add_gate_arguments(ev)
     add_trace_arguments(ev)
     ev.set_defaults(func=cmd_evaluate)
+
+
+def add_retrieval_arguments(parser: Any) -> None:
+    """The retrieval metrics' flags (cases with reference passages get hit@K, precision@K, ...)."""
+    g = parser.add_argument_group("retrieval metrics (cases with reference_context_ids / reference_contexts)")
+    g.add_argument("--k", default=None, metavar="K,K",
+                   help="cutoffs of hit@K, precision@K, recall@K, map@K, ndcg@K (default 1,3,5,10)")
+    g.add_argument("--match", choices=("auto", "id", "text"), default="auto",
+                   help="match retrieved passages to the references by id, by text, or auto (default: ids when "
+                        "any retrieved id of the run is a reference id, else text)")
+
+
+def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOptions:
+    """``options`` with ``--k`` / ``--match`` (a usage error names a bad cutoff)."""
+    from ..retrieval import parse_k
+
+    update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto"}
+    if getattr(args, "k", None):
+        try:
+            update["retrieval_k"] = parse_k(args.k)
+        except ValueError as exc:
+            raise UsageError(f"--k {args.k!r}: {exc}") from None
+    return options.model_copy(update=update)
 
 
 def add_gate_arguments(parser: Any) -> None:
@@ -114,11 +138,19 @@ def parse_fail_under(items: list[str]) -> dict[str, float]:
 
 
 def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions) -> None:
-    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics)
+    from ..retrieval import is_retrieval_metric, metric_names
+
+    retrieval = metric_names(options.retrieval_k)
+    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval)
     bad = [n for n in thresholds if n not in allowed]
     if bad:
+        other_k = [n for n in bad if is_retrieval_metric(n)]
+        hint = (f"; {', '.join(other_k)}: a cutoff not in --k {','.join(map(str, options.retrieval_k))} (add it)"
+                if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
-                         f"{', '.join(sorted(allowed))} (family metrics must also be in --metrics)")
+                         f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics)))}, the retrieval "
+                         f"metrics {retrieval[0]} … {retrieval[-1]} (family metrics must also be in --metrics)"
+                         + hint)
 
 
 def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mapping[str, float]) -> list[str]:
@@ -141,9 +173,13 @@ def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mappin
 def print_summary(d: dict[str, Any]) -> None:
     print(f"method: {d.get('method')}  cases: {d.get('num_samples')}  scored: {d.get('num_scored')}  "
           f"errors: {d.get('num_errors')}")
+    from ..retrieval import is_retrieval_metric
+
     skip = {"num_samples", "num_scored", "num_errors", "schema_version"}
     intervals = d.get("intervals") or {}
     for k, v in d.items():
+        if is_retrieval_metric(k):
+            continue  # one table below
         if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool):
             iv = intervals.get(k) or {}  # 95% interval
             ci = (f"  [{iv['low']:.4f}, {iv['high']:.4f}]"
@@ -151,6 +187,42 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} {v:.4f}{ci}")
         elif v is None and k in CORE_THRESHOLD_METRICS:
             print(f"  {k:<28} n/a")
+    rr = (d.get("settings") or {}).get("retrieval_run") or {}
+    if rr.get("match") in ("id", "text"):
+        print(f"retrieval: matched by {rr['match']} ({rr.get('reason')}); means (their 95 % intervals: the "
+              "results file's intervals)")
+        for line in retrieval_lines(d):
+            print(line)
+    if d.get("app"):
+        from ..appcost import words
+
+        print(f"app: {words(d['app'])}")
+
+
+def retrieval_lines(d: dict[str, Any]) -> list[str]:
+    """The run's retrieval means as a small table: a row per kind, a column per cutoff (mrr apart)."""
+    from ..retrieval import split
+
+    rows: dict[str, dict[int, float | None]] = {}
+    mrr = None
+    for k, v in d.items():
+        got = split(k)
+        if got is None:
+            continue
+        if got[1] is None:
+            mrr = v
+        else:
+            rows.setdefault(got[0], {})[got[1]] = v
+    if not rows:
+        return []
+    ks = sorted({k for r in rows.values() for k in r})
+    out = ["  " + f"{'':<12}" + "".join(f"{'@' + str(k):>9}" for k in ks)]
+    for kind, vals in rows.items():
+        out.append(f"  {kind:<12}" + "".join(f"{'n/a' if vals.get(k) is None else format(vals[k], '.4f'):>9}"
+                                             for k in ks))
+    if mrr is not None:
+        out.append(f"  {'mrr':<12}{mrr:>9.4f}")
+    return out
 
 
 def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:
@@ -191,7 +263,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     spec = get_method_or_usage_error(args.method)
     thresholds = parse_fail_under(args.fail_under)
-    options = build_options(args, spec.needs_llm)
+    options = retrieval_options(args, build_options(args, spec.needs_llm))
     check_threshold_names(thresholds, options)
     check_send_flags(args)
     topts = trace_options(args)

@@ -1,5 +1,6 @@
 """The compact per-run table a comparison works on: one row per case with its id, question, a hash
-of its documents and the value of every comparable metric (NaN where a case has none). Nothing
+of its documents and the value of every comparable metric (NaN where a case has none), and the
+app's own latency, tokens and failure where the case records its call (``RunTable.app``). Nothing
 else of a case is kept: the sentence-level detail of the few cases a comparison lists (its
 regressions) is fetched on demand through ``RunTable.details``.
 
@@ -35,6 +36,7 @@ from ..types import (
     CaseResult,
     RunResult,
 )
+from .app import APP_COLUMNS, app_columns
 from .left_out import LeftOut
 from .left_out import record as record_left_out
 
@@ -79,6 +81,9 @@ class RunTable:
     left_out: dict[str, LeftOut] = field(default_factory=dict)
     #: The results file is of a run that did not finish (a JSON Lines file without its summary).
     unfinished: bool = False
+    #: The app's own numbers per case (``app.APP_COLUMNS``: latency, tokens, failed; NaN where a case
+    #: records none); empty when no case records an app call.
+    app: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -119,11 +124,17 @@ class TableBuilder:
         self.hashes: list[str] = []
         self.cols: dict[str, array] = {}
         self.left_out: dict[str, LeftOut] = {}
+        self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
-            response: str | None = None) -> None:
+            response: str | None = None, metadata: Mapping[str, Any] | None = None) -> None:
         n = len(self.ids)
+        app = app_columns(metadata)
+        if app is not None and not self.app:
+            self.app = {k: array("d", [float("nan")] * n) for k in APP_COLUMNS}
+        for k, app_col in self.app.items():
+            app_col.append(float("nan") if app is None else app[k])
         self.ids.append(str(case_id))
         self.questions.append("" if question is None else str(question))
         self.hashes.append(doc_hash(documents or ()))
@@ -146,7 +157,8 @@ class TableBuilder:
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
-                        self.started_at, details, self._content.hexdigest()[:16], self.left_out)
+                        self.started_at, details, self._content.hexdigest()[:16], self.left_out,
+                        app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()})
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -164,7 +176,7 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
             raise ResultsFileError(f"{name}: case {i + 1} (id {rec['id']!r}): '{bad}' is a "
                                    f"{type(rec.get(bad)).__name__}, not what a results file holds")
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
-              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"))
     return b.build(details)
 
 
@@ -204,7 +216,7 @@ def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTabl
     b = TableBuilder(name, run.method, run.started_at)
     stored = hasattr(run, "iter_results") and hasattr(run, "cases")
     for r in (run.iter_results() if stored else run.results):
-        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata)
     if not keep_details:
         return b.build(None)
     if not stored:

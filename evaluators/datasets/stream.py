@@ -246,7 +246,7 @@ class CaseStream:
             return Chunk([], errors)
         df = frame_of([r for _, r in records], self.name)
         m = self.mapping
-        for col in (m.question, m.response, m.documents, m.ground_truth, m.id, *m.label_columns):
+        for col in (*m.columns().values(), *m.label_columns):  # optional fields too (history, references)
             if col and col not in df.columns:
                 df[col] = None  # a key these records lack: a missing value (flagged when required)
         df.attrs["source_rows"] = [row for row, _ in records]

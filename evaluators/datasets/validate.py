@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..appcost import app_call
 from ..turns import HistoryError, read_history
 from ..types import TestCase
 from .errors import DatasetError
@@ -319,7 +320,9 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
             return None
 
     question = field_(_text, mapping.question, True)
-    response = field_(_text, mapping.response, True)
+    # a question the app failed to answer (the target runner's metadata.error) is a case, not a bad row
+    failed = app_call({c: to_python(rec[c]) for c in meta_cols if not is_missing(rec[c])})
+    response = field_(_text, mapping.response, failed is None or not failed.failed) or ""
     docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
     gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
