@@ -68,6 +68,9 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
 
 def _precheck(case: TestCase) -> str | None:
     if not case.response.strip():
+        app_error = case.metadata.get("error")  # a question the app did not answer (``run``)
+        if isinstance(app_error, str) and app_error.strip():
+            return f"the app gave no answer: {app_error}"
         return "response is empty: nothing to evaluate"
     return None
 
