@@ -60,7 +60,8 @@ def add_run_arguments(p: argparse.ArgumentParser, out_required: bool) -> None:
     g.add_argument("--retry-failed", action="store_true",
                    help="with --resume: ask again the questions written with an error (their lines replaced)")
     g.add_argument("--overwrite", action="store_true", help="replace an existing cases file")
-    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    if out_required:  # evaluate has its own
+        g.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _bar(total: int, name: str, enabled: bool) -> Any:
