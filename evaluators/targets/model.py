@@ -94,9 +94,6 @@ class TargetSpec(_Strict):
         if (self.http is None) == (self.python is None):
             raise ValueError("give either 'http' (an app to call over HTTP) or 'python' (package.module:function), "
                              "not " + ("both" if self.http else "neither"))
-        if self.http is not None and not self.answer:
-            raise ValueError("field 'answer' is missing: the JMESPath of the answer in the app's JSON reply "
-                             "(e.g. answer: answer)")
         return self
 
 
@@ -176,6 +173,9 @@ def target_from_dict(data: Any, source: str = "target", policy: TargetPolicy | N
         spec = TargetSpec.model_validate(data)
     except ValidationError as exc:
         raise _explain(exc, source) from None
+    if spec.http is not None and not spec.answer:
+        raise TargetError(source, "field 'answer' is missing: the JMESPath of the answer in the app's JSON reply "
+                                  "(e.g. answer: answer)", field="answer")
     name = spec.name or default_name or Path(source).stem or "target"
     return Target(spec, name, source, policy or TargetPolicy.owner())
 
