@@ -6,7 +6,8 @@ Contract:
 * ``POST /v1/ask`` and ``POST /v2/ask`` (``/ask``: the default version) with a JSON body
   ``{"question": text, "history": [turns], "k": int}`` answer :meth:`SampleApp.ask`'s reply; a body
   that is not JSON, lacks the question or has a bad ``k`` is a 400 with ``{"error": ...}``; any other
-  path a 404. ``GET /health`` answers ``{"status": "ok", "versions", "default", "passages"}``.
+  path a 404. ``GET /health`` answers ``{"status": "ok", "versions", "default", "passages", "calls",
+  "injected"}`` (calls to an ask endpoint so far; the faults injected, by status).
 * :class:`Faults` make it misbehave on purpose, to see retries at work: a delay on every call, and
   replies of a given status (503, 429, …) at a given rate with an optional ``Retry-After``.
 * :func:`serve_in_thread` starts it in a daemon thread and returns a :class:`RunningApp` (its
@@ -92,7 +93,8 @@ def make_server(app: SampleApp, port: int = 0, default: str = "v1",
         def do_GET(self) -> None:
             if self.path.split("?")[0].rstrip("/") == "/health":
                 self._send(200, {"status": "ok", "versions": list(VERSIONS), "default": default,
-                                 "passages": len(app.passages), "calls": calls["n"]})
+                                 "passages": len(app.passages), "calls": calls["n"],
+                                 "injected": {str(k): v for k, v in fx.injected.items()}})
             else:
                 self._send(404, {"error": f"no page {self.path}; POST /v1/ask or /v2/ask, GET /health"})
 

@@ -16,6 +16,7 @@ with ``resume=True``.
 
 Modules, each opening with the contract it keeps:
 
+* :mod:`.spec` — the fields of a target file (pydantic);
 * :mod:`.model` — the target file (YAML / JSON) -> a checked :class:`Target`; every bad field named;
 * :mod:`.policy` — :class:`TargetPolicy`: the owner's targets, or a visitor's (refused Python,
   no environment, typed-URL rules);
@@ -38,9 +39,10 @@ from .call import Outcome
 from .casefile import case_line, scan
 from .errors import TargetError, TargetRefused
 from .extract import Answer, ReplyError
-from .model import HttpSpec, Target, TargetSpec, load_target, target_from_dict
+from .model import Target, load_target, target_from_dict
 from .policy import TargetPolicy
 from .runner import RunReport, arun_target, run_target
+from .spec import HttpSpec, TargetSpec
 
 __all__ = ["Answer", "HttpSpec", "Outcome", "ReplyError", "RunReport", "Target", "TargetError", "TargetPolicy",
            "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_target", "run_target", "scan",

@@ -122,9 +122,10 @@ class Caller:
         self.limiter = limiter
 
     # -- one attempt ---------------------------------------------------------------------------
-    async def _http(self, row: Mapping[str, Any]) -> tuple[Any, int]:
+    async def _http(self, row: Mapping[str, Any], client: httpx.AsyncClient | None) -> tuple[Any, int]:
         http = self.spec.http
-        assert http is not None and self.client is not None
+        client = client or self.client
+        assert http is not None and client is not None
         fill = Filler(row, self.environ, self.secrets)
         url = fill.string(http.url, url=True)
         headers = fill.headers(http.headers)
@@ -132,7 +133,7 @@ class Caller:
         body = fill.value(http.body) if http.body is not None and http.method != "GET" else None
         shown = http.url
         try:
-            resp = await self.client.request(http.method, url, headers=headers, params=params or None,
+            resp = await client.request(http.method, url, headers=headers, params=params or None,
                                              json=body)
         except httpx.TimeoutException:
             raise CallFailure(f"no reply within {http.timeout_s:g} s (http.timeout_s)", transient=True) from None
@@ -170,7 +171,7 @@ class Caller:
             start = _one_line(resp.text[:80], self.secrets)
             raise CallFailure(f"the app's reply is not JSON ({kind}; it starts {start!r})", status=status) from None
 
-    async def _python(self, row: Mapping[str, Any]) -> tuple[Any, int | None]:
+    async def _python(self, row: Mapping[str, Any], _client: Any = None) -> tuple[Any, int | None]:
         fn = self.function
         assert fn is not None
         try:
@@ -197,7 +198,8 @@ class Caller:
         base = self.spec.retry_wait_s * 2 ** max(0, state.attempt_number - 1)
         return min(base, self.spec.max_retry_wait_s) * random.uniform(0.8, 1.2)
 
-    async def call(self, row: Mapping[str, Any]) -> Outcome:
+    async def call(self, row: Mapping[str, Any], client: httpx.AsyncClient | None = None) -> Outcome:
+        """Ask one question (``client``: the HTTP client to use, else the caller's own)."""
         t0 = time.perf_counter()
         attempts = 0
         latency: float | None = None
@@ -213,7 +215,7 @@ class Caller:
                         await self.limiter.acquire()
                     t1 = time.perf_counter()
                     try:
-                        reply, status = await once(row)
+                        reply, status = await once(row, client)
                     except CallFailure as exc:
                         status = exc.status
                         raise

@@ -19,15 +19,13 @@ target never sends a request.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 from urllib.parse import urlsplit
 
 from ..net import AddressRefused, check_typed_url, private_urls_allowed
 from .errors import TargetRefused
+from .spec import TargetSpec
 from .template import VAR, http_templates
-
-if TYPE_CHECKING:
-    from .model import TargetSpec
 
 
 @dataclass(frozen=True)
