@@ -134,6 +134,12 @@ def make_server(app: SampleApp, port: int = 0, default: str = "v1",
         daemon_threads = True
         request_queue_size = 128
 
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            import sys
+
+            if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # a client gone: fine
+                super().handle_error(request, client_address)
+
     return Server((HOST, port), Handler)
 
 
