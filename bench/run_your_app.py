@@ -244,20 +244,11 @@ def step_quality(q144: Path) -> dict[str, Any]:
 
 
 def _verdicts(d: Any) -> list[str]:
-    found: list[str] = []
-
-    def walk(x: Any) -> None:
-        if isinstance(x, dict):
-            for k, v in x.items():
-                if k == "verdict" and isinstance(v, str):
-                    found.append(v)
-                else:
-                    walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    walk(d)
-    return found[:8]
+    """The verdicts in words: the headline metric's, then the other metrics'."""
+    texts = [p.get("text") for p in d.get("pairs") or [] if isinstance(p, dict)]
+    for other in (d.get("other_metrics") or {}).values() if isinstance(d.get("other_metrics"), dict) else []:
+        texts += [p.get("text") for p in (other.get("pairs") or []) if isinstance(p, dict)]
+    return [t for t in texts if isinstance(t, str)]
 
 
 def main(argv: list[str] | None = None) -> int:

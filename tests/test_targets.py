@@ -194,3 +194,19 @@ def test_csv_cells_holding_json_keep_their_type(tmp_path):
     p = _write(tmp_path, "qs.csv", 'id,question,history\n1,Why?,"[{""speaker"": ""user"", ""text"": ""hi""}]"\n')
     q = load_questions(p).rows[0]
     assert q.row["history"] == [{"speaker": "user", "text": "hi"}] and q.row["id"] == "1"  # CSV cells are text
+
+
+def test_an_owners_targets_file_holds_several_named_targets(tmp_path):
+    from evaluators.targets import load_targets
+
+    p = _write(tmp_path, "targets.yaml", "targets:\n- {name: v1, http: {url: 'http://127.0.0.1:1/v1'}, answer: a}\n"
+                                         "- {name: v2, http: {url: 'http://127.0.0.1:1/v2'}, answer: a}\n")
+    assert [t.name for t in load_targets(p)] == ["v1", "v2"]
+    assert [t.name for t in load_targets(_write(tmp_path, "one.yaml", "http: {url: 'http://x'}\nanswer: a\n"))] == ["one"]
+    dup = _write(tmp_path, "dup.yaml", "- {name: a, python: 'm:f'}\n- {name: a, python: 'm:g'}\n")
+    with pytest.raises(TargetError, match=r"dup.yaml \(target 2\): name 'a' is given twice"):
+        load_targets(dup)
+    with pytest.raises(TargetError, match=r"\(target 1\): field 'name' is missing"):
+        load_targets(_write(tmp_path, "anon.yaml", "- {python: 'm:f'}\n"))
+    with pytest.raises(TargetRefused, match="Python targets"):
+        load_targets(dup, TargetPolicy.visitor(environ={}))

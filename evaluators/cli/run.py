@@ -102,6 +102,8 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
 
     def progress(done: int, total: int) -> None:
         if bar is not None:
+            if bar.total != total:  # resumed: only the questions not in the file
+                bar.total = total
             bar.update(done - bar.n)
 
     def on_record(line: dict[str, Any]) -> None:
@@ -127,9 +129,6 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
         eprint(f"interrupted: every finished question is in {out}; the same command with --resume asks the others")
         raise
     if bar is not None:
-        if report.already:
-            bar.total = report.total
-            bar.refresh()
         bar.close()
     _report(report, out, max_shown)
     if questions.errors or report.fatal:

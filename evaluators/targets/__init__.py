@@ -9,6 +9,7 @@ it answered as a test-case file (``python -m evaluators run``), ready for ``eval
                         progress=lambda done, total: print(done, total))
     report.answered, report.failed, report.latency_summary()      # failed: [(id, error), ...]
 
+An owner's targets file may hold several (``load_targets``: a list, or ``{targets: [...]}``).
 A dashboard serving visitors loads what they typed with ``TargetPolicy.visitor()`` (no Python
 target, no ``${VAR}``, the typed-URL rules), runs it in a background thread with
 ``should_stop=event.is_set`` and ``on_record=...`` for live rows, and continues an interrupted run
@@ -39,11 +40,11 @@ from .call import Outcome
 from .casefile import case_line, scan
 from .errors import TargetError, TargetRefused
 from .extract import Answer, ReplyError
-from .model import Target, load_target, target_from_dict
+from .model import Target, load_target, load_targets, target_from_dict
 from .policy import TargetPolicy
 from .runner import RunReport, arun_target, run_target
 from .spec import HttpSpec, TargetSpec
 
 __all__ = ["Answer", "HttpSpec", "Outcome", "ReplyError", "RunReport", "Target", "TargetError", "TargetPolicy",
-           "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_target", "run_target", "scan",
-           "target_from_dict"]
+           "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_target", "load_targets", "run_target",
+           "scan", "target_from_dict"]

@@ -46,7 +46,8 @@ from .errors import TargetError, TargetRefused
 from .policy import TargetPolicy
 from .spec import HttpSpec, TargetSpec
 
-__all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "load_target", "target_from_dict"]
+__all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "load_target", "load_targets",
+           "target_from_dict"]
 
 #: JMESPath fields and their defaults for a Python target (its return contract).
 PATH_FIELDS = ("answer", "contexts", "context_ids", "usage")
@@ -151,6 +152,36 @@ def load_target(path: str | Path, policy: TargetPolicy | None = None) -> Target:
     except (OSError, UnicodeDecodeError) as exc:
         raise TargetError(source, f"cannot read it ({type(exc).__name__})") from None
     return target_from_dict(parse_text(text, source), source, policy, default_name=p.stem)
+
+
+def load_targets(path: str | Path, policy: TargetPolicy | None = None) -> list[Target]:
+    """The targets of a file holding one target, a list of them, or ``{targets: [...]}`` (an owner's
+    targets file): each checked as :func:`load_target` checks one, named (``name`` is required when
+    there are several), names unique."""
+    p = Path(path)
+    source = str(path)
+    if not p.is_file():
+        raise TargetError(source, "file not found" if not p.exists() else "not a file")
+    try:
+        data = parse_text(p.read_text(encoding="utf-8-sig"), source)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TargetError(source, f"cannot read it ({type(exc).__name__})") from None
+    if isinstance(data, dict) and set(data) == {"targets"}:
+        data = data["targets"]
+    if not isinstance(data, list):
+        return [target_from_dict(data, source, policy, default_name=p.stem)]
+    if not data:
+        raise TargetError(source, "no targets in the file")
+    out: list[Target] = []
+    for i, item in enumerate(data, start=1):
+        where = f"{source} (target {i})"
+        if not isinstance(item, dict) or not item.get("name"):
+            raise TargetError(where, "field 'name' is missing: each target of a list is named", field="name")
+        t = target_from_dict(item, where, policy)
+        if any(o.name == t.name for o in out):
+            raise TargetError(where, f"name {t.name!r} is given twice", field="name")
+        out.append(t)
+    return out
 
 
 def parse_text(text: str, source: str) -> Any:
