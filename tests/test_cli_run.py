@@ -137,7 +137,7 @@ def test_secrets_reach_no_output(llm_server, tmp_path):
 
 
 def test_kill_9_mid_run_then_resume_asks_each_question_once(tmp_path):
-    with serve_in_thread(faults=Faults(delay_s=0.2)) as app:
+    with serve_in_thread(faults=Faults(delay_s=0.4)) as app:  # 8 rounds of 0.4 s: time to kill mid-run
         out = tmp_path / "c.jsonl"
         target = _target(tmp_path, app.url_for("v1"), concurrency=2)
         cmd = [sys.executable, "-m", "evaluators", "run", str(SAMPLE_QUESTIONS), "--target", str(target),

@@ -147,8 +147,8 @@ def test_a_row_value_is_never_read_as_a_template():
 
 def test_credential_headers_are_secrets_others_are_not():
     f = Filler({}, {"T": SECRET}, Secrets())
-    f.headers({"Authorization": "Bearer literal-credential-value", "X-Api-Key": "k-123456", "Accept": "application/json",
-               "X-Custom": "v-${T}"})
+    f.headers({"Authorization": "Bearer literal-credential-value", "X-Api-Key": "k-123456",
+               "Accept": "application/json", "X-Custom": "v-${T}"})
     s = f.secrets
     assert s.redact("literal-credential-value k-123456 application/json v-" + SECRET) == "*** *** application/json ***"
 
@@ -202,7 +202,8 @@ def test_an_owners_targets_file_holds_several_named_targets(tmp_path):
     p = _write(tmp_path, "targets.yaml", "targets:\n- {name: v1, http: {url: 'http://127.0.0.1:1/v1'}, answer: a}\n"
                                          "- {name: v2, http: {url: 'http://127.0.0.1:1/v2'}, answer: a}\n")
     assert [t.name for t in load_targets(p)] == ["v1", "v2"]
-    assert [t.name for t in load_targets(_write(tmp_path, "one.yaml", "http: {url: 'http://x'}\nanswer: a\n"))] == ["one"]
+    one = _write(tmp_path, "one.yaml", "http: {url: 'http://x'}\nanswer: a\n")
+    assert [t.name for t in load_targets(one)] == ["one"]
     dup = _write(tmp_path, "dup.yaml", "- {name: a, python: 'm:f'}\n- {name: a, python: 'm:g'}\n")
     with pytest.raises(TargetError, match=r"dup.yaml \(target 2\): name 'a' is given twice"):
         load_targets(dup)

@@ -142,6 +142,13 @@ def test_concurrency_is_used_and_bounded(llm_server, tmp_path):
     assert took < 8 * 0.15  # not one at a time
 
 
+def test_rpm_spaces_the_calls(llm_server, tmp_path):
+    llm_server.respond(_ok)
+    r = run_target(_target(llm_server, rpm=600), _questions(tmp_path, 6), None)
+    t = sorted(x.t_received for x in llm_server.requests)
+    assert r.answered == 6 and t[-1] - t[0] >= 0.45  # 0.1 s apart, though 8 could go at once
+
+
 def test_history_is_passed_through_with_its_json_type(llm_server, tmp_path):
     llm_server.respond(_ok)
     t = _target(llm_server, http={"body": {"question": "{question}", "history": "{history}", "id": "{id}",

@@ -191,7 +191,7 @@ def cases_path(args: argparse.Namespace) -> str:
     if not args.out:
         raise UsageError("--target writes the app's answers beside --out: give --out (or --cases)")
     out = Path(args.out)
-    return str(out.with_name(f"{out.name.split('.')[0]}.cases.jsonl"))
+    return str(out.with_name(f"{out.stem}.cases.jsonl"))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:

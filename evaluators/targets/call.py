@@ -7,7 +7,7 @@ the whole time including waits. Every text in it has been through :meth:`Secrets
 * Retried (``retries`` times, tenacity): 408, 425, 429 and 5xx replies, timeouts, broken and refused
   connections. The wait is the reply's ``Retry-After`` (seconds or an HTTP date; at most
   ``max_retry_wait_s``), else ``retry_wait_s`` doubled each time, with ±20 % jitter. A rate limit
-  (``rpm``, aiolimiter) is taken before every attempt. Python targets: ``TimeoutError`` and
+  (``rpm``, aiolimiter: attempts evenly spaced, 60 / rpm seconds apart) is taken before every attempt. Python targets: ``TimeoutError`` and
   ``ConnectionError`` are retried, any other exception is the question's error.
 * Not retried: 401 / 403 (the credentials), 404 / 405 (the endpoint), other 4xx, a reply that is not
   JSON or lacks the answer path (:mod:`.extract`).

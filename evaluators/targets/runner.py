@@ -191,7 +191,7 @@ async def _work(target: Target, function: Callable[..., Any] | None, jobs: list[
     if target.spec.rpm:
         from aiolimiter import AsyncLimiter
 
-        limiter = AsyncLimiter(target.spec.rpm, 60)
+        limiter = AsyncLimiter(1, 60.0 / target.spec.rpm)  # evenly spaced: never a burst over the rate
     http = target.spec.http
     executor = None
     if function is not None and not asyncio.iscoroutinefunction(function):
