@@ -274,10 +274,10 @@ def load_input(path: str, overrides: Sequence[str], trace: TraceOptions | None =
     """LoadResult of the input file, rows or traces, read whole (DatasetError for file/column problems)."""
     from ..datasets import load_input as load
 
-    return load(path, overrides=_map_overrides(overrides), trace=trace)
+    return load(path, overrides=map_overrides(overrides), trace=trace)
 
 
-def _map_overrides(overrides: Sequence[str]) -> dict[str, str]:
+def map_overrides(overrides: Sequence[str]) -> dict[str, str]:
     mapped: dict[str, str] = {}
     for item in overrides:
         fld, sep, col = item.partition("=")
@@ -296,7 +296,7 @@ def open_input(path: str, overrides: Sequence[str], chunk_rows: int | None = Non
 
     if chunk_rows is not None and chunk_rows < 1:
         raise UsageError("--chunk-rows must be at least 1")
-    return open_any(path, overrides=_map_overrides(overrides), trace=trace, chunk_rows=chunk_rows or CHUNK_ROWS)
+    return open_any(path, overrides=map_overrides(overrides), trace=trace, chunk_rows=chunk_rows or CHUNK_ROWS)
 
 
 def progress_bar(total_hint: int | None, enabled: bool) -> tuple[Callable[[int, int | None], None] | None, Any]:

@@ -5,6 +5,12 @@ Exit codes: 0 success; 1 a ``--fail-under`` threshold failed (each failed metric
 also when some rows of the input were invalid: the valid rows are still evaluated and written,
 with the invalid ones listed under ``input_errors``. Thresholds are checked by
 ``evaluators.gate`` (the library's one threshold implementation).
+
+``--target TARGET.yaml``: INPUT is a question file; the app is called first (``cli.run.run_step``:
+the cases file is written beside ``--out`` as ``NAME.cases.jsonl``, or at ``--cases``, and named in
+the results under ``target``), then its answers are evaluated. A run that cannot call the app (or
+a bad target / question file) exits 2 before evaluating; questions the app did not answer are
+evaluated as cases flagged with its error, and the exit code is then at least 1.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..types import SUMMARY_METRICS, CaseResult, RunResult
@@ -29,6 +36,7 @@ from .common import (
     open_input,
     progress_bar,
 )
+from .run import add_run_arguments, run_step
 from .traces import (
     add_trace_arguments,
     check_send_flags,
@@ -85,6 +93,7 @@ def add_parser(sub: Any) -> None:
     add_llm_options(ev)
     add_gate_arguments(ev)
     add_trace_arguments(ev)
+    add_run_arguments(ev, out_required=False)
     ev.set_defaults(func=cmd_evaluate)
 
 
@@ -254,7 +263,36 @@ def _input_problems(args: argparse.Namespace, errors: list[Any], warnings: list[
         eprint(f"input warning: {w}")
 
 
+def cases_path(args: argparse.Namespace) -> str:
+    """Where ``evaluate --target`` writes the app's answers: ``--cases``, else beside ``--out``."""
+    if args.cases:
+        return str(args.cases)
+    if not args.out:
+        raise UsageError("--target writes the app's answers beside --out: give --out (or --cases)")
+    out = Path(args.out)
+    return str(out.with_name(f"{out.stem}.cases.jsonl"))
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    """With ``--target``: call the app first (``run_step``); then evaluate."""
+    if not args.target:
+        return evaluate_input(args)
+    cases = cases_path(args)
+    if not cases.lower().endswith((".jsonl", ".ndjson")):
+        raise UsageError(f"--cases {cases}: the cases file is JSON Lines: give a .jsonl name")
+    if args.out and Path(cases).resolve() == Path(args.out).resolve():
+        raise UsageError("--cases and --out name the same file")
+    code, report = run_step(args, args.input, cases, None, args.max_errors_shown)
+    if report is None or report.fatal or code == EXIT_BAD_INPUT:
+        return EXIT_BAD_INPUT
+    eprint(f"evaluating the app's answers: {cases}")
+    target_info = {"name": report.target, "questions": str(args.input), "cases": cases,
+                   "answered": report.answered, "failed": len(report.failed), **report.latency_summary()}
+    args.input, args.map, args.target_info = cases, [], target_info
+    return max(evaluate_input(args), code)
+
+
+def evaluate_input(args: argparse.Namespace) -> int:
     """Read the input in chunks, write each finished case as it goes (``resultfiles.evaluate_file``),
     gate on the summary of the per-case values."""
     from ..datasets import DatasetError
@@ -300,6 +338,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     def decorate(top: dict[str, Any], _tally: Any) -> None:
         _encoder_note(top)
+        if getattr(args, "target_info", None):
+            top["target"] = args.target_info
         if traced is not None and traced.traces is not None:
             top["traces"] = traced.traces.summary()
         failures.extend(apply_gate(args, top, thresholds))  # reports
