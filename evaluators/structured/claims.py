@@ -52,7 +52,7 @@ _AFTER_NEG = re.compile(r"^(?:[\s,]*[\w'’-]+){0,4}?[\s,]*(?:(?:is|are|was|were
                         r"|unavailable)\b|^\s*:\s*(?:no|none|not|n/a|unavailable)\b", re.I)
 _AFTER_POS = re.compile(r"^(?:[\s,]*[\w'’-]+){0,3}?[\s,]*(?:is|are)\s+(?:also\s+)?(?:readily\s+)?" + _OFFERED +
                         r"\b|^\s*:\s*(?:yes|available|free)\b", re.I)
-_CLAUSE = re.compile(r";|:|\.\s|,?\s+\b(?:but|while|whereas|although|though|however|yet|except)\b|"
+_CLAUSE = re.compile(r";|\.\s|,?\s+\b(?:but|while|whereas|although|though|however|yet|except)\b|"
                      r"\band\s+(?:it\s+|they\s+|also\s+)?(?:has|have|is|are|offers?|provides?|features?|accepts?|"
                      r"allows?|serves?)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")

@@ -106,8 +106,10 @@ def _json(text: str, split: Splitter | None) -> Structure | None:
 def _repaired(text: str, split: Splitter | None, exc: ScanError) -> Structure | None:
     """``json_repair``'s reading of text our lenient reader refused, with every fact located in
     the original text in order (None when one cannot be: the document stays prose). Only text that
-    read as JSON for most of its length is tried, so prose that happens to open with "[" stays prose."""
-    if exc.pos < 0.5 * len(text.rstrip()):
+    closes like JSON or read as JSON for most of its length is tried, and the facts found must cover
+    most of it, so prose that happens to open with "[" stays prose."""
+    body = text.strip()
+    if body[-1:] not in ("}", "]") and exc.pos < 0.5 * len(body):
         return None
     from json_repair import repair_json
 
@@ -148,6 +150,7 @@ def _repaired(text: str, split: Splitter | None, exc: ScanError) -> Structure | 
             start = m.start() - (1 if isinstance(v, str) and m.start() and text[m.start() - 1] in "\"'" else 0)
         facts.append(Fact(path, v, "field", fact_text(path, v), start, max(end, start + 1)))
         pos = end
-    if not facts:
+    covered = sum(f.end - f.start for f in facts)
+    if not facts or covered < 0.5 * len(re.sub(r"[\s{}\[\],]", "", text)):
         return None
     return Structure("json", tuple(facts), ("read by json_repair: " + str(exc),), obj)

@@ -106,18 +106,20 @@ def humanize(key: str) -> str:
 
 def path_text(path: tuple[str | int, ...]) -> str:
     """``("reviews", 2, "stars")`` -> ``reviews[2] › stars``; ``(3, "name")`` -> ``[3] › name``."""
-    parts: list[str] = []
+    parts: list[str | int] = []  # keys, each with its indices ("reviews[2]")
     for p in path:
-        if isinstance(p, int):
-            if parts:
-                parts[-1] += f"[{p}]"
-            else:
-                parts.append(f"[{p}]")
+        if isinstance(p, int) and parts:
+            parts[-1] = f"{parts[-1]}\x00[{p}]"
         else:
-            parts.append(humanize(p))
+            parts.append(f"\x00[{p}]" if isinstance(p, int) else p)
     if len(parts) > MAX_PATH_PARTS:
         parts = parts[:2] + ["…"] + parts[-3:]
-    return SEP.join(parts)
+
+    def show(part: str | int) -> str:
+        key, _, idx = str(part).partition("\x00")
+        return (humanize(key) if key and key != "…" else key) + idx.replace("\x00", "")
+
+    return SEP.join(show(p) for p in parts)
 
 
 def _hhmm(h: str, m: str) -> str:

@@ -40,28 +40,41 @@ def plain(node: Node) -> Any:
     return out
 
 
+#: A path as a linked list (step, parent): a step deeper costs one pair, not a copy of the path.
+_Link = tuple[str | int, "_Link"] | None
+
+
+def _path(link: _Link) -> tuple[str | int, ...]:
+    steps: list[str | int] = []
+    while link is not None:
+        steps.append(link[0])
+        link = link[1]
+    return tuple(reversed(steps))
+
+
 def facts_of(text: str, scan: Scan, split: Splitter | None = None) -> list[Fact]:
-    """The facts of a scanned JSON document in text order (empty when it holds no leaf)."""
+    """The facts of a scanned JSON document in text order (empty when it holds no leaf). Linear
+    in the text however deep it nests."""
     roots = scan.roots
     out: list[Fact] = []
     # (node, path, span start) — pushed in reverse so facts come out in text order
-    stack: list[tuple[Node, tuple[str | int, ...], int]] = []
+    stack: list[tuple[Node, _Link, int]] = []
     if len(roots) == 1:
-        stack.append((roots[0], (), roots[0].start))
+        stack.append((roots[0], None, roots[0].start))
     else:
-        stack.extend((r, (i,), r.start) for i, r in reversed(list(enumerate(roots))))
+        stack.extend((r, (i, None), r.start) for i, r in reversed(list(enumerate(roots))))
     while stack:
-        node, path, start = stack.pop()
+        node, link, start = stack.pop()
         if node.kind != "scalar" and node.items:
-            kids: list[tuple[Node, tuple[str | int, ...], int]] = []
+            kids: list[tuple[Node, _Link, int]] = []
             for i, (key, key_start, child) in enumerate(node.items):
-                step: tuple[str | int, ...] = (key,) if node.kind == "object" and key is not None else (i,)
-                kids.append((child, path + step,
-                             key_start if key_start >= 0 else child.start))
+                step: str | int = key if node.kind == "object" and key is not None else i
+                kids.append((child, (step, link), key_start if key_start >= 0 else child.start))
             stack.extend(reversed(kids))
             continue
-        if not path:  # a bare scalar or an empty root: no fact
+        if link is None:  # a bare scalar or an empty root: no fact
             continue
+        path = _path(link)
         if node.kind == "scalar":
             out.extend(_leaf(text, node, path, start, split))
         else:

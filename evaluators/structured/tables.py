@@ -219,7 +219,7 @@ def csv_block(text: str) -> Block | None:
             continue
         header = parsed[0][0]
         if any(not h.strip() or len(h) > 60 or _is_number(h) or ":" in h or len(h.split()) > 6
-               for h in header):
+               or h.rstrip()[-1:] in ".!?" for h in header):
             continue
         if any(len(c) > 300 or _SENTENCES.search(c) for cells, _, _ in parsed for c in cells):
             continue
