@@ -289,3 +289,12 @@ def test_the_llm_prompt_shows_the_keyed_facts_and_prose_as_before():
     assert '<document 0 kind="structured data: one fact per sentence' in user
     assert "0b. attributes › WiFi: no" in user and "0d. attributes › Music: null" in user
     assert "<document 1>\n1a. Blue Fin is a cafe.\n</document 1>" in user
+
+
+def test_numbered_keys_are_told_apart_by_their_number():
+    doc = json.dumps({"flags": {f"Feature{i}Enabled": i % 2 == 0 for i in range(40)}, "PriceRange2": 3})
+    record = Record.of(parse(doc).facts)  # type: ignore[union-attr]
+    assert [(f.verdict, f.said) for f in check("Feature 12 is enabled.", record)] == [
+        ("confirms", "flags › Feature 12 Enabled: yes")]
+    assert [(f.verdict, f.said) for f in check("Feature 13 is enabled.", record)] == [
+        ("contradicts", "flags › Feature 13 Enabled: no")]

@@ -253,7 +253,8 @@ class HeuristicMethod(BaseMethod):
         """Settings and, per item, its prepared sentences (features, evidence) or the Exception.
 
         Every text of the chunk (questions, document and response sentences) is embedded in ONE
-        ``embeddings.encode`` call. Also used by ``bench/train_detector.py``."""
+        ``embeddings.encode`` call (the facts of a big record only where the case's words reach them:
+        ``heuristic_structured.unread``). Also used by ``bench/train_detector.py``."""
         settings = self._settings(options, need_params=False)  # features do not use the combiner
         texts: list[str] = []
         for it in items:
@@ -262,8 +263,12 @@ class HeuristicMethod(BaseMethod):
             texts.extend(s.text for s in it.response_sentences)
         from ..encoder import embeddings
 
-        uniq = list(dict.fromkeys(texts))
+        quiet = structured.unread(items)  # facts of big records no word of their case reaches: not embedded
+        uniq = [t for t in dict.fromkeys(texts) if t not in quiet]
         vecs = embeddings.encode(uniq)
+        if quiet:  # their vectors are zeros: similarity 0 to everything
+            vecs = np.vstack([vecs.reshape(len(uniq), -1), np.zeros((len(quiet), embeddings.dimension()), vecs.dtype)])
+            uniq += sorted(quiet)
         row = {t: i for i, t in enumerate(uniq)}
         prepared: list[Any] = []
         for it in items:

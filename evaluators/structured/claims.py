@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
 from . import hours, rows, values
@@ -59,6 +60,7 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _ANTONYM_VALUES = {"free": ("paid", "fee", "charge"), "paid": ("free", "complimentary")}
 
 
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A crude stem: reservations / reserve / reserved -> reserv; seating / seats -> seat."""
     w = word.lower().replace("’", "'")
@@ -72,10 +74,13 @@ def stem(word: str) -> str:
     return w
 
 
-def key_terms(key: str) -> tuple[str, ...]:
-    """The stems that mention a key ("RestaurantsTakeOut" -> ("take", "out")); () if all generic."""
-    words = [w.lower() for w in humanize(key).split() if not w.isdigit()]
-    return tuple(stem(w) for w in words if w not in GENERIC and len(w) > 1)
+@lru_cache(maxsize=100_000)
+def key_terms(key: str, digits: bool = False) -> tuple[str, ...]:
+    """The stems that mention a key ("RestaurantsTakeOut" -> ("take", "out")); () if all generic.
+    Numbers in a key ("RestaurantsPriceRange2") count only with ``digits`` (``Record.of`` asks for
+    them where they tell fields apart: "Feature12Enabled" from "Feature13Enabled")."""
+    words = [w.lower() for w in humanize(key).split() if digits or not w.isdigit()]
+    return tuple(stem(w) for w in words if (w not in GENERIC and len(w) > 1) or w.isdigit())
 
 
 @dataclass
@@ -94,6 +99,8 @@ class Record:
     text_words: set[str] = field(default_factory=set)
     rows: list[int] = field(default_factory=list)
     week: hours.Week | None = None
+    #: every form that can name a yes / no / null field (its stems, joined form, synonyms) -> the fields
+    forms: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, facts: Sequence[Fact]) -> "Record":
@@ -134,6 +141,18 @@ class Record:
                     elif len(f.value) <= 120:
                         r.value_words.update(stem(w) for w in _WORD.findall(f.value))
         r.week = hours.Week.of(facts)
+        keys_of: dict[tuple[str, ...], set[str]] = {}
+        for i, terms in r.terms.items():
+            keys_of.setdefault(terms, set()).add(facts[i].key)
+        for i, terms in list(r.terms.items()):  # fields told apart only by a number keep it
+            if len(keys_of[terms]) > 1 and any(c.isdigit() for c in facts[i].key):
+                r.terms[i] = key_terms(facts[i].key, True)
+        for i in r.truth:
+            terms = r.terms.get(i, ())
+            joined = stem("".join(terms)) if terms else ""
+            for form in {*terms, joined, *SYNONYMS.get(joined, ()), *(SYNONYMS.get(terms[0], ()) if terms else ())}:
+                if form:
+                    r.forms.setdefault(form, set()).add(i)
         return r
 
 
@@ -226,8 +245,13 @@ def check(sentence: str, rec: Record) -> list[Finding]:
 def _fields(text: str, cl: _Clause, rec: Record) -> list[Finding]:
     out: list[Finding] = []
     mentioned_groups: set[tuple] = set()
-    for i, terms in rec.terms.items():
-        if i not in rec.truth:
+    named: set[int] = set()  # the fields one of whose forms the clause holds (the others cannot match)
+    for st in [*cl.stems, *cl.joined]:
+        for n in range(6, len(st) + 1) if len(st) >= 6 else (len(st),):
+            named |= rec.forms.get(st[:n], set())
+    for i in sorted(named):
+        terms = rec.terms.get(i, ())
+        if not terms:
             continue
         where = _find(cl, terms)
         if where is None:

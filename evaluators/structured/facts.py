@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 #: Separator between the parts of a fact's path.
@@ -27,6 +28,8 @@ MAX_PATH_PARTS = 6
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 _TIME = re.compile(r"^(\d{1,2}):(\d{1,2})$")
+_PY_LITERAL = re.compile(r"^u?'(.*)'$", re.S)
+_SPACES = re.compile(r"\s+")
 _TIME_RANGE = re.compile(r"^\s*(\d{1,2}):(\d{1,2})\s*[-–]\s*(\d{1,2}):(\d{1,2})\s*$")
 
 
@@ -86,6 +89,7 @@ class Structure:
     data: Any = None
 
 
+@lru_cache(maxsize=100_000)
 def humanize(key: str) -> str:
     """``RestaurantsTakeOut`` -> ``Restaurants Take Out``; ``review_stars`` -> ``review stars``;
     ``WiFi`` and ``HasTV`` keep their short runs (``WiFi``, ``Has TV``)."""
@@ -147,8 +151,8 @@ def value_text(value: Any, raw: str | None = None) -> str:
     m = _TIME.match(s.strip())
     if m:
         return _hhmm(m.group(1), m.group(2))
-    s = re.sub(r"^u?'(.*)'$", r"\1", s.strip())  # Python-literal strings: u'free' -> free
-    return re.sub(r"\s+", " ", s)
+    s = _PY_LITERAL.sub(r"\1", s.strip())  # Python-literal strings: u'free' -> free
+    return _SPACES.sub(" ", s)
 
 
 def fact_text(path: tuple[str | int, ...], value: Any, raw: str | None = None) -> str:

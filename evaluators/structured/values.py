@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+_PY_LITERAL = re.compile(r"^u?'(.*)'$", re.S)
+_UNIT_TAIL = re.compile(r"[\s.]*(?:[A-Za-z%]{1,6}\.?)?")
 _TRUE = frozenset("yes true y 1 available free paid on included allowed".split())
 _FALSE = frozenset("no false n 0 none off not_available unavailable".split())
 
@@ -34,7 +36,7 @@ def truth(value: Any) -> bool | None | str:
         return None if not value else "other"
     if isinstance(value, (int, float)):
         return "other"
-    s = re.sub(r"^u?'(.*)'$", r"\1", str(value).strip()).strip().lower()
+    s = _PY_LITERAL.sub(r"\1", str(value).strip()).strip().lower()
     if not s or s in ("null", "n/a", "na", "unknown"):
         return None
     if s in _TRUE:
@@ -94,7 +96,7 @@ def number_value(value: Any) -> float | None:
     nums = numbers_in(text)
     # "1.2 bn", "$89.99", "14 hours", "12%" — a number first, a short unit after; not "LH 456"
     if len(nums) == 1 and len(text) <= 24 and nums[0].start == 0 and \
-            re.fullmatch(r"[\s.]*(?:[A-Za-z%]{1,6}\.?)?", text[nums[0].end:]):
+            _UNIT_TAIL.fullmatch(text[nums[0].end:]):
         return nums[0].value
     return None
 
