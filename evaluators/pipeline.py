@@ -16,7 +16,9 @@ from . import trace_metrics
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
 from .sentencize import sentencize_case, spans_of
+from .turns import read_history
 from .types import (
+    CASE_EXTRAS,
     CaseResult,
     LabelOutcome,
     MetricValue,
@@ -47,8 +49,11 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
     if q is None or obj.get("response") is None:
         missing = [k for k, v in (("question/query", q), ("response", obj.get("response"))) if v is None]
         raise ValueError(f"case {index}: missing {', '.join(missing)}")
+    extras = {k: obj[k] for k in CASE_EXTRAS if obj.get(k)}
+    if "history" in extras:
+        extras["history"] = read_history(extras["history"])[0]
     known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
-             "ground_truth", "labels", "metadata"}
+             "ground_truth", "labels", "metadata", *CASE_EXTRAS}
     return TestCase(
         id=str(obj.get("id", obj.get("query_id", index))),
         question=str(q),
@@ -57,6 +62,7 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
         ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
         labels=dict(obj.get("labels") or {}),
         metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
+        **extras,
     )
 
 

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..turns import HistoryError, read_history
 from ..types import TestCase
 from .errors import DatasetError
-from .mapping import ColumnMapping
+from .mapping import MAPPABLE_FIELDS, ColumnMapping
 from .values import (
     MAX_DEPTH,
     is_missing,
@@ -122,14 +123,15 @@ def _looks_like_list(s: str) -> bool:
     return rest[:1] in ('"', "'", "[", "{", "]") or bool(_NUMBER_LIST.fullmatch(s))
 
 
-def _documents(v: Any, column: str) -> tuple[str, ...]:
+def _documents(v: Any, column: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(texts, ids) of a documents cell; ids only where documents are objects with an id."""
     if is_missing(v):
-        return ()
+        return (), ()
     v = to_python(v)
     if isinstance(v, str):
         s = v.strip()
         if not s:
-            return ()
+            return (), ()
         if _looks_like_list(s):
             if too_deep_to_parse(s):
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
@@ -153,15 +155,34 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
                                         "of lists)")
         else:
-            return (_doc_text(v, column, 0),)
+            return (_doc_text(v, column, 0),), ()
     if isinstance(v, dict):
-        return (_doc_text(v, column, 0),)
+        return (_doc_text(v, column, 0),), _doc_ids([v], column)
     if not isinstance(v, (list, tuple)):
         raise _RowError(column, f"expected a list of documents or text, got a {type_name(v)} ({shorten(v)})")
     missing = [i + 1 for i, d in enumerate(v) if is_missing(d)]
     if missing:
         raise _RowError(column, f"document {missing[0]} is null; remove it or give its text")
-    return tuple(_doc_text(d, column, i) for i, d in enumerate(v))
+    return tuple(_doc_text(d, column, i) for i, d in enumerate(v)), _doc_ids(v, column)
+
+
+_DOC_ID_KEYS = ("id", "doc_id", "document_id", "passage_id", "chunk_id")
+
+
+def _doc_ids(docs: Any, column: str) -> tuple[str, ...]:
+    """The ids inside documents given as objects (``{"id", "text"}``): one per document, or none
+    when no document has one; some with and some without is an error naming the first without."""
+    ids: list[str | None] = []
+    for d in docs:
+        raw = next((d[k] for k in _DOC_ID_KEYS if isinstance(d, dict) and d.get(k) is not None), None)
+        ids.append(None if raw is None else _ident(raw, column))
+    if all(i is None for i in ids):
+        return ()
+    if any(i is None for i in ids):
+        first = ids.index(None) + 1
+        raise _RowError(column, f"document {first} has no id while others have one; give every document "
+                                "an id or none")
+    return tuple(i for i in ids if i is not None)
 
 
 def _ground_truth(v: Any, column: str) -> str | None:
@@ -242,7 +263,7 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
     for fld in ("question", "response"):
         if not getattr(mapping, fld):
             raise DatasetError(name, f"no {fld} column mapped; columns: {', '.join(cols)}", column=fld)
-    mapped = {f: getattr(mapping, f) for f in ("question", "response", "documents", "ground_truth", "id")}
+    mapped = {f: getattr(mapping, f) for f in MAPPABLE_FIELDS}
     for fld, col in mapped.items():
         if col is not None and col not in cols:
             raise DatasetError(name, f"column {col!r} (mapped to {fld}) is not in the file; "
@@ -258,6 +279,7 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
         list(range(1, len(df) + 1))
     errors: list[DatasetError] = list(df.attrs.get("parse_errors") or [])
     good: list[tuple[int, str | None, dict[str, Any]]] = []  # (row, id or None, TestCase fields)
+    notes_seen: list[DatasetError] = []  # rows loaded with a part left out (a history cut to its last turns)
     for row_no, rec in zip(source_rows, df.to_dict("records")):
         try:
             ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no)
@@ -265,9 +287,11 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
             problem = _RowError(None, f"could not read this row ({type(exc).__name__}: {exc})")
             ident, fields, row_errors = None, {}, [problem]
         errors.extend(DatasetError(name, e.message, row=row_no, column=e.column) for e in row_errors)
+        notes_seen += [DatasetError(name, note, row=row_no, column=col) for col, note in fields.pop("_notes", ())]
         if not row_errors:
             good.append((row_no, ident, fields))
     cases, warnings = _with_unique_ids(good, mapping.id, name, ids or IdRegistry())
+    warnings = sorted([*warnings, *notes_seen], key=lambda w: w.row or 0)
     final: list[TestCase] = []
     for row_no, fields in cases:
         try:
@@ -296,7 +320,7 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
 
     question = field_(_text, mapping.question, True)
     response = field_(_text, mapping.response, True)
-    docs = field_(_documents, mapping.documents) if mapping.documents else ()
+    docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
     gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
     labels: dict[str, Any] = {}
@@ -316,7 +340,115 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
                 if not is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
+    fields.update(_optional_fields(rec, mapping, doc_ids, len(docs or ()), row_errors))
     return ident, fields, row_errors
+
+
+def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple[str, ...], n_docs: int,
+                     row_errors: list[_RowError]) -> dict[str, Any]:
+    """The conversation and retrieval-reference fields of one row (``mapping.OPTIONAL_COLUMNS``);
+    a bad value is a row error naming its column."""
+    out: dict[str, Any] = {}
+
+    def read(fld: str, fn) -> None:
+        col = getattr(mapping, fld)
+        if col is None or is_missing(v := to_python(rec[col])) or (isinstance(v, str) and not v.strip()):
+            return
+        try:
+            value = fn(v, col)
+        except _RowError as exc:
+            row_errors.append(exc)
+            return
+        except HistoryError as exc:
+            row_errors.append(_RowError(col, str(exc)))
+            return
+        if value not in (None, (), {}):
+            out[fld] = value
+
+    def history(v: Any, col: str) -> Any:
+        turns, notes = read_history(v)
+        if notes:
+            out["_notes"] = [(col, n) for n in notes]
+        return turns
+
+    read("history", history)
+    read("conversation_id", _ident)
+    read("document_ids", lambda v, col: _id_list(v, col, "document ids"))
+    read("reference_context_ids", lambda v, col: _id_list(v, col, "reference context ids"))
+    read("reference_context_relevance", _grades)
+    read("reference_contexts", _text_list)
+    if "document_ids" in out:
+        if doc_ids and tuple(out["document_ids"]) != doc_ids:
+            row_errors.append(_RowError(mapping.document_ids, "document ids differ from the ids inside the "
+                                                               "documents; give them in one place"))
+        elif len(out["document_ids"]) != n_docs:
+            row_errors.append(_RowError(mapping.document_ids, f"{len(out['document_ids'])} document ids for "
+                                                               f"{n_docs} documents; give one id per document"))
+    elif doc_ids:
+        out["document_ids"] = doc_ids
+    return out
+
+
+def _listish(v: Any, column: str, what: str) -> list[Any]:
+    if isinstance(v, str):
+        s = v.strip()
+        if _looks_like_list(s):
+            try:
+                v = loads(s)
+            except (json.JSONDecodeError, RecursionError):
+                raise _RowError(column, f"{what} look like a JSON list but are not valid JSON") from None
+        else:
+            return [x.strip() for x in s.split(",") if x.strip()] if what.endswith("ids") else [s]
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and what.endswith("ids"):
+        return [v]
+    raise _RowError(column, f"expected a list of {what}, got a {type_name(v)} ({shorten(v)})")
+
+
+def _id_list(v: Any, column: str, what: str) -> tuple[str, ...]:
+    out = []
+    for i, x in enumerate(_listish(v, column, what), start=1):
+        ident = _ident(x, column) if not isinstance(x, (list, dict)) else None
+        if ident is None:
+            raise _RowError(column, f"{what}: item {i} is not an id ({shorten(x)})")
+        out.append(ident)
+    return tuple(out)
+
+
+def _text_list(v: Any, column: str) -> tuple[str, ...]:
+    out = []
+    for i, x in enumerate(_listish(v, column, "reference contexts"), start=1):
+        if isinstance(x, dict):
+            x = next((x[k] for k in ("text", "page_content", "content") if isinstance(x.get(k), str)), None)
+        if not isinstance(x, str) or not x.strip():
+            raise _RowError(column, f"reference context {i} is not text ({shorten(x)})")
+        _check_text(x, column, f"reference context {i}: ")
+        out.append(x)
+    return tuple(out)
+
+
+def _grades(v: Any, column: str) -> dict[str, int]:
+    """{id: grade} from an object, or from a list of ``{id, grade|relevance|score}``."""
+    if isinstance(v, str):
+        v = _label_value(v)
+    if isinstance(v, list):
+        pairs = {}
+        for i, item in enumerate(v, start=1):
+            if not isinstance(item, dict) or "id" not in item:
+                raise _RowError(column, f"judgment {i} is not an object with an id ({shorten(item)})")
+            grade = next((item[k] for k in ("grade", "relevance", "score", "label") if k in item), 1)
+            pairs[item["id"]] = grade
+        v = pairs
+    if not isinstance(v, dict):
+        raise _RowError(column, f"expected an object {{passage id: grade}}, got a {type_name(v)} ({shorten(v)})")
+    out: dict[str, int] = {}
+    for k, g in v.items():
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or g != g or g < 0 or float(g) != int(g):
+            raise _RowError(column, f"grade of {k!r} is {shorten(g)}; grades are whole numbers ≥ 0 "
+                                    "(0 not relevant, 1 relevant, higher more relevant)")
+        out[str(k)] = int(g)
+    return out
 
 
 def _with_unique_ids(good: list[tuple[int, str | None, dict[str, Any]]], id_col: str | None,
