@@ -46,34 +46,29 @@ def body(text: str, sentences: Sequence[Sentence], span: Callable[[Sentence, str
     if st is None or not sentences:
         return None
     by_span = {(f.start, f.end): f for f in st.facts}
-    facts = [by_span.get((s.start, s.end)) for s in sentences]
-    if any(f is None for f in facts):
+    found = [by_span.get((s.start, s.end)) for s in sentences]
+    facts = [f for f in found if f is not None]
+    if len(facts) != len(found):
         return None
     pairs = list(zip(sentences, facts))
     out: list[str] = []
     i = 0
     while i < len(pairs):
-        s, f = pairs[i]
-        assert f is not None
-        if f.kind == "row":
-            j = i
-            while j < len(pairs) and pairs[j][1].kind == "row" and \
-                    list(pairs[j][1].value) == list(f.value):  # type: ignore[union-attr]
+        f = pairs[i][1]
+        j = i + 1
+        if f.kind == "row":  # one table: the rows of the same columns
+            while j < len(pairs) and pairs[j][1].kind == "row" and list(pairs[j][1].value) == list(f.value):
                 j += 1
-            out.append(_table(pairs[i:j], parts))  # type: ignore[arg-type]
-            i = j
+            out.append(_table(pairs[i:j], parts))
         elif f.kind == "prose":
-            j = i
-            while j < len(pairs) and pairs[j][1].kind == "prose":  # type: ignore[union-attr]
+            while j < len(pairs) and pairs[j][1].kind == "prose":
                 j += 1
             out.append('<div class="rag-prose">' + " ".join(span(x, x.text) for x, _ in pairs[i:j]) + "</div>")
-            i = j
         else:
-            j = i
-            while j < len(pairs) and pairs[j][1].kind in ("field", "text"):  # type: ignore[union-attr]
+            while j < len(pairs) and pairs[j][1].kind in ("field", "text"):
                 j += 1
-            out.append(_tree(pairs[i:j], span))  # type: ignore[arg-type]
-            i = j
+            out.append(_tree(pairs[i:j], span))
+        i = j
     return "".join(out) + _original(text, sentences, parts)
 
 
