@@ -138,7 +138,9 @@ class TestCase(_Frozen):
 
 
 class Sentence(_Frozen):
-    """A keyed sentence with its character span in the original text."""
+    """A keyed sentence with its character span in the original text. For prose ``text`` is
+    exactly that span; a structured document's sentence is a fact (``hours › Monday: 08:00–14:00``)
+    whose span is where the fact sits in the original (``"Monday": "8:0-14:0"``)."""
 
     key: str
     text: str
