@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from . import agreement, cache, compare, encoder, evaluate
+from . import agreement, cache, compare, encoder, evaluate, testset
 from .common import EXIT_BAD_INPUT, UsageError, eprint
 
 #: One module per command; each has ``add_parser(subparsers)`` setting ``func``.
-COMMANDS = (evaluate, agreement, compare, cache, encoder)
+COMMANDS = (evaluate, agreement, compare, cache, encoder, testset)
 
 
 def build_parser() -> argparse.ArgumentParser:

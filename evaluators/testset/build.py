@@ -83,10 +83,11 @@ def _type_slots(quota: dict[str, int], types: tuple[str, ...], seed: int) -> dic
 
 class _Run:
     def __init__(self, corpus: Corpus, n: int, spec: GeneratorSpec, types: tuple[str, ...], seed: int,
-                 llm: Any, progress: Progress | None, cancel: threading.Event | None) -> None:
+                 llm: Any, progress: Progress | None, cancel: threading.Event | None,
+                 max_calls: int | None = None) -> None:
         self.corpus, self.n, self.spec, self.types, self.seed = corpus, n, spec, types, seed
         self.gen = spec.build(llm)
-        self.ctx = Context(corpus, seed=seed, progress=progress, cancel=cancel)
+        self.ctx = Context(corpus, seed=seed, progress=progress, cancel=cancel, max_calls=max_calls)
         self.progress = progress
         self.rng = random.Random(seed)
         self.docs = {d.name: d for d in corpus.documents}
@@ -100,6 +101,8 @@ class _Run:
         self.dedupe = Deduper()
         self.dropped: Counter[str] = Counter()
         self.exhaustive = bool(getattr(self.gen, "exhaustive", False))
+        #: Documents a question was asked of (the others were not needed: n < documents).
+        self.asked: set[str] = set()
 
     # ---------------------------------------------------------------------------------- helpers
     def missing(self, d: str) -> list[str]:
@@ -123,6 +126,7 @@ class _Run:
                     if self.missing(d) and d not in self.exhausted]
         if not requests:
             return
+        self.asked.update(r.document.name for r in requests)
         got = self.gen.propose(requests, self.ctx)
         new: list[Candidate] = []
         for r in requests:
@@ -218,8 +222,8 @@ class _Run:
         made = Counter(c.source for c in chosen)
         skipped = list(self.corpus.skipped) + [
             Skipped(d, next((n.split(": ", 1)[1] for n in notes if n.startswith(d + ": ")),
-                            "no sentence this generator can turn into a question"))
-            for d in sorted(self.docs) if not made[d]]
+                            "no question this generator could make of it"))
+            for d in sorted(self.docs) if not made[d] and d in self.asked]
         reason = ""
         if len(rows) < self.n:
             reason = self._reason(len(rows), made)
@@ -243,7 +247,7 @@ class _Run:
             lost[k] = lost.get(k, 0) + v
         if lost:
             text += " (dropped: " + ", ".join(f"{v} {k}" for k, v in sorted(lost.items())) + ")"
-        none = [d for d in sorted(self.docs) if not made[d]]
+        none = [d for d in sorted(self.docs) if not made[d] and d in self.asked]
         if none:
             more = f" and {len(none) - 5} more" if len(none) > 5 else ""
             text += f"; no question from {', '.join(none[:5])}{more}"
@@ -252,12 +256,14 @@ class _Run:
 
 def make_testset(documents: Corpus | Sequence[str | Path], n: int, *, generator: str = "offline",
                  types: Sequence[str] | None = None, seed: int = 0, llm: Any = None,
-                 progress: Progress | None = None, cancel: threading.Event | None = None) -> TestsetResult:
+                 progress: Progress | None = None, cancel: threading.Event | None = None,
+                 max_llm_calls: int | None = None) -> TestsetResult:
     """Make a test set of ``n`` questions from ``documents`` (a Corpus, or files and folders to read).
-    Raises TestsetError (bad n / generator / types) or DocumentsError (nothing readable)."""
+    ``llm``: the ``LLMSettings`` of the llm generator; ``max_llm_calls`` caps its billed calls.
+    Raises TestsetError (bad n / generator / types, no usable LLM) or DocumentsError (nothing readable)."""
     spec, chosen = check_request(generator, n, types)
     corpus = documents if isinstance(documents, Corpus) else read_documents(list(documents))
-    return _Run(corpus, n, spec, chosen, seed, llm, progress, cancel).run()
+    return _Run(corpus, n, spec, chosen, seed, llm, progress, cancel, max_llm_calls).run()
 
 
 def estimate(documents: Corpus, n: int, *, generator: str = "llm", types: Sequence[str] | None = None,

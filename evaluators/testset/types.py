@@ -66,8 +66,10 @@ class Context:
     attempt: int = 0
     progress: Progress | None = None
     cancel: threading.Event | None = None
-    #: Passage ids and question texts already used (a later round avoids them).
+    #: Passage ids already used (a later round avoids them).
     used_passages: set[str] = field(default_factory=set)
+    #: Most billed LLM calls the run may make (None: no limit).
+    max_calls: int | None = None
 
     @property
     def cancelled(self) -> bool:
