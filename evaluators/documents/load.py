@@ -41,6 +41,11 @@ def _walk(folder: Path) -> Iterable[Path]:
                 yield Path(root) / f
 
 
+def _with_folders(p: Path, depth: int) -> str:
+    folders = "/".join(p.parent.parts[-depth:]).lstrip("/")
+    return f"{folders}/{p.name}" if folders and folders != "." else p.name
+
+
 def _unique_names(entries: list[tuple[Path, str]]) -> list[str]:
     """Display names, each unique: a repeated name gets its folders in front."""
     names = [n for _, n in entries]
@@ -51,8 +56,7 @@ def _unique_names(entries: list[tuple[Path, str]]) -> list[str]:
         dup = {n for n, c in seen.items() if c > 1}
         if not dup:
             return names
-        names = [(f"{'/'.join(p.parent.parts[-depth:])}/{p.name}" if n in dup else n)
-                 for (p, _), n in zip(entries, names)]
+        names = [(_with_folders(p, depth) if n in dup else n) for (p, _), n in zip(entries, names)]
     out: list[str] = []
     count: dict[str, int] = {}  # still equal (the same path twice): number them
     for n in names:

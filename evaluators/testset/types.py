@@ -32,6 +32,8 @@ Progress = Callable[[int, int, str], None]
 class TestsetError(ValueError):
     """Bad input to a test-set run (a count, a type a generator does not make, ...)."""
 
+    __test__ = False  # not a pytest test class, whatever its name
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -78,6 +80,7 @@ class Context:
 
 @dataclass(frozen=True)
 class TestsetResult:
+    __test__ = False
     rows: tuple[dict[str, Any], ...]
     requested: int
     #: Why there are fewer rows than requested ("" when there are exactly as many).
