@@ -11,11 +11,11 @@ import pytest
 
 from evaluators.cli import main
 from evaluators.documents import read_documents
+from evaluators.testing.document_files import passages_as_documents, write_documents
 from evaluators.testset import TestsetError, allocate, make_testset
 from evaluators.testset.allocate import top_up
 from evaluators.testset.checks import problems
 from evaluators.testset.offline_questions import question_for
-from evaluators.testing.document_files import passages_as_documents, write_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = ROOT / "data" / "sample_docs"

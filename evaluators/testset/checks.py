@@ -65,7 +65,7 @@ def problems(rows: Sequence[dict[str, Any]], corpus: Corpus, n: int | None = Non
         vecs = embed([r["question"] for r in rows])
         sims = vecs @ vecs.T
         np.fill_diagonal(sims, 0.0)
-        i, j = np.unravel_index(int(np.argmax(sims)), sims.shape)
+        i, j = (int(x) for x in np.unravel_index(int(np.argmax(sims)), sims.shape))
         if sims[i, j] >= threshold:
             out.append(f"near-duplicates ({sims[i, j]:.2f}): {rows[i]['question']!r} / {rows[j]['question']!r}")
     return out
