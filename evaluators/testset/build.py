@@ -131,7 +131,9 @@ class _Run:
         new: list[Candidate] = []
         for r in requests:
             cands = got.get(r.document.name, [])
-            if self.exhaustive or not cands:
+            # an exhaustive generator gave all it has; another leaves out a document it has nothing left to
+            # ask of (an empty list is "tried, none kept": worth another round)
+            if self.exhaustive or r.document.name not in got:
                 self.exhausted.add(r.document.name)
             self.pools[r.document.name].extend(cands)
             new += cands
@@ -240,8 +242,8 @@ class _Run:
             text = (f"{got} of {self.n}: the documents hold only {got} distinct questions the {self.spec.id} "
                     "generator can make (one per sentence that states a date, a number, a name or a defined term)")
         else:
-            text = (f"{got} of {self.n}: after {MAX_ROUNDS} rounds the generator could not make more questions "
-                    "the critic kept")
+            text = (f"{got} of {self.n}: the generator could not make more questions the critic kept "
+                    f"(asked up to {MAX_ROUNDS} times, with other passages each time)")
         lost = {k: v for k, v in self.dropped.items() if v}
         for k, v in getattr(self.gen, "dropped", {}).items():
             lost[k] = lost.get(k, 0) + v

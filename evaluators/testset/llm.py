@@ -49,7 +49,7 @@ from .llm_prompts import (
 from .types import Candidate, Context, Request, TestsetError
 
 GENERATION_TEMPERATURE = 0.7
-#: Passages shorter than this are asked about only when a document has no longer one.
+#: Passages shorter than this are asked about only when a document has no longer one left.
 MIN_PASSAGE_CHARS = 120
 
 
@@ -112,9 +112,10 @@ class LLMGenerator:
         return out
 
     def _pick(self, doc: Document, qtype: str, ctx: Context, rng: random.Random) -> tuple[Passage, ...] | None:
-        long = [p for p in doc.passages if len(p.text) >= MIN_PASSAGE_CHARS] or list(doc.passages)
-        fresh = [p for p in long if p.id not in ctx.used_passages and (p.id, qtype) not in self._tried]
-        options = fresh or [p for p in long if (p.id, qtype) not in self._tried]
+        untried = [p for p in doc.passages if (p.id, qtype) not in self._tried]
+        fresh = [p for p in untried if p.id not in ctx.used_passages]
+        options = next((ps for ps in ([p for p in fresh if len(p.text) >= MIN_PASSAGE_CHARS], fresh,
+                                      [p for p in untried if len(p.text) >= MIN_PASSAGE_CHARS], untried) if ps), [])
         if not options:
             return None
         first = rng.choice(options)
@@ -202,7 +203,7 @@ class LLMGenerator:
             return run
 
         results = client.run_all([job(*t) for t in tasks])
-        out: dict[str, list[Candidate]] = {r.document.name: [] for r in requests}
+        out: dict[str, list[Candidate]] = {doc.name: [] for doc, _, _ in tasks}  # the others: nothing left
         fatal: list[str] = []
         for (doc, _, _), res in zip(tasks, results):
             if isinstance(res, Candidate):
@@ -221,7 +222,7 @@ class LLMGenerator:
             if ctx.attempt == 0:
                 raise TestsetError(msg)
             self.notes.append(msg)
-            return {r.document.name: [] for r in requests}
+            return {}
         return out
 
     def estimate(self, corpus: Corpus, n: int, types: Sequence[str]) -> dict[str, Any]:

@@ -48,7 +48,6 @@ class OfflineGenerator:
             if doc.language not in ("en", ""):
                 self.notes.append(f"{doc.name}: written in {language_name(doc.language)}; the offline generator "
                                   "writes English questions (use the llm generator)")
-                out[doc.name] = []
                 continue
             cands: list[Candidate] = []
             for p in doc.passages:

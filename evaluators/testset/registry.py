@@ -8,7 +8,9 @@ came back short. Adding one = a class with the members of :data:`CONTRACT` plus 
 
 * ``propose(requests, ctx)`` -> ``{document name: [Candidate, ...]}``: never raises for one
   document or one question (it leaves it out and says why in ``notes``); may return more than asked
-  (the run picks), fewer (the run asks others), or none for a document it cannot use;
+  (the run picks) or fewer (the run asks again, or others). A document left out of the answer is one
+  the generator can make nothing more of; an empty list means "tried, none kept this time". An
+  ``exhaustive`` generator (offline) gives everything it can make of a document at the first ask;
 * ``notes`` — what it could not do and why ("tour-eiffel.md: French; the offline generator writes
   English questions"), read after each round;
 * ``estimate(corpus, n, types)`` -> ``{calls, prompt_tokens, completion_tokens, cost_usd,
@@ -27,12 +29,13 @@ from ..registry import Registry
 from ..types import Usage
 from .types import Candidate, Context, Request
 
-CONTRACT = ("propose", "estimate", "notes", "usage", "model")
+CONTRACT = ("propose", "estimate", "notes", "usage", "model", "exhaustive")
 
 
 class Generator(Protocol):
     notes: list[str]
     model: str | None
+    exhaustive: bool
 
     def propose(self, requests: Sequence[Request], ctx: Context) -> dict[str, list[Candidate]]: ...
 
