@@ -8,8 +8,8 @@ passages with stable ids, the files that could not be read named with the reason
     for s in corpus.skipped:
         print(s.name, s.reason)                          # "scan.pdf: no text layer ... OCR it first"
 
-Readers are kept libraries: pypdf (PDF), python-docx (Word), inscriptis (HTML); plain text and
-Markdown are decoded (UTF-8, UTF-16/32 by BOM, else Windows-1252 with a note). Limits: a file over
+Readers are kept libraries: pypdfium2 (PDF: PDFium), python-docx (Word), inscriptis (HTML); plain
+text and Markdown are decoded (UTF-8, UTF-16/32 by BOM, else Windows-1252 with a note). Limits: a file over
 ``MAX_FILE_BYTES`` (50 MB) is refused by its size before reading; binary data under a text name,
 encrypted PDFs and PDFs without a text layer are named as such.
 

@@ -28,8 +28,14 @@ from .app_server import CHROMIUM, CHROMIUM_ARGS
 KINDS = ("txt", "md", "html", "pdf", "docx")
 
 
+def _blocks(paragraphs: Sequence[str]) -> list[str]:
+    """Paragraphs as the blocks a writer would make: a blank line inside a text starts another."""
+    return [b.strip() for p in paragraphs for b in p.split("\n\n") if b.strip()]
+
+
 def html_page(title: str, paragraphs: Sequence[str], body_extra: str = "") -> str:
-    body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
+    body = "".join("<p>" + "<br>\n".join(html.escape(line) for line in b.splitlines()) + "</p>\n"
+                   for b in _blocks(paragraphs))
     return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             "<style>body{font-family:sans-serif;font-size:11pt;margin:2cm}</style></head><body>"
             f"<h1>{html.escape(title)}</h1>\n{body}{body_extra}</body></html>")
@@ -52,8 +58,8 @@ def write_docx(path: Path, title: str, paragraphs: Sequence[str]) -> Path:
 
     d = docx.Document()
     d.add_heading(title, level=1)
-    for p in paragraphs:
-        d.add_paragraph(p)
+    for p in _blocks(paragraphs):
+        d.add_paragraph(p)  # a line break inside stays a line break
     d.save(str(path))
     return path
 

@@ -33,6 +33,7 @@ from .offline_words import (
     VAGUE_SUBJECT,
     Tok,
     can_be,
+    known,
     lower_first,
     tokens,
     verb_lemma,
@@ -160,7 +161,7 @@ def read_clause(sentence: str) -> Clause | None:
             end, main, negated = verb_group(toks, i, True)
             if negated or t.low in AUX_DO:
                 return None
-            if t.low in AUX_HAVE and not main:  # "has" as the verb: "Mars has two moons"
+            if t.low in AUX_HAVE and not main and toks[i + 1].low != "been":  # "has" as the verb: "Mars has two moons"
                 return Clause(text, off, toks, (0, i), (i, i + 1), None, [t])
             return Clause(text, off, toks, (0, i), (i, end), t, main)
         if finite_verb(toks, i):
@@ -184,9 +185,12 @@ def subject_ok(c: Clause) -> bool:
     if any(t.low in PRONOUNS and t.low not in DETERMINERS for t in s) or s[0].low == "following" or \
             (len(s) > 1 and s[1].low == "following"):
         return False
-    if sum(t.text.isupper() and len(t.text) > 1 and t.is_word for t in s) >= 2 and \
-            all(t.text.isupper() for t in s if t.is_word and len(t.text) > 2):
-        return False  # "LIST OF COMPANIES": a heading run into the sentence
+    if sum(t.text.isupper() and len(t.text) > 2 and t.is_word and known(t.text) for t in s) >= 2:
+        return False  # "LIST OF COMPANIES": a heading run into the sentence (acronyms such as IBM are fine)
+    if len(s) == 1 and can_be(s[0].text, "ADJ") and not can_be(s[0].text, "NOUN"):
+        return False  # "Full means that ...": an adjective, not a thing
+    if any(t.low in ("this", "these", "that", "those") for t in s):
+        return False  # "support for this feature": which one?
     if s[0].low.endswith("ing") and verb_tag(s[0].text) == "VBG" and not can_be(s[0].text, "NOUN"):
         return False  # a gerund ("Migrating from v1 to v2 is ..."): not a thing to ask "what is" about
     return not (len(s) == 1 and s[0].low in DETERMINERS)
@@ -247,7 +251,9 @@ def remainder(c: Clause, remove: tuple[int, int]) -> str | None:
             keep.append((run, k))
             k = run = pe
             continue
-        if t.text in BOUNDARY or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k)):
+        clause_ahead = t.low in ("before", "after", "until", "once") and k + 1 < len(c.toks) and \
+            c.toks[k + 1].low in PRONOUNS and c.toks[k + 1].low not in DETERMINERS  # "before it went bankrupt"
+        if t.text in BOUNDARY or clause_ahead or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k)):
             if k < ra and (t.text in BOUNDARY or t.low not in ("and", "or", "as", "that")):
                 return None  # the fact is in a later clause
             if k >= rb:

@@ -32,6 +32,7 @@ from .offline_clause import (
     CLAUSE_WORDS,
     MARKUP,
     Clause,
+    is_adverb,
     piece,
     read_clause,
     remainder,
@@ -60,7 +61,11 @@ _DEFINING = {"refers": "refer to", "means": "mean", "stands": "stand for", "deno
 #: Verbs whose object is a fact worth asking for: "What does Kubernetes provide?".
 _OBJECT_VERBS = frozenset(("support provide offer include contain require use store run replace create generate "
                            "return measure track protect encrypt manage host expose accept produce cause treat "
-                           "inhibit block reduce increase lower raise prevent need enable").split())
+                           "inhibit block reduce increase lower raise prevent need enable charge cost").split())
+#: First words of a complement that says little on its own ("a different entity", "a bit of").
+_VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "great", "better", "best", "worse",
+                          "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
+                          "simpler", "appropriate", "way", "thing", "part", "kind", "sort", "type", "number"))
 #: How much a kind of fact is worth asking about (a date or a number beats a definition).
 _KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "percent": 2.8, "numbered": 2.8,
                "number": 2.8, "agent": 2.6, "name": 2.5, "who": 2.0, "object": 1.8, "definition": 1.6,
@@ -163,11 +168,14 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
     if s_len > 6:
         return None
     v_end = c.verb[1]
+    while v_end < len(c.toks) - 1 and is_adverb(c.toks[v_end]):  # "is basically the amount ..."
+        v_end += 1
     stop = next((k for k in range(v_end + 1, len(c.toks)) if c.toks[k].text in (";", "–", "—", ":")
-                 or (c.toks[k].text == "," and k + 1 < len(c.toks)
-                     and c.toks[k + 1].low in ("and", "but", "so", "or"))), len(c.toks))
-    if stop - v_end < 3:
+                 or (c.toks[k].text == "," and _clause_follows(c.toks, k + 1))), len(c.toks))
+    if stop - v_end < 3 or stop - v_end > 28:
         return None
+    if v_end + 1 < len(c.toks) and c.toks[v_end + 1].low in _VAGUE_HEADS:
+        return None  # "VIX is a different entity altogether": true, but says nothing
     subj = subject_text(c)
     if c.aux is not None and c.aux.low in ("is", "are") and not c.main and v_end < len(c.toks) and \
             (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and s_len <= 3 and stop - v_end >= 5):
@@ -182,6 +190,18 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
             subj.lower().strip() == section.lower().strip():
         return _finish(f"What does {subj} do"), (c.verb[0], stop), "function"
     return None
+
+
+def _clause_follows(toks: list, k: int) -> bool:
+    """Whether a new clause starts at ``k`` (", and you can pay ...", ", but it ..."): a conjunction and
+    then a verb within a few words, or a pronoun."""
+    if k >= len(toks) or toks[k].low not in ("and", "but", "so", "or", "which", "while", "although"):
+        return False
+    if toks[k].low in ("but", "so", "while", "although"):
+        return True
+    nxt = toks[k + 1:k + 6]
+    return any(t.low in AUXILIARIES or t.low in PRONOUNS and t.low not in DETERMINERS or
+               verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN") for t in nxt)
 
 
 def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
@@ -203,15 +223,25 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
                 or (b > a and verb_tag(t.text) in ("VBD", "VBZ") and not can_be(t.text, "NOUN")):
             break
         b += 1
-    if b - a < 1 or b - a > 8 or (b - a == 1 and c.toks[a].low in DETERMINERS):
+    nxt = c.toks[b].low if b < len(c.toks) else ""
+    figure = False
+    if nxt == "of" and b > a:  # "rates of 0.65% or less": the object goes on to its figure
+        end = next((k for k in range(b, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
+        if any(t.is_num for t in c.toks[b:end]) and end - a <= 10:
+            b, nxt, figure = end, "", True
+    if b - a < 1 or b - a > 10 or (b - a == 1 and c.toks[a].low in DETERMINERS):
         return None
     if any(t.low in ("following", "same", "other", "more", "this", "these", "that", "those") for t in c.toks[a:b]):
         return None
+    content = [t for t in c.toks[a:b] if t.low not in DETERMINERS]
+    if not any(t.is_cap or t.is_num for t in content) and (
+            len(content) < 2 or any(t.low in _VAGUE_HEADS or t.low.endswith("er") and can_be(t.text, "ADJ")
+                                    for t in content)):
+        return None  # "methods", "the bucket", "a simpler way": too little to be worth asking for
     last = c.toks[b - 1]
-    if c.toks[a].is_num or last.low in DETERMINERS or not (last.is_cap or last.is_num or can_be(last.text, "NOUN")
-                                                          or not known(last.text)):
+    ends_in_noun = last.is_cap or last.is_num or can_be(last.text, "NOUN") or not known(last.text)
+    if c.toks[a].is_num or last.low in DETERMINERS or not (ends_in_noun or figure):
         return None  # the object must end in its noun ("a standardized or customizable ..." does not)
-    nxt = c.toks[b].low if b < len(c.toks) else ""
     if nxt in ("of", "that", "which", "who", "whose", "where", "and", "or"):
         return None  # the object goes on ("a summary of ...", "a character that ..."): its head alone says little
     if nxt == ",":  # a list: "includes sources, filters, topics, destinations, and subscriptions"

@@ -175,8 +175,10 @@ def lower_first(word: str, next_word: str = "") -> str:
     if word.isupper() or any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word):
         return word
     ls = lemmas(low)
-    if low in PROPER_ADJ or not any(low in ls.get(pos, ()) for pos in ("NOUN", "ADJ", "ADV", "VERB")):
-        return word  # not a dictionary word in this very form ("Mars" is not "mar" + s): a name
+    common = "NOUN" in ls or any(low in ls.get(pos, ()) for pos in ("ADJ", "ADV", "VERB")) or \
+        ("VERB" in ls and low.endswith(("ed", "ing")))  # "Ingested events"
+    if low in PROPER_ADJ or not common:
+        return word  # not a dictionary noun, nor a word in this very form ("Mars" is not "mar" + s): a name
     if next_word[:1].isupper():  # "Great Barrier Reef": part of a name
         return word
     return low
