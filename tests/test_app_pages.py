@@ -751,3 +751,16 @@ def test_owner_limits_are_shown_and_a_run_over_them_is_refused(monkeypatch):
     at.session_state[state.API_KEY] = "gsk-visitor"
     at.run()
     assert not at.error and not at.button(key="evaluate.run").disabled
+
+
+def test_make_a_test_set_reads_the_sample_documents_and_needs_a_key_only_for_the_llm():
+    at = page(app(), "1_testset")
+    assert any("Drop documents" in i.value for i in at.info)
+    at.button(key="testset.sample").click().run()
+    assert not at.exception, at.exception
+    assert any("Read 15 documents, 33 passages" in s.value for s in at.success)
+    assert at.button(key="testset.go") is not None  # offline: no key needed
+    at.radio(key="testset.generator").set_value("llm").run()
+    assert not at.exception, at.exception
+    assert any("needs an LLM" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key == "testset.go"]  # no start without a key

@@ -1,9 +1,10 @@
 """Command line: ``python -m evaluators evaluate INPUT --method trace --out results.json``
 (also installed as ``rag-eval``).
 
-One module per command (``evaluate``, ``run``, ``agreement``, ``compare``, ``cache``, ``encoder``); ``common``
-holds what they share (exit codes, LLM flags -> ``EvalOptions``, input loading); ``main`` builds the
-parser. Thresholds are checked by ``evaluators.gate``, the library's only threshold implementation.
+One module per command (``evaluate``, ``run``, ``agreement``, ``compare``, ``cache``, ``encoder``,
+``testset``); ``common`` holds what they share (exit codes, LLM flags -> ``EvalOptions``, input
+loading); ``main`` builds the parser. Thresholds are checked by ``evaluators.gate``, the library's
+only threshold implementation.
 """
 
 from __future__ import annotations

@@ -115,10 +115,12 @@ def write_json(path: str, data: Any) -> None:
 # ------------------------------------------------------------------------------------- LLM flags
 
 
-def add_llm_options(p: argparse.ArgumentParser) -> None:
+def add_llm_options(p: argparse.ArgumentParser, title: str = "for gpt_labeling / hybrid / jury and LLM metrics",
+                    method_flags: bool = True) -> None:
+    """The LLM flags; ``method_flags=False`` leaves out the evaluation methods' own (selective, jury)."""
     from ..llm.settings import KEY_ENV, OWNER_BASE_URL_ENV, PROVIDERS
 
-    g = p.add_argument_group("LLM (for gpt_labeling / hybrid / jury and LLM metrics; key from env)")
+    g = p.add_argument_group(f"LLM ({title}; key from env)")
     g.add_argument("--provider", choices=PROVIDERS, default=None,
                    help="LLM provider (default groq); key from " + " / ".join(KEY_ENV.values()))
     g.add_argument("--base-url", default=None,
@@ -134,6 +136,9 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds per LLM call")
     g.add_argument("--dry-run", action="store_true",
                    help="only estimate LLM calls / tokens / cost; evaluate nothing")
+    if not method_flags:
+        p.set_defaults(selective_budget=None, selective_share=None, jury_models=None)
+        return
     g.add_argument("--selective-budget", type=int, default=None, metavar="N",
                    help="hybrid: at most N LLM-labeled cases (the least certain first)")
     g.add_argument("--selective-share", type=float, default=None, metavar="F",
@@ -177,7 +182,8 @@ def build_llm_settings(args: argparse.Namespace, needs_llm: bool) -> LLMSettings
         raise UsageError("--timeout must be positive")
     settings = LLMSettings(**given)
     if needs_llm or "provider" in given:
-        _check_credentials(settings.provider, settings.base_url, f"method {args.method!r}", args.dry_run)
+        what = getattr(args, "llm_purpose", None) or f"method {args.method!r}"
+        _check_credentials(settings.provider, settings.base_url, what, args.dry_run)
     return settings
 
 

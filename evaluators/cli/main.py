@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from . import agreement, cache, compare, encoder, evaluate, run
+from . import agreement, cache, compare, encoder, evaluate, run, testset
 from .common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_THRESHOLD, UsageError, eprint, first_use_notes
 
 #: One module per command; each has ``add_parser(subparsers)`` setting ``func``.
-COMMANDS = (evaluate, run, agreement, compare, cache, encoder)
+COMMANDS = (evaluate, run, agreement, compare, cache, encoder, testset)
 
 
 def build_parser() -> argparse.ArgumentParser:
