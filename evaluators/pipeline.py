@@ -48,8 +48,21 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
         raise TypeError(f"case {index}: expected a TestCase or a dict, got {type(obj).__name__}")
     q = obj.get("question", obj.get("query"))
     docs = obj.get("retrieved_documents", obj.get("documents", obj.get("contexts", ())))
-    if isinstance(docs, str):
+    if isinstance(docs, (str, Mapping)):
         docs = [docs]
+    docs = [d for d in (docs or ()) if d is not None]
+    given = [d for d in docs if isinstance(d, Mapping)]
+    if given:  # documents as {id, text} (LangChain page_content / content too)
+        if len(given) != len(docs):
+            raise ValueError(f"case {index}: give every document as text or every one as an object, not both")
+        texts = [next((str(d[k]) for k in ("text", "page_content", "content") if d.get(k) is not None), None)
+                 for d in given]
+        if any(t is None for t in texts):
+            raise ValueError(f"case {index}: document {texts.index(None) + 1} is an object without a text field")
+        ids = [d.get("id") for d in given]
+        if "document_ids" not in obj and all(i is not None for i in ids):
+            obj = {**obj, "document_ids": [str(i) for i in ids]}
+        docs = texts
     if q is None or obj.get("response") is None:
         missing = [k for k, v in (("question/query", q), ("response", obj.get("response"))) if v is None]
         raise ValueError(f"case {index}: missing {', '.join(missing)}")
@@ -62,7 +75,7 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
         id=str(obj.get("id", obj.get("query_id", index))),
         question=str(q),
         response=str(obj["response"]),
-        documents=tuple(str(d) for d in (docs or ()) if d is not None),
+        documents=tuple(str(d) for d in docs),
         ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
         labels=dict(obj.get("labels") or {}),
         metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
