@@ -27,12 +27,13 @@ from evaluators.comparison import (
     verdict_sentence,
 )
 from evaluators.comparison import short_number as num
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 
 from .. import highlight as hl
 from .. import history, state, vocab
 from ..data import md_escape
-from . import compare_charts
+from . import app_view, compare_charts
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -104,9 +105,10 @@ def verdict_kind(p: PairResult) -> str:
 
 
 def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
-    """One row per metric: both means, the difference with its interval, p, the verdict in words."""
+    """One row per metric (but the retrieval metrics, shown apart): both means, the difference with its
+    interval, p, the verdict in words."""
     rows = []
-    for m in c.metrics:
+    for m in (m for m in c.metrics if not is_retrieval_metric(m)):  # (retrieval: a grid of its own, app_view)
         p = c.pair(baseline, candidate, m)
         s = p.stats
         ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
@@ -196,6 +198,7 @@ def render() -> None:
     base = names[base_id]
     cands = [names[i] for i in cand_ids]
     _words(c, base, cands, metric)
+    app_view.retrieval(c, base, cands)  # the retrieval metrics: one grid, after every other metric
     _charts(c, base, cands, metric, by_id[base_id], saved)
     _regressions(c, base, cands, metric, base_id, dict(zip(cands, cand_ids)))
 
@@ -208,6 +211,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
         s = p.stats
         st.caption(md_escape(f"{s.wins} questions score higher under {cand}, {s.losses} lower, {s.ties} the same."),
                    help=TERMS["wins"])
+    app_view.app_lines(c, base, cands)  # the app's own latency, tokens, errors: beside the verdict
     if len(cands) > 1:
         top = min(c.standings[metric], key=lambda s: (s.rank, s.name))
         settled = top.rank_low == top.rank_high == 1
@@ -296,3 +300,13 @@ def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_i
                 st.markdown(f"- {md_escape(r.question)} — {num(r.a)} → {num(r.b)} ({num(r.diff, True)})")
                 st.page_link(INSPECT_PAGE, label="side by side", icon="🔎",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+
+
+def take_request() -> bool:
+    """Open on the runs another page asked for (``state.ask_comparison``: "Run your app" on its
+    versions); True when there was such a request."""
+    ask = state.take_comparison()
+    if ask is None:
+        return False
+    st.session_state["versions.base"], st.session_state["versions.cands"] = ask[0], list(ask[1])
+    return True
