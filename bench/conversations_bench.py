@@ -97,7 +97,8 @@ class Rankers:
         out: dict[str, dict[str, float]] = {}
         for i, q in enumerate(questions):
             ps = self.by_coll[q["collection"]]
-            s = self.bm25[q["collection"]].get_scores(_tokens(texts[i])) if V is None else self.vecs[q["collection"]] @ V[i]
+            c = q["collection"]
+            s = self.bm25[c].get_scores(_tokens(texts[i])) if V is None else self.vecs[c] @ V[i]
             out[q["id"]] = {p["id"]: float(x) for p, x in zip(ps, s)}
         return out
 

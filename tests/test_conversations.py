@@ -236,3 +236,30 @@ def test_bad_histories_name_the_row_and_the_rest_score(tmp_path):
     assert any("last 200" in json.dumps(w) for w in data["input_warnings"])
     assert data["conversations"]["num_conversations"] == 2
 
+
+
+# ------------------------------------------------------------------ compare
+def test_compare_lists_regressions_by_conversation(tmp_path):
+    from evaluators.comparison import compare_runs, comparison_text
+
+    b = _run()  # c2's second answer is wrong
+    a = b.model_copy(update={"results": (*b.results[:3], evaluate(chat_case("c2")))})
+    paths = []
+    for name, run in (("main", a), ("branch", b)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(to_json_dict(run)), encoding="utf-8")
+        paths.append(p)
+    c = compare_runs(paths)  # from results files, read one case at a time
+    conv = c.pair("main", "branch").conversations
+    assert conv["regressed"] == 1 and conv["unchanged"] == 1
+    top = conv["conversations"][0]
+    assert top["conversation_id"] == "c2" and top["first_unsupported_turn_b"] == 2
+    assert top["first_unsupported_turn_a"] is None and top["turns_lost"][0]["id"] == "c2-t2"
+    words = comparison_text(c)
+    assert "By conversation (2 conversations" in words and "c2:" in words
+    assert "conversations" in c.to_dict()["pairs"][0]
+    plain = [evaluate(chat_case(history=(), conversation_id=None))]
+    from evaluators.types import RunResult
+
+    one = RunResult(method="trace", results=tuple(plain))
+    assert compare_runs([one, one]).pair("run 1", "run 2").conversations is None  # single-turn: unchanged

@@ -1,11 +1,12 @@
 """A comparison in words, as the ``compare`` command prints it: how the cases were paired, the
 leaderboard (three or more runs), every pair's verdict on the headline metric, the other metrics
 of the baseline against the last run, its regressions with the sentences that lost their support,
-and the cases without a partner."""
+its regressions by conversation (runs of turns of chats), and the cases without a partner."""
 
 from __future__ import annotations
 
 from .compare import Comparison
+from .conversations import lines as conversation_lines
 from .verdict import num
 
 
@@ -54,6 +55,8 @@ def text(c: Comparison, top: int = 5) -> str:
                 lines.append(f"       {_sentence_line(last, x)}")
     elif head.stats.n:
         lines += ["", f"No case of {last} scores lower than in {first} on {c.metric}."]
+    if head.conversations is not None:
+        lines += conversation_lines(head.conversations, first, last, top)
     lone = {k: v for k, v in c.unmatched.items() if v}
     if lone:
         lines += ["", "Cases without a partner (left out of every figure above):"]

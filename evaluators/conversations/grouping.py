@@ -89,6 +89,35 @@ def row_of(case_id: str, question: str, history: Sequence[Turn], conversation_id
     return Row(case_id, None, None, 1, values, own_opening=_opening_key(question))
 
 
+def place_of(question: str, history: Any, conversation_id: str | None) -> tuple[str | None, int, str | None]:
+    """(conversation key, turn, opening key of its own question) of one case, from its question,
+    its history (turns, or their dicts as a results file holds them; unreadable: none) and id."""
+    if history and not all(isinstance(t, Turn) for t in history):
+        try:
+            history = read_history(history)[0]
+        except ValueError:
+            history = ()
+    r = row_of("", question, tuple(history or ()), conversation_id, None)
+    return r.conversation, r.turn, r.own_opening
+
+
+def resolve_places(places: Sequence[tuple[str | None, int, str | None]]
+                   ) -> tuple[list[str | None] | None, list[int] | None]:
+    """(conversation key, turn) of every case, a case with neither id nor history joining, as turn
+    1, the conversation its question opened; (None, None) when no case is in a conversation."""
+    openings = {k for k, _, _ in places if k and k.startswith("opens:")}
+    convs: list[str | None] = []
+    turns: list[int] = []
+    for key, turn, own in places:
+        if key is None and own in openings:
+            key, turn = own, 1
+        convs.append(key)
+        turns.append(turn)
+    if all(k is None for k in convs):
+        return None, None
+    return convs, turns
+
+
 def _values_of(r: CaseResult) -> dict[str, float] | None:
     if not r.ok or r.scores is None:
         return None
@@ -200,6 +229,26 @@ def summary(results: Iterable[CaseResult | Row], *, max_listed: int = MAX_LISTED
     }
 
 
+def summary_lines(block: dict[str, Any], metric: str = WORST_BY, top: int = 3) -> list[str]:
+    """A results file's ``conversations`` block in words (the CLI's summary): the metric by turn
+    with its interval, then the worst conversations with their worst and first unsupported turn."""
+    out = [f"conversations: {block['num_conversations']} ({block['num_cases']} turns); {metric} by turn:"]
+    for t in block["by_turn"]:
+        iv = t["metrics"][metric]
+        ci = f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv.get("low") is not None else ""
+        mean = "n/a" if iv.get("mean") is None else f"{iv['mean']:.4f}"
+        out.append(f"  turn {t['turn']:<3} n={t['scored']:<5} {mean}{ci}")
+    for c in block["conversations"][:top]:
+        if c["worst_turn"] is None:
+            continue
+        name = c["conversation_id"] or f"opened by case {c['first_case']}"
+        first = c["first_unsupported_turn"]
+        out.append(f"  worst: {name}: turn {c['worst_turn']['turn']} ({c['worst_turn']['id']}) "
+                   f"{c['worst_turn'][WORST_BY]:.4f}; first unsupported turn: "
+                   f"{'none' if first is None else first['turn']}")
+    return out
+
+
 class ConversationTally:
     """The rows of a run, added one case at a time (a run of any size: a few numbers per case that
     is a turn of a conversation, and a short key for the others)."""
@@ -218,4 +267,5 @@ class ConversationTally:
 
 
 __all__ = ["METRICS", "MAX_LISTED", "WORST_BY", "ConversationTally", "Row", "by_conversation", "by_turn",
-           "row_of", "row_of_dict", "row_of_result", "summary", "turn_of"]
+           "place_of", "resolve_places", "row_of", "row_of_dict", "row_of_result", "summary", "summary_lines",
+           "turn_of"]
