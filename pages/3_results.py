@@ -8,7 +8,8 @@ import streamlit as st
 
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, open_results, results_view, share, state, tables, traces_view
+from ui import charts, history, layout, share, state, tables, vocab
+from ui.results import open_results, results_view, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -59,7 +60,7 @@ card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
-        st.metric(glossary.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
+        st.metric(vocab.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
         if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
             st.caption(line)
 
@@ -70,7 +71,7 @@ if len(errors):
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
-names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
+names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []),
          "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 
@@ -90,18 +91,18 @@ with tabs["Charts"]:
         else:
             a, b = st.columns(2)
             a.markdown("**Mean of each metric**", help="\n\n".join(
-                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in plotted["metric"]))
+                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in plotted["metric"]))
             a.plotly_chart(fig("bars", lambda: charts.metric_bars(plotted, card_ci or None)), key="results.bars")
             b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
-                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in TRACE_METRICS))
+                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in TRACE_METRICS))
             b.plotly_chart(fig("radar", lambda: charts.radar({picked: results_view.means_of(run, stats)})),
                            key="results.radar")
             a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
                        "is the median; dots are outlying cases.")
             a.plotly_chart(fig("box", lambda: charts.distributions(df, list(plotted["metric"]))), key="results.box")
             hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
-                                      format_func=glossary.nice,
-                                      help=glossary.help_text(str(st.session_state.get("results.hist")
+                                      format_func=vocab.nice,
+                                      help=vocab.help_text(str(st.session_state.get("results.hist")
                                                                   or plotted["metric"].iloc[0])))
             b.plotly_chart(fig("hist", lambda: charts.histogram(df, hist_metric), hist_metric),
                            key="results.histogram")

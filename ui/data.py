@@ -19,6 +19,13 @@ SAMPLE_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
 #: Keep in sync with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
 MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+#: What each sample file is (its content is counted from the file itself).
+SAMPLE_FORMATS = {
+    "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",
+    "sample_rag.csv": "CSV, the same cases (documents as a JSON list)",
+    "sample_ragas_v2.json": "JSON in the ragas v2 layout (user_input, retrieved_contexts, response, reference)",
+    "sample_rag_version2.jsonl": "JSONL: version 2 of the system on the same 16 questions (other answers), to compare",
+}
 
 
 class DataError(Exception):

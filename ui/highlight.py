@@ -1,4 +1,5 @@
-"""Sentence highlighting as HTML. Pure functions (no Streamlit), unit-tested.
+"""Sentence highlighting as HTML, and sentences not fully supported said in words (:func:`sentence_lines`,
+Inspect's side by side and Compare's regressions). Pure functions (no Streamlit), unit-tested.
 
 Cross-highlighting: a **focus** (a response or document sentence the reader picked) is outlined,
 and the sentences it is linked to by the labels' keys (:func:`related`: the supporting document
@@ -230,3 +231,15 @@ def support_rows(sc: SentencizedCase, labels: SentenceLabels | None) -> list[dic
             "details": split_explanation(v.explanation)[1] if v else "",
         })
     return rows
+
+
+def sentence_lines(rows: Sequence[dict], other: str = "the other version") -> list[str]:
+    """Sentences not fully supported (``unsupported_sentences`` rows) in short words."""
+    out = []
+    for x in rows:
+        how = {"none": "not supported at all", "partial": "only partly supported"}.get(x["level"], "not labeled")
+        was = {"supported": f" — {other} had the same sentence fully supported",
+               "not supported": f" — not fully supported in {other} either",
+               "absent": " (a new sentence)"}[x["in_other"]]
+        out.append(f"“{x['sentence']}”: {how}{was}")
+    return out

@@ -6,6 +6,10 @@ browser in a cookie, never in the address), the loaded dataset and its cases, wh
 this session follows, which runs of the history this session opened (their ids: a run itself is read
 from the store as pages need it, never held here), the selected case, and the LLM settings
 (including the API key, which is only ever held in memory).
+
+Below ``ui.history``: this module keeps ids and never reads a run, so it never imports the history;
+the history reads the session's runs (``history.get_runs``, ``history.get_current_run``) by the ids
+and the visitor's token kept here.
 """
 
 from __future__ import annotations
@@ -170,24 +174,10 @@ def _ids() -> dict[str, str]:
     return runs
 
 
-def get_runs() -> dict[str, Any]:
-    """Runs of this session by label (insertion order = age), each read from the store as needed
-    (``evaluators.store.StoredRun``: a summary, and its cases on demand). A run deleted from the
-    history meanwhile is left out."""
-    out = {}
-    for label, rid in _ids().items():
-        try:
-            out[label] = _load(label, rid)
-        except KeyError:
-            continue
-    return out
-
-
-def _load(label: str, rid: str) -> Any:
-    from . import history
-
-    shared = shared_runs()
-    return history.load_shared(rid, shared[label]) if label in shared else history.load(rid)
+def run_ids() -> dict[str, str]:
+    """Label -> history id of every run this session opened (insertion order = age), shared runs
+    included; ``ui.history.get_runs`` reads the runs themselves."""
+    return dict(_ids())
 
 
 def _unique(label: str, taken: dict[str, str]) -> str:
@@ -251,17 +241,6 @@ def current_run_label() -> str | None:
 def set_current_run(label: str) -> None:
     if label in _ids():
         _ss()[_CURRENT] = label
-
-
-def get_current_run() -> Any:
-    """The current run (``StoredRun``), or None."""
-    label = current_run_label()
-    if not label:
-        return None
-    try:
-        return _load(label, _ids()[label])
-    except KeyError:  # deleted from the history meanwhile
-        return None
 
 
 # ---- selected case ----------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from evaluators.export import ResultsFileError
 from evaluators.paths import results_dir
 from evaluators.resultfiles import import_results
 
-from . import data as ud
-from . import resources, state
+from .. import data as ud
+from .. import resources, state
 
 SUFFIXES = (".jsonl", ".json", ".ndjson")
 #: Most bytes a compressed upload may unpack to (results files compress about five times; a file

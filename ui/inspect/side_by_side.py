@@ -8,7 +8,7 @@ both runs are read from the visitor's own history (``ui.history``), so another v
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -17,9 +17,9 @@ from evaluators.comparison import unsupported_sentences as unsupported
 from evaluators.sentencize import sentences_of
 from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult
 
-from . import glossary, history, state
-from . import highlight as hl
-from .data import md_escape
+from .. import highlight as hl
+from .. import history, state, vocab
+from ..data import md_escape
 
 COMPARE_PAGE = "pages/5_compare.py"
 
@@ -40,28 +40,16 @@ def _case(run: Any, case_id: str, name: str) -> CaseResult | None:
     return r
 
 
-def sentence_lines(rows: Sequence[dict], other: str = "the other version") -> list[str]:
-    """Sentences not fully supported (``unsupported_sentences`` rows) in short words."""
-    out = []
-    for x in rows:
-        how = {"none": "not supported at all", "partial": "only partly supported"}.get(x["level"], "not labeled")
-        was = {"supported": f" — {other} had the same sentence fully supported",
-               "not supported": f" — not fully supported in {other} either",
-               "absent": " (a new sentence)"}[x["in_other"]]
-        out.append(f"“{x['sentence']}”: {how}{was}")
-    return out
-
-
 def lost_lines(worse: tuple[SentenceDetail, ...], better: tuple[SentenceDetail, ...]) -> list[str]:
     """The answer sentences of one version not fully supported, in words."""
-    return sentence_lines(unsupported(worse, better))
+    return hl.sentence_lines(unsupported(worse, better))
 
 
 def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:
     st.markdown(f"**{role}: {md_escape(name)}**")
     s = r.scores
     if s is not None:
-        st.caption(" · ".join(f"{glossary.nice(m)} {s.value(m):.2f}" for m in (EXPECTED_ADHERENCE, *TRACE_METRICS)))
+        st.caption(" · ".join(f"{vocab.nice(m)} {s.value(m):.2f}" for m in (EXPECTED_ADHERENCE, *TRACE_METRICS)))
     elif r.error:
         st.html(hl.note_html(f"Not scored: {r.error}", error=True))
     sc = sentences_of(r)

@@ -1,6 +1,6 @@
-"""Results and Inspect, for cases that came from traces: where each case came from (trace, root
-and retriever spans, model, session, tags), and sending the scores back — annotation files to
-download, or straight to a Phoenix server.
+"""Results, for runs of cases that came from traces: where the trace columns are, and sending the
+scores back — annotation files to download, or straight to a Phoenix server. (Where one case came
+from — its trace and spans — is Inspect's: ``inspect_view.trace_panel``.)
 
 Keys: the Phoenix API key is a password field of this form, sent only to the address typed beside
 it, held for the one request and never stored; no key from the environment or the secrets is
@@ -13,12 +13,11 @@ from typing import Any
 import streamlit as st
 
 from evaluators.net import check_typed_url
-from evaluators.traces import DEFAULT_TARGETS, FORMAT_NAMES, TARGETS, PhoenixSendError, send_to_phoenix
+from evaluators.traces import DEFAULT_TARGETS, TARGETS, PhoenixSendError, send_to_phoenix
 from evaluators.traces.annotations import annotation_files, formats_of, traced
-from evaluators.types import RunResult, TestCase
+from evaluators.types import RunResult
 
-from . import history
-from .data import md_escape
+from .. import history
 
 _FILES = {
     "phoenix": ("Phoenix span annotations (.parquet)", "application/octet-stream",
@@ -32,34 +31,6 @@ _FILES = {
     "langfuse": ("Langfuse scores (.jsonl)", "application/jsonl",
                  "Langfuse().create_score(**row) for each line: trace id, observation id, name, value, comment."),
 }
-
-
-def _short(v: Any) -> str:
-    if isinstance(v, (list, tuple)):
-        return ", ".join(str(x) for x in v)
-    return str(v)
-
-
-def trace_panel(case: TestCase) -> None:
-    """One line under Inspect's question: which trace and spans this case came from."""
-    m = case.metadata
-    if not m.get("trace_id"):
-        return
-    parts = [f"trace `{md_escape(str(m['trace_id']))}`"]
-    if m.get("root_span_id"):
-        parts.append(f"root span {md_escape(str(m.get('root_span') or ''))} `{md_escape(str(m['root_span_id']))}`")
-    if m.get("retriever_span_ids"):
-        parts.append("retriever span" + ("s" if len(m["retriever_span_ids"]) > 1 else "") + " "
-                     + ", ".join(f"`{md_escape(str(s))}`" for s in m["retriever_span_ids"]))
-    for key, label in (("model", "model"), ("session_id", "session"), ("user_id", "user"), ("tags", "tags"),
-                       ("start_time", "started")):
-        if m.get(key):
-            parts.append(f"{label} {md_escape(_short(m[key]))}")
-    fmt = FORMAT_NAMES.get(str(m.get("trace_format")), str(m.get("trace_format") or "a trace"))
-    st.caption(f"From {md_escape(fmt)}: " + " · ".join(parts))
-    if m.get("trace_metadata"):
-        with st.expander("The trace's metadata"):
-            st.json(m["trace_metadata"], expanded=False)
 
 
 def _is_traced(run: Any) -> bool:

@@ -1,5 +1,6 @@
-"""Inspect's views: which run it shows, the case header, the labelings side by side (hybrid), and the
-case fragment — cross-highlighting and review mode, which rerun only the fragment.
+"""Inspect's views: which run it shows, the case header (and, for a case from a trace, its trace and
+spans), the labelings side by side (hybrid), and the case fragment — cross-highlighting and review
+mode, which rerun only the fragment.
 
 Which run: the current run of the session, or — for a link opened in a new tab
 (``inspect?run=<history id>&case=<id>[&compare=1]``) — a run of this visitor's history (another
@@ -8,7 +9,6 @@ visitor's run is "not found")."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -16,10 +16,13 @@ import streamlit as st
 from evaluators.review import differences
 from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
-from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase
+from evaluators.traces import FORMAT_NAMES
+from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase, TestCase
 
-from . import charts, glossary, history, review_view, share, state
-from . import highlight as hl
+from .. import charts, history, share, state, vocab
+from .. import highlight as hl
+from ..data import md_escape
+from . import review_view
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
@@ -36,21 +39,21 @@ def run_from_url(run_id: str | None) -> Any:
                 summary = history.get(run_id)
             except KeyError:
                 st.warning(history.NOT_FOUND.format(rid=run_id))
-                return state.get_current_run()
+                return history.get_current_run()
             if summary.status != "finished" and summary.status != "cancelled":
                 st.caption(f"{history.live_tag(summary).capitalize()}: showing the {summary.num_done} "
                            f"of {summary.num_cases} cases finished so far.")
                 return history.load_memo(summary)
             label = state.add_run(summary.name, None, run_id)
         state.set_current_run(label)
-    run = state.get_current_run()
+    run = history.get_current_run()
     if run is None:
         latest = history.summaries(status=("finished", "cancelled"))[:1]
         if latest:
             h = latest[0]
             label = state.add_run(h.name, None, h.id)
             st.caption(f"Showing the latest saved run, “{label}”.")
-            run = state.get_current_run()
+            run = history.get_current_run()
     return run
 
 
@@ -85,14 +88,32 @@ def goto_case(ids: list[str], position: dict[str, int]) -> None:
         st.warning(f"No case with id {missing!r} in this order (check the filter above).")
 
 
-def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
-    """A relative link to Inspect one case (of the history run ``run_id`` when it has one);
-    ``compare``: open with the labelings of a hybrid run side by side. A run shared with this
-    session is named by its share link instead (the link opens it in the new tab too)."""
-    shared = None if run_id else state.shared_runs().get(state.current_run_label() or "")
-    where = {"run": run_id} if run_id else {share.PARAM: shared} if shared else {}
-    q = {**where, "case": case_id, **({"compare": "1"} if compare else {})}
-    return "inspect?" + urlencode(q)
+def _short(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(str(x) for x in v)
+    return str(v)
+
+
+def trace_panel(case: TestCase) -> None:
+    """One line under Inspect's question: which trace and spans this case came from."""
+    m = case.metadata
+    if not m.get("trace_id"):
+        return
+    parts = [f"trace `{md_escape(str(m['trace_id']))}`"]
+    if m.get("root_span_id"):
+        parts.append(f"root span {md_escape(str(m.get('root_span') or ''))} `{md_escape(str(m['root_span_id']))}`")
+    if m.get("retriever_span_ids"):
+        parts.append("retriever span" + ("s" if len(m["retriever_span_ids"]) > 1 else "") + " "
+                     + ", ".join(f"`{md_escape(str(s))}`" for s in m["retriever_span_ids"]))
+    for key, label in (("model", "model"), ("session_id", "session"), ("user_id", "user"), ("tags", "tags"),
+                       ("start_time", "started")):
+        if m.get(key):
+            parts.append(f"{label} {md_escape(_short(m[key]))}")
+    fmt = FORMAT_NAMES.get(str(m.get("trace_format")), str(m.get("trace_format") or "a trace"))
+    st.caption(f"From {md_escape(fmt)}: " + " · ".join(parts))
+    if m.get("trace_metadata"):
+        with st.expander("The trace's metadata"):
+            st.json(m["trace_metadata"], expanded=False)
 
 
 def header(r: CaseResult) -> None:
@@ -118,7 +139,7 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
         return
     cols = st.columns(5)
     for i, m in enumerate(TRACE_METRICS):
-        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(glossary.help_text(m) or "") + (
+        cols[i].metric(charts.nice(m), f"{getattr(scores, m):.2f}", help=(vocab.help_text(m) or "") + (
             f"\n\nThis case's expected adherence: {scores.expected_adherence:.2f}, the mean P(supported) of "
             "its sentences." if m == "adherence" else ""))
     cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,

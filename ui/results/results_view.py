@@ -15,7 +15,8 @@ import streamlit as st
 from evaluators.agreement import labeler_agreement
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
-from . import exports, glossary, history, inspect_view, state, tables
+from .. import history, share, state, tables, vocab
+from . import exports
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
@@ -36,7 +37,7 @@ def card_help(metric: str, row: Any) -> str:
     spread = "" if pd.isna(row["std"]) else (f"mean over {row['n']} scored cases; the 95 % interval under it is "
                                              f"where the true mean lies with 95 % confidence (bootstrap); spread "
                                              f"of the cases ± {row['std']:.3f} (std)")
-    return "\n\n".join(x for x in (glossary.help_text(metric), spread) if x)
+    return "\n\n".join(x for x in (vocab.help_text(metric), spread) if x)
 
 
 def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
@@ -45,19 +46,19 @@ def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
         "inspect", display_text="open ↗", help="Open the case in Inspect (a new tab; or select the "
                                               "row to open it here)")}
     for c in columns:
-        h = glossary.help_text(c)
+        h = vocab.help_text(c)
         if c == "question":
             cfg[c] = st.column_config.TextColumn("question", width="medium", help="The question of the case")
         elif c in metrics and c != OVERALL_SUPPORTED:
-            cfg[c] = st.column_config.NumberColumn(glossary.nice(c), help=h, format="%.3f")
+            cfg[c] = st.column_config.NumberColumn(vocab.nice(c), help=h, format="%.3f")
         elif h:
-            cfg[c] = st.column_config.Column(glossary.nice(c), help=h)
+            cfg[c] = st.column_config.Column(vocab.nice(c), help=h)
     return cfg
 
 
 def _selected_help(key: str, default: str | None = None) -> str | None:
     """The definition of the metric a selectbox currently shows (its help follows the choice)."""
-    return glossary.help_text(str(st.session_state.get(key) or default or ""))
+    return vocab.help_text(str(st.session_state.get(key) or default or ""))
 
 
 #: Rows of the per-case table shown at once (the rest: the page number).
@@ -114,7 +115,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
                                "part of its claim is in no document.")
     numeric = tables.numeric_columns(df, skip=("id", "question", "response", "method", "labeled_by", "error"))
     col = f2.selectbox("or filter column", ["—", *numeric], key="results.col",
-                       format_func=lambda c: c if c == "—" else glossary.nice(c),
+                       format_func=lambda c: c if c == "—" else vocab.nice(c),
                        help=_selected_help("results.col") or "Pick a score to filter on.")
     op = f3.selectbox("op", list(tables.OPS), key="results.op")
     val = f4.number_input("value", value=0.0, step=0.1, key="results.val")
@@ -127,7 +128,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
         st.error(str(exc))
     s1, s2 = st.columns([3, 1])
     sort = s1.selectbox("Sort by", ["(file order)", *numeric], key="results.sort",
-                        format_func=lambda c: c if c == "(file order)" else glossary.nice(c),
+                        format_func=lambda c: c if c == "(file order)" else vocab.nice(c),
                         help=_selected_help("results.sort") or "Expected adherence, ascending: the likeliest "
                                                                 "hallucinations first.")
     if sort != "(file order)":
@@ -146,7 +147,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
         texts = _texts(run, [str(i) for i in view["id"]])
         view = view.assign(question=[texts.get(str(i), ("", ""))[0] for i in view["id"]],
                            response=[texts.get(str(i), ("", ""))[1] for i in view["id"]])
-    links = [inspect_view.case_link(str(i), run_id) for i in view["id"]]
+    links = [share.case_link(str(i), run_id) for i in view["id"]]
     shown = tables.display_frame(view, metrics, links)
     first = (page - 1) * PAGE_ROWS
     span = f" · showing {first + 1:,}–{first + len(view):,}" if pages > 1 else ""
@@ -162,15 +163,6 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
                      query_params={"case": cid, **({"run": run_id} if run_id else {})})
 
 
-def has_two_labelings(run: Any) -> bool:
-    if isinstance(run, RunResult):
-        return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
-    if run.method != "hybrid":  # only hybrid runs keep two labelings
-        return False
-    return state.memo(("two labelings", run.id, len(run)),
-                      lambda: any("v" in aux for _, aux in run.store.aux(run.id, owner=run.owner)))
-
-
 def _iv(d: dict[str, Any] | None) -> str:
     """'0.12 [0.08, 0.17]' (blank when undefined, the reason when there is one)."""
     if not d or d.get("value", d.get("mean")) is None:
@@ -184,7 +176,7 @@ def agreement_rows(out: dict[str, Any]) -> pd.DataFrame:
     """The per-metric table of the panel, in words."""
     rows = []
     for r in out["metrics"]:
-        rows.append({"metric": glossary.nice(r["metric"]),
+        rows.append({"metric": vocab.nice(r["metric"]),
                      "trace mean": r["mean_a"], "LLM mean": r["mean_b"],
                      "mean |difference| [95% CI]": _iv(r["mean_abs_diff"]),
                      "same verdict [95% CI]": _iv(r.get("agreement")),

@@ -10,7 +10,7 @@ import streamlit as st
 
 from evaluators.store import RunSummary
 
-from . import history, state
+from .. import history, state
 
 KEY = "inspect.run"
 

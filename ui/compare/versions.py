@@ -29,9 +29,10 @@ from evaluators.comparison import (
 from evaluators.comparison import short_number as num
 from evaluators.store import RunSummary
 
-from . import compare_charts, glossary, history, state
-from .data import md_escape
-from .side_by_side import sentence_lines
+from .. import highlight as hl
+from .. import history, state, vocab
+from ..data import md_escape
+from . import compare_charts
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -94,7 +95,7 @@ def default_pair(ids: Sequence[str], table_of: Callable[[str], RunTable], look_a
 def pair_words(c: Comparison, p: PairResult) -> str:
     """The pair's verdict in words, the metric named as people read it ("expected adherence")."""
     n_tests = len(c.names) * (len(c.names) - 1) // 2 if c.corrected else 1
-    return verdict_sentence(p.a, p.b, glossary.nice(p.metric).lower(), p.stats, p.verdict, p.p_adjusted, n_tests)
+    return verdict_sentence(p.a, p.b, vocab.nice(p.metric).lower(), p.stats, p.verdict, p.p_adjusted, n_tests)
 
 
 def verdict_kind(p: PairResult) -> str:
@@ -109,7 +110,7 @@ def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
         p = c.pair(baseline, candidate, m)
         s = p.stats
         ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
-        rows.append({"metric": glossary.nice(m), "baseline": s.mean_a, "candidate": s.mean_b, "difference": s.diff,
+        rows.append({"metric": vocab.nice(m), "baseline": s.mean_a, "candidate": s.mean_b, "difference": s.diff,
                      "95% interval": ci, "p-value": p.p_adjusted,
                      "candidate is": {"better": "better", "worse": "worse",
                                       "same": "no detectable difference"}[verdict_kind(p)],
@@ -188,8 +189,8 @@ def render() -> None:
             return
     if st.session_state.get("versions.metric") not in first.metrics:
         st.session_state["versions.metric"] = first.metric
-    metric = c3.selectbox("Metric", first.metrics, key="versions.metric", format_func=glossary.nice,
-                          help=TERMS["metric"] + "\n\n" + (glossary.help_text(
+    metric = c3.selectbox("Metric", first.metrics, key="versions.metric", format_func=vocab.nice,
+                          help=TERMS["metric"] + "\n\n" + (vocab.help_text(
                               str(st.session_state.get("versions.metric") or first.metric)) or ""))
     c = _compare(tables, metric)
     base = names[base_id]
@@ -210,7 +211,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
     if len(cands) > 1:
         top = min(c.standings[metric], key=lambda s: (s.rank, s.name))
         settled = top.rank_low == top.rank_high == 1
-        st.markdown(f"**Best on {glossary.nice(metric)}: {md_escape(top.name)}**"
+        st.markdown(f"**Best on {vocab.nice(metric)}: {md_escape(top.name)}**"
                     + (" — first in 95 % of resamples." if settled else
                        f" — but the order is not settled: it ranks {top.rank_low}–{top.rank_high} in 95 % of "
                        "resamples."), help=TERMS["rank"])
@@ -279,13 +280,13 @@ def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_i
     cand = cands[0] if len(cands) == 1 else st.selectbox("Regressions of", cands, key="versions.reg_cand")
     p = c.pair(base, cand, metric)
     if not p.regressions:
-        st.caption(f"No question scores lower under {cand} than under {base} on {glossary.nice(metric)}.")
+        st.caption(f"No question scores lower under {cand} than under {base} on {vocab.nice(metric)}.")
     for k, r in enumerate(p.regressions, 1):
         with st.container(border=True):
             st.markdown(f"**{k}. {md_escape(r.question)}**")
             st.caption(md_escape(f"{base}: {num(r.a)} → {cand}: {num(r.b)} ({num(r.diff, True)} on "
-                                 f"{glossary.nice(metric)})"))
-            for line in sentence_lines(list(r.sentences)[:4], other="the baseline"):
+                                 f"{vocab.nice(metric)})"))
+            for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
                 st.markdown(f"- {md_escape(line)}")
             st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
                          query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))

@@ -15,7 +15,7 @@ from evaluators.review import collect, gold_table, ppi
 from evaluators.review.gold import from_reviews
 from evaluators.types import RunResult
 
-from . import glossary, history, review_view, state
+from .. import history, reviews, state, vocab
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
 N_BOOT = 400
@@ -29,16 +29,16 @@ PLAIN = {"reviewed_hallucinated": "share of hallucinated responses", "reviewed_a
          "reviewed_completeness": "completeness"}
 
 
-_STAT_HELP = "\n\n".join(glossary.term_help(t) for t in ("AUROC", "Cohen's kappa (κ)", "RMSE", "95 % interval"))
+_STAT_HELP = "\n\n".join(vocab.term_help(t) for t in ("AUROC", "Cohen's kappa (κ)", "RMSE", "95 % interval"))
 
 
 def summary_columns() -> dict[str, Any]:
     """A tooltip on every figure column of :func:`summary` (AUROC, κ, RMSE: Glossary terms)."""
     term = {"AUROC": "AUROC", "κ": "Cohen's kappa (κ)", "RMSE": "RMSE"}
-    out: dict[str, Any] = {"gold cases": st.column_config.NumberColumn(help=glossary.term_help("gold"))}
+    out: dict[str, Any] = {"gold cases": st.column_config.NumberColumn(help=vocab.term_help("gold"))}
     for short in SHORT.values():
-        out[short] = st.column_config.TextColumn(short, help=glossary.term_help(term[short.split()[0]])
-                                                 + "\n\n[low, high] = " + glossary.TERMS["95 % interval"])
+        out[short] = st.column_config.TextColumn(short, help=vocab.term_help(term[short.split()[0]])
+                                                 + "\n\n[low, high] = " + vocab.TERMS["95 % interval"])
     return out
 
 
@@ -71,7 +71,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     st.caption("A case you mark reviewed on Inspect (review mode) is **gold**: the method's labels with your "
                "corrections. Every method is scored against the gold cases it has (matched by their texts); "
                "human sentence labels of an uploaded file count as gold too. 95 % bootstrap intervals.")
-    reviewed = review_view.reviews().gold(owner=history.reader())
+    reviewed = reviews.store().gold(owner=history.reader())
     names = st.multiselect("Runs to score", list(sources), default=list(sources)[:3], key="gold.runs")
     stored = {n: load(n) for n in names}
     runs = {n: w for n, r in stored.items() if (w := history.whole(r)) is not None}
@@ -84,7 +84,7 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
     c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
     c2.metric("Gold from uploaded labels", len(gold) - len(from_reviews(reviewed)))
     with c3:
-        review_view.export_button("gold.export", gold=reviewed)
+        reviews.export_button("gold.export", gold=reviewed)
     if not gold:
         st.info("No gold yet: open a case in Inspect, turn on ✎ Review mode, correct what is wrong and mark "
                 "it reviewed (the queue there orders the cases worth reviewing first).")
@@ -105,11 +105,11 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
             "statistic": st.column_config.TextColumn(width="medium", help=_STAT_HELP),
             "value": st.column_config.NumberColumn(format="%.3f"),
             "ci_low": st.column_config.NumberColumn("95 % low", format="%.3f",
-                                                    help=glossary.term_help("95 % interval")),
+                                                    help=vocab.term_help("95 % interval")),
             "ci_high": st.column_config.NumberColumn("95 % high", format="%.3f"),
             "n": st.column_config.NumberColumn("n (gold cases)")})
     target = st.selectbox("Estimate over the whole run", names, key="gold.ppi_run",
-                          help=glossary.term_help("prediction-powered estimate"))
+                          help=vocab.term_help("prediction-powered estimate"))
     if target:
         est = state.memo(key + ("ppi", target), lambda: ppi(runs[target], gold))
         if est:

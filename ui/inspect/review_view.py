@@ -1,6 +1,6 @@
 """Review mode on Inspect: the reviewer's name, the correction controls of the sentence in focus
 (saved by widget callbacks inside the case fragment: no full-page rerun), the "reviewed" mark, the
-review queue and the export of reviewed labels.
+review queue (the export of reviewed labels is ``ui/reviews.py``, shared with Compare).
 
 Reviews are kept with a run of the history (``evaluators.review.ReviewStore``, the run history's
 SQLite file): every dashboard run is stored as it runs, so this is the normal case; a run that is
@@ -16,14 +16,14 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from evaluators.review import ReviewedCase, ReviewStore, apply, export_rows, next_case, order, to_jsonl
+from evaluators.review import ReviewedCase, apply, next_case, order
 from evaluators.review.labels import LEVELS
 from evaluators.review.queue import QueueItem, order_signals
 from evaluators.sentencize import SentencizedCase
 from evaluators.types import CaseResult, RunResult, SentenceLabels
 
-from . import cookies, history, resources, state
-from . import highlight as hl
+from .. import cookies, history, reviews, state
+from .. import highlight as hl
 
 #: Session keys (not widgets) of this module.
 NAME = "review.name"
@@ -37,10 +37,6 @@ ORDER_NAMES = {"run": "run order", "uncertainty": "most uncertain first (the met
                "variants": "the two labelers disagree most", "runs": "disagreement with another run"}
 
 
-def reviews() -> ReviewStore:
-    return resources.review_store()
-
-
 def reviewer() -> str:
     return str(st.session_state.get(NAME, "")).strip()
 
@@ -52,7 +48,7 @@ def run_id_of(run: Any) -> str | None:
     rid = getattr(run, "id", None)
     if rid is not None:
         return rid
-    label = next((lbl for lbl, r in state.get_runs().items() if r is run), None)
+    label = next((lbl for lbl, r in history.get_runs().items() if r is run), None)
     return state.saved_ids().get(label) if label else None
 
 
@@ -75,7 +71,7 @@ def save_to_history(run: Any) -> None:
 
 
 def case_review(run_id: str | None, case_id: str) -> ReviewedCase | None:
-    return reviews().get(run_id, case_id, owner=history.reader()) if run_id else None
+    return reviews.store().get(run_id, case_id, owner=history.reader()) if run_id else None
 
 
 def current_labels(r: CaseResult, rc: ReviewedCase | None) -> SentenceLabels | None:
@@ -102,7 +98,7 @@ def _describe(field: str, key: str, value: Any) -> str:
 def save(run_id: str, r: CaseResult, field: str, key: str, value: Any) -> None:
     """Save one correction (a widget callback); the outcome is shown by :func:`message`."""
     try:
-        rc = reviews().correct(run_id, r, field, key, value, reviewer=reviewer(), owner=history.reader())
+        rc = reviews.store().correct(run_id, r, field, key, value, reviewer=reviewer(), owner=history.reader())
     except (ValueError, KeyError) as exc:
         _say("error", str(exc).strip("'\""))
         return
@@ -241,7 +237,7 @@ def _on_mark(run_id: str, r: CaseResult, reviewed: bool) -> None:
 
 def _mark(run_id: str, r: CaseResult, reviewed: bool) -> bool:
     try:
-        reviews().mark(run_id, r, reviewer=reviewer(), owner=history.reader(), reviewed=reviewed)
+        reviews.store().mark(run_id, r, reviewer=reviewer(), owner=history.reader(), reviewed=reviewed)
     except (ValueError, KeyError) as exc:
         _say("error", str(exc).strip("'\""))
         return False
@@ -254,7 +250,7 @@ def queue(run: Any, run_id: str | None, how: str, other: Any) -> list[QueueItem]
     """The review queue of a run: in run order, or by the signals kept with each stored case
     (uncertainty, the two labelings' disagreement), or against another run's labels (runs read whole:
     up to ``history.FULL_RUN_MAX`` cases)."""
-    status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    status = reviews.store().status(run_id, owner=history.reader()) if run_id else {}
     done = frozenset(c for c, (_, rev) in status.items() if rev)
     if isinstance(run, RunResult):
         if how == "run":
@@ -279,7 +275,7 @@ QUEUE_ROWS = 500
 
 
 def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
-    status = reviews().status(run_id, owner=history.reader()) if run_id else {}
+    status = reviews.store().status(run_id, owner=history.reader()) if run_id else {}
     if len(items) > QUEUE_ROWS:
         st.caption(f"The first {QUEUE_ROWS} of {len(items):,} cases in this order.")
         items = items[:QUEUE_ROWS]
@@ -291,26 +287,3 @@ def queue_table(items: Sequence[QueueItem], run_id: str | None, link) -> None:
              "open": link(q.case_id)} for i, q in enumerate(items)]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)),
                  placeholder="", column_config={"open": st.column_config.LinkColumn("open", display_text="inspect ↗")})
-
-
-def export_button(key: str, run_id: str | None = None, gold: dict[str, ReviewedCase] | None = None) -> None:
-    """Download reviewed cases in the upload format: those of the run on screen (``run_id``, on
-    Inspect), else every reviewed case of this visitor (``gold``, the deduplicated gold of all runs,
-    on Compare). The label says which."""
-    store, owner = reviews(), history.reader()  # taken now: the file is built outside this script run
-    if run_id is not None:
-        cases = [c for c in store.of_run(run_id, owner=owner).values() if c.reviewed]
-        where = " of this run"
-    else:
-        cases = list((gold if gold is not None else store.gold(owner=owner)).values())
-        where = " · all your runs"
-    n = len(cases)
-
-    def data() -> str:
-        return to_jsonl(export_rows(sorted(cases, key=lambda c: c.reviewed_at or "")))
-
-    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)}{where}", data=data,
-                       file_name="reviewed_labels.jsonl", mime="application/jsonl", key=key, disabled=not n,
-                       on_click="ignore", help="A JSONL file in the upload format: question, response, documents "
-                       "and your labels in the columns the Upload page and `python -m evaluators agreement FILE` "
-                       "read as human labels.")

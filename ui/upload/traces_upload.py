@@ -12,8 +12,8 @@ import streamlit as st
 
 from evaluators.traces import FORMAT_NAMES, MAP_FIELDS, Pick, TraceFilter, TraceMapping, parse_time
 
-from . import data as ud
-from . import state
+from .. import data as ud
+from .. import state
 
 #: "Read the file as" choices of the Upload page.
 READ_AS = ("auto", "rows", *FORMAT_NAMES)

@@ -93,24 +93,24 @@ def columns(frame: pd.DataFrame, statistics: Any = ()) -> dict[str, Any]:
     three decimals, and a tooltip on each column that is not plain words."""
     import streamlit as st
 
-    from . import glossary
+    from .. import vocab
 
     terms = list(dict.fromkeys(STAT_TERMS[s] for s in map(str, statistics) if s in STAT_TERMS))
-    metrics = [m for m in dict.fromkeys(frame.get("metric", [])) if glossary.help_text(str(m))]
+    metrics = [m for m in dict.fromkeys(frame.get("metric", [])) if vocab.help_text(str(m))]
     cc = st.column_config
     out: dict[str, Any] = {  # widths in pixels: every header and name whole (the notes scroll)
         "value": cc.NumberColumn(format="%.3f", width=70),
-        "95% interval": cc.TextColumn(width=110, help=glossary.term_help("95 % interval")),
+        "95% interval": cc.TextColumn(width=110, help=vocab.term_help("95 % interval")),
         "n": cc.NumberColumn(width=50, help="cases the figure is computed on"),
         "note": cc.TextColumn(width=520),
         "label": cc.TextColumn(width=110, help="the human label column of your file"),
     }
     for col in ("statistic", "measure"):
         out[col] = cc.TextColumn(width=200 if col == "measure" else 150,
-                                 help="\n\n".join(glossary.term_help(t) for t in terms) or None)
+                                 help="\n\n".join(vocab.term_help(t) for t in terms) or None)
     if metrics:
         out["metric"] = cc.TextColumn(width=170, help="\n\n".join(
-            f"**{m}**: {(glossary.help_text(str(m)) or '').split(chr(10))[0]}" for m in metrics))
+            f"**{m}**: {(vocab.help_text(str(m)) or '').split(chr(10))[0]}" for m in metrics))
     return {k: v for k, v in out.items() if k in frame.columns}
 
 

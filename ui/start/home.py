@@ -18,7 +18,7 @@ from evaluators.options import EvalOptions
 from evaluators.pipeline import estimate
 from evaluators.types import TestCase
 
-from . import data as ud
+from .. import data as ud
 
 #: ``trace`` on the 16 cases of data/sample_rag.jsonl, measured on this project's 2-core machine:
 #: 0.46-0.48 s once the model is loaded (three runs, embedding disk cache off), after 3.4-3.9 s to
@@ -35,13 +35,6 @@ WHEN = {
     "jury": "High-stakes sets: several models vote, so one model's quirks matter less; one call per juror per case.",
 }
 
-#: What each sample file is (its content is counted from the file itself).
-SAMPLE_FORMATS = {
-    "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",
-    "sample_rag.csv": "CSV, the same cases (documents as a JSON list)",
-    "sample_ragas_v2.json": "JSON in the ragas v2 layout (user_input, retrieved_contexts, response, reference)",
-    "sample_rag_version2.jsonl": "JSONL: version 2 of the system on the same 16 questions (other answers), to compare",
-}
 #: The second version of the sample (same questions, other answers: a comparison without uploading).
 SAMPLE_V2 = "sample_rag_version2.jsonl"
 SAMPLE_V2_TEXT = ("To see a comparison: run the sample, then load **version 2** — the same questions answered by "
@@ -102,7 +95,7 @@ def sample_summary(path: Path, cases: Sequence[TestCase]) -> str:
         text += " No human labels."
     if with_gt:
         text += " Every case has a reference answer." if with_gt == n else f" {with_gt} have a reference answer."
-    fmt = SAMPLE_FORMATS.get(path.name)
+    fmt = ud.SAMPLE_FORMATS.get(path.name)
     return text + (f" Format: {fmt}." if fmt else "")
 
 

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from evaluators.comparison import Comparison, PairResult, Standing
 
-from .charts import figure, layout, nice
+from ..charts import figure, layout, nice
 
 #: Colours of a verdict (B better / B worse / no detectable difference).
 GOOD, BAD, SAME = "#2e7d32", "#c62828", "#7a7a7a"
