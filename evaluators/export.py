@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Sequence
 
+from .conversations.grouping import place_of
 from .conversations.grouping import summary as conversation_summary
 from .turns import history_dicts
 from .types import (
@@ -223,17 +224,22 @@ def row_of(d: dict[str, Any], method: str) -> dict[str, Any]:
     return row
 
 
+#: The flat columns of a turn of a chat (:func:`conversation_columns`), in order.
+CONVERSATION_COLUMNS = ("conversation_id", "conversation", "turn", "standalone_question", "history")
+
+
 def conversation_columns(d: dict[str, Any]) -> dict[str, Any]:
     """The flat columns of a case that is a turn of a conversation (none for any other case, so a
-    plain run's CSV is as it was): ``conversation_id``, ``turn`` (1 + the user turns before it),
-    ``standalone_question`` (what it was judged against) and ``history`` — the earlier turns as
-    one text cell, a turn per line (``user: …`` / ``agent: …``)."""
+    plain run's CSV is as it was): ``conversation_id``, ``conversation`` (what groups its turns:
+    the id, or ``opens:<hash>`` of the conversation's first question), ``turn`` (1 + the user turns
+    before it), ``standalone_question`` (what it was judged against) and ``history`` — the earlier
+    turns as one text cell, a turn per line (``user: …`` / ``agent: …``)."""
     history = d.get("history") or []
     if not history and not d.get("conversation_id"):
         return {}
+    key, turn, _ = place_of(str(d.get("question") or ""), history, d.get("conversation_id"))
     turns = [t for t in history if isinstance(t, dict)]
-    users = sum(1 for t in turns if t.get("speaker") == "user")
-    return {"conversation_id": d.get("conversation_id"), "turn": 1 + users,
+    return {"conversation_id": d.get("conversation_id"), "conversation": key, "turn": turn,
             "standalone_question": d.get("standalone_question"),
             "history": "\n".join(f"{t.get('speaker')}: {t.get('text')}" for t in turns) or None}
 

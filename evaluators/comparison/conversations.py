@@ -5,9 +5,10 @@ Contract: for the paired cases of run A (the baseline) and run B that are turns 
 conversation and a turn are), per conversation — the turns compared (both values present), the
 mean of the metric over them in A and in B and the difference B − A, the worst turn of each side,
 the first unsupported turn of each side (``overall_supported`` below 1, when the runs carry it) and
-the turns that lost most, worst first. A conversation **regressed** when its mean moved the wrong
-way by more than the tie margin. The list holds the regressed conversations, worst first (at most
-``top``), with the counts of regressed, improved and unchanged ones. Runs without conversations
+the turns that lost most, worst first (``id`` in A, ``b_id`` in B). A conversation **regressed**
+when its mean moved the wrong way by more than the tie margin. The list holds the regressed
+conversations, worst first (at most ``top``), with the counts of regressed, improved and unchanged
+ones. Runs without conversations
 give None: a comparison of single-turn runs is unchanged.
 """
 
@@ -59,7 +60,7 @@ def by_conversation(a: RunTable, b: RunTable, paired: Paired, metric: str, *, hi
         turn = {ra: a.turns[ra] for ra, _ in rows}
         worst_a = min(both, key=lambda x: (sign * va[x[0]], turn[x[0]]))
         worst_b = min(both, key=lambda x: (sign * vb[x[1]], turn[x[0]]))
-        lost = sorted(((turn[ra], a.ids[ra], float(va[ra]), float(vb[rb])) for ra, rb in both
+        lost = sorted(((turn[ra], a.ids[ra], float(va[ra]), float(vb[rb]), b.ids[rb]) for ra, rb in both
                        if (vb[rb] - va[ra]) * sign < -TIE), key=lambda x: ((x[3] - x[2]) * sign, x[0]))
         out.append({
             "conversation_id": None if key.startswith("opens:") else key,
@@ -69,7 +70,7 @@ def by_conversation(a: RunTable, b: RunTable, paired: Paired, metric: str, *, hi
             "worst_turn_b": {"turn": turn[worst_b[0]], "id": b.ids[worst_b[1]], "value": float(vb[worst_b[1]])},
             "first_unsupported_turn_a": _first_unsupported(a, [ra for ra, _ in rows], [turn[ra] for ra, _ in rows]),
             "first_unsupported_turn_b": _first_unsupported(b, [rb for _, rb in rows], [turn[ra] for ra, _ in rows]),
-            "turns_lost": [{"turn": t, "id": i, "a": x, "b": y} for t, i, x, y in lost],
+            "turns_lost": [{"turn": t, "id": i, "b_id": j, "a": x, "b": y} for t, i, x, y, j in lost],
         })
     if not any(counts.values()):
         return None

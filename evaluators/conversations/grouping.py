@@ -49,7 +49,8 @@ def turn_of(history: Sequence[Turn]) -> int:
     return 1 + sum(1 for t in history if t.speaker == "user")
 
 
-def _opening_key(text: str) -> str:
+def opening_key(text: str) -> str:
+    """The key of a conversation without id: a hash of its first user turn."""
     return "opens:" + hashlib.sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()[:12]
 
 
@@ -85,8 +86,8 @@ def row_of(case_id: str, question: str, history: Sequence[Turn], conversation_id
         short = " ".join(first.split())
         cut = short if len(short) <= 60 else short[:59].rstrip() + "\u2026"
         label = f"opens \u201c{cut}\u201d"
-        return Row(case_id, _opening_key(first), label, turn_of(history), values)
-    return Row(case_id, None, None, 1, values, own_opening=_opening_key(question))
+        return Row(case_id, opening_key(first), label, turn_of(history), values)
+    return Row(case_id, None, None, 1, values, own_opening=opening_key(question))
 
 
 def place_of(question: str, history: Any, conversation_id: str | None) -> tuple[str | None, int, str | None]:
@@ -267,5 +268,5 @@ class ConversationTally:
 
 
 __all__ = ["METRICS", "MAX_LISTED", "WORST_BY", "ConversationTally", "Row", "by_conversation", "by_turn",
-           "place_of", "resolve_places", "row_of", "row_of_dict", "row_of_result", "summary", "summary_lines",
-           "turn_of"]
+           "opening_key", "place_of", "resolve_places", "row_of", "row_of_dict", "row_of_result", "summary",
+           "summary_lines", "turn_of"]
