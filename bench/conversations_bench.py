@@ -19,7 +19,9 @@ Two measurements, each beside today's behaviour (the turn judged alone) and a si
    conversation (standalone question, support from the agent's earlier turns) — and the naive
    reference (1 − the share of response tokens found in no document) against human faithfulness:
    AUROC for ``hallucinated`` (median faithfulness < 3) and Spearman with the mean faithfulness,
-   turn 1 against later turns, 95 % intervals resampled by conversation.
+   turn 1 against later turns, 95 % intervals resampled by conversation. With the time each takes:
+   once after a warm-up (the conversation's run embeds what only it reads) and three reruns each,
+   alternating (everything embedded: the labeling's own cost).
 
 Records the CPU (``bench.machine``) and the load average; figures taken while others share the
 machine's two cores are noisy in time, never in value.
@@ -226,6 +228,14 @@ def adherence_by_turn() -> dict[str, Any]:
                 len(r.labels.extra["earlier_turn_support"]) for r in revised if r.labels)}
             out["standalone_rewritten"] = sum(1 for r in run.results
                                               if r.standalone_question and r.standalone_question != r.case.question)
+    reruns: dict[str, list[float]] = {"today_history_dropped": [], "with_conversation": []}
+    for _ in range(3):  # everything embedded already: the labeling's own cost, alternating
+        for name, with_history in (("today_history_dropped", False), ("with_conversation", True)):
+            t0 = time.perf_counter()
+            evaluate_batch(_mtrag_cases(with_history), method="trace", progress=None)
+            reruns[name].append(round(time.perf_counter() - t0, 2))
+    out["rerun_seconds"] = {**reruns, "median_ratio": round(float(np.median(reruns["with_conversation"])
+                                                                  / np.median(reruns["today_history_dropped"])), 2)}
     scores["naive_reference"] = np.asarray([1.0 - novel_token_ratio(c.response, c.documents) for c in cases])
     faith = np.asarray([float(c.labels["faithfulness"]["mean"]) for c in cases])
     halluc = np.asarray([bool(c.labels["hallucinated"]) for c in cases])
