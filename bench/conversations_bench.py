@@ -10,7 +10,8 @@ Two measurements, each beside today's behaviour (the turn judged alone) and a si
    a BM25 ranking (``rank_bm25`` Okapi, lower-cased word tokens), as: the last turn alone (today);
    the earlier user turns prepended (the naive reference the issue names); the user's previous turn
    prepended; the standalone question (``evaluators.conversations.standalone``). nDCG@5 by trec_eval's
-   definition (``pytrec_eval``, ``ndcg_cut_5``), per collection and overall, with the gain over the
+   definition (the project's ``evaluators.retrieval``, checked against ``pytrec_eval``'s ``ndcg_cut_5``
+   on every run), per collection and overall, with the gain over the
    last turn and its 95 % paired bootstrap interval (by question). The rule's two parameters were
    chosen on fiqa alone (``--grid`` prints the grid it was chosen from) and checked on ibmcloud.
 2. **Adherence by turn index** (``../shared/data/mtrag_human_dev.jsonl``: 10 conversations, 240
@@ -106,12 +107,28 @@ class Rankers:
 
 
 def ndcg5(questions: list[dict[str, Any]], run: dict[str, dict[str, float]]) -> np.ndarray:
-    """nDCG@5 per question by trec_eval's definition (pytrec_eval ``ndcg_cut_5``)."""
+    """nDCG@5 per question with the project's retrieval metrics (``evaluators.retrieval``, trec_eval's
+    definition), checked here against pytrec_eval's ``ndcg_cut_5`` on the same run."""
     import pytrec_eval
 
+    from evaluators.retrieval import case_metrics
+
+    out = []
+    for q in questions:
+        # trec_eval's order: score descending, ties by document id descending
+        ranked = [d for d, _ in sorted(run[q["id"]].items(), key=lambda x: (-x[1], _desc(x[0])))][:10]
+        case = TestCase(id=q["id"], question=q["question"], response="-", documents=tuple(ranked),
+                        document_ids=tuple(ranked), reference_context_ids=tuple(q["reference_context_ids"]))
+        out.append(float(case_metrics(case, "id", ks=(5,))["ndcg@5"].value or 0.0))
     qrels = {q["id"]: {d: 1 for d in q["reference_context_ids"]} for q in questions}
     ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5"}).evaluate(run)
-    return np.asarray([ev[q["id"]]["ndcg_cut_5"] for q in questions])
+    check = np.asarray([ev[q["id"]]["ndcg_cut_5"] for q in questions])
+    assert np.allclose(out, check, atol=1e-9), "evaluators.retrieval and pytrec_eval disagree on nDCG@5"
+    return np.asarray(out)
+
+
+def _desc(doc_id: str) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in doc_id)
 
 
 def _gain(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Sequence
 
+from .appcost import summarize
 from .conversations.grouping import place_of
 from .conversations.grouping import summary as conversation_summary
 from .turns import history_dicts
@@ -92,6 +93,7 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "warnings": list(run.warnings),
         "intervals": intervals(run),
         **({"conversations": conv} if (conv := conversation_summary(run.results)) is not None else {}),
+        **({"app": app} if (app := summarize((r.case.id, r.case.metadata) for r in run.results)) else {}),
         "detailed_results": [case_dict(r) for r in run.results],
     }
 

@@ -6,6 +6,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from ui import charts, history, layout, share, state, tables, vocab
@@ -55,14 +56,23 @@ st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
            + tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)
            + " · hover a metric for what it means (all of them: Glossary)")
 
-cards = st.columns(min(5, max(1, len(metrics))))
 card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
+retrieval, mrr = results_view.retrieval_table(stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
+stats = stats[~stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
+cards = st.columns(min(5, max(1, len(stats))))
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
         st.metric(vocab.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
         if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
             st.caption(line)
+
+if not retrieval.empty:
+    st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
+                help="\n\n".join(f"**{m}**: {vocab.help_text(m)}" for m in ("hit@K", "precision@K", "recall@K",
+                                                                            "map@K", "ndcg@K", "mrr")))
+    st.dataframe(retrieval, width="stretch")
+    st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
 
 errors = results_view.errors_of(df)
 if len(errors):

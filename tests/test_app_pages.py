@@ -221,6 +221,25 @@ def test_results_cards_charts_filter_downloads():
     assert any("could not be scored" in e.label for e in at.expander)
 
 
+def test_results_show_the_retrieval_metrics_as_one_table_not_21_cards():
+    from evaluators.types import TestCase
+
+    cases = [TestCase(id=f"c{i}", question=f"What is item {i}?", response=f"Item {i} is blue.",
+                      documents=(f"Item {i} is blue.", "Other text."),
+                      document_ids=("d1", "d2") if i % 2 else ("d2", "d1"), reference_context_ids=("d1",))
+             for i in range(6)]
+    run = fx.fake_run(cases)
+    at = page(with_run(run).run(), "3_results")
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "Adherence" in labels and not any("@" in lbl or lbl == "Mrr" for lbl in labels)
+    table = next(d.value for d in at.dataframe if "K = 5" in d.value.columns)
+    assert list(table.index) == ["hit", "precision", "recall", "map", "ndcg"]
+    assert list(table.columns) == ["K = 1", "K = 3", "K = 5", "K = 10"]
+    assert table.loc["hit", "K = 1"].startswith("0.500 [") and table.loc["recall", "K = 5"].startswith("1.000")
+    assert any(c.value.startswith("MRR (mean reciprocal rank") and "0.750" in c.value for c in at.caption)
+
+
 def test_results_table_reads_in_order_with_plain_values_and_help():
     """Issue 30 items 6, 13, 14: scores and the Inspect link came last, overall_supported showed
     0.000 and a missing error "None"; nothing said what a metric means."""

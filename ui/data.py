@@ -41,9 +41,11 @@ class DataError(Exception):
 
 
 def sample_files() -> list[Path]:
+    """The sample test sets of data/ (not its question files, which have no answers to evaluate)."""
     if not DATA_DIR.is_dir():
         return []
-    return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
+    return sorted(p for p in DATA_DIR.iterdir()
+                  if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file() and "questions" not in p.stem)
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -20,8 +20,9 @@ The rule (offline, no model, the same result every time):
 
 Only user turns are read: agent answers are long and name many things, so their words bring in as
 much noise as subject (measured: adding the first sentence of the last answer lost 0.02–0.06 nDCG@5
-on fiqa, the collection the rule was built on). Content words are words that are not in :data:`STOPWORDS` (function words,
-question words, and the generic verbs of requests: tell, explain, difference, happen, …).
+on fiqa, the collection the rule was built on). Content words are words that are not in
+:data:`STOPWORDS` (function words, question words, and the generic verbs of requests: tell,
+explain, difference, happen, …).
 
 **Parameters and how they were chosen.** ``SHORT`` = 2 and ``MAX_WORDS`` = 8 were picked on MTRAG's
 *fiqa* conversations alone (grid SHORT ∈ {1, 2, 3} × MAX_WORDS ∈ {4, 8, 16, all}, by the mean nDCG@5
