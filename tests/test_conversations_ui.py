@@ -127,3 +127,22 @@ def test_upload_mapping_offers_history_and_conversation():
     cases = data.cases
     assert [len(c.history) for c in cases] == [0, 2, 4] and {c.conversation_id for c in cases} == {"c1"}
     assert cases[2].history[0].text == XSS_TURN
+
+
+def test_a_stored_runs_downloads_keep_the_conversation():
+    from evaluators.store import RunStore, view
+    from tests.test_app_pages import TOKEN
+    from ui import tables
+    from ui.results import exports
+
+    run = fx.fake_run([*chat("c1"), *chat("c2")])
+    store = RunStore()
+    stored = view(store, store.save(run, "chat", owner=TOKEN), owner=TOKEN)
+    top = exports.top_of(stored)
+    assert top["conversations"]["num_conversations"] == 2
+    assert top["conversations"] == exports.top_of(run)["conversations"]  # the same block as the run in memory
+    doc = json.loads(exports.json_bytes(stored))
+    assert doc["detailed_results"][2]["history"][0]["text"] == XSS_TURN  # the turns are in the results file
+    df = tables.case_frame(stored)
+    assert {"conversation_id", "turn", "standalone_question"} <= set(df.columns) and "history" not in df.columns
+

@@ -145,6 +145,27 @@ def row_of_dict(d: Mapping[str, Any]) -> Row:
     return row_of(str(d.get("id")), str(d.get("question") or ""), history, d.get("conversation_id"), values)
 
 
+def row_of_flat(rec: Mapping[str, Any]) -> Row:
+    """The :class:`Row` of a case's flat row (``export.row_of``, a stored run's per-case table):
+    its ``conversation`` / ``turn`` columns, else its question (a possible turn 1), and its metrics."""
+    def num(v: Any) -> float | None:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return None
+        return None if f != f else f
+
+    err = rec.get("error")
+    ok = err is None or err == "" or (isinstance(err, float) and err != err)
+    metrics = {m: v for m in METRICS if (v := num(rec.get(m))) is not None}
+    values = metrics if ok and "adherence" in metrics else None
+    conv = rec.get("conversation")
+    if isinstance(conv, str) and conv:
+        vals = None if values is None else tuple(float(values.get(m, 0.0)) for m in METRICS)
+        return Row(str(rec.get("id")), conv, None, int(num(rec.get("turn")) or 1), vals)
+    return row_of(str(rec.get("id")), str(rec.get("question") or ""), (), None, values)
+
+
 def _resolve(rows: Sequence[Row]) -> list[Row]:
     """Rows in a conversation: a case with neither id nor history joins the conversation its
     question opened (as turn 1); others without a conversation are left out."""
@@ -268,5 +289,5 @@ class ConversationTally:
 
 
 __all__ = ["METRICS", "MAX_LISTED", "WORST_BY", "ConversationTally", "Row", "by_conversation", "by_turn",
-           "opening_key", "place_of", "resolve_places", "row_of", "row_of_dict", "row_of_result", "summary",
-           "summary_lines", "turn_of"]
+           "opening_key", "place_of", "resolve_places", "row_of", "row_of_dict", "row_of_flat", "row_of_result",
+           "summary", "summary_lines", "turn_of"]

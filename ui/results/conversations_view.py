@@ -9,13 +9,12 @@ first unsupported turn, each a link to Inspect. A run without conversations has 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from evaluators.conversations.grouping import METRICS, Row, by_conversation, by_turn, opening_key
+from evaluators.conversations.grouping import Row, by_conversation, by_turn, row_of_flat
 from evaluators.types import EXPECTED_ADHERENCE
 
 from .. import share, vocab
@@ -28,30 +27,10 @@ def has_conversations(df: pd.DataFrame) -> bool:
     return "conversation" in df.columns and bool(df["conversation"].notna().any())
 
 
-def _num(v: Any) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
-
-
 def rows_of(df: pd.DataFrame) -> list[Row]:
     """The grouping rows of the table's cases (a case with neither conversation nor history joins,
     as turn 1, the conversation its question opened)."""
-    out: list[Row] = []
-    for rec in df.to_dict("records"):
-        vals = [_num(rec.get(m)) for m in METRICS]
-        ok = rec.get("error") in (None, "") or (isinstance(rec.get("error"), float) and math.isnan(rec["error"]))
-        scored = ok and vals[METRICS.index("adherence")] is not None
-        values = tuple(v if v is not None else 0.0 for v in vals) if scored else None
-        conv = rec.get("conversation")
-        if isinstance(conv, str) and conv:
-            out.append(Row(str(rec["id"]), conv, None, int(_num(rec.get("turn")) or 1), values))
-        else:
-            own = opening_key(str(rec.get("question") or ""))
-            out.append(Row(str(rec["id"]), None, None, 1, values, own_opening=own))
-    return out
+    return [row_of_flat(rec) for rec in df.to_dict("records")]
 
 
 def turn_frame(turns: list[dict[str, Any]]) -> pd.DataFrame:
