@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
 from .appcost import app_call
+from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
 from .retrieval import score_cases, with_plan
@@ -93,9 +94,11 @@ def _precheck(case: TestCase) -> str | None:
 
 
 def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: float) -> CaseResult:
+    standalone = question_of(item.case)  # a turn of a chat: the question it was judged against
     if out.labels is None:
         return CaseResult(case=item.case, method=method, error=out.error or "no labels produced",
-                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds, spans=spans_of(item))
+                          labeled_by=out.labeled_by, usage=out.usage, seconds=seconds, spans=spans_of(item),
+                          standalone_question=standalone)
     return CaseResult(
         case=item.case,
         method=method,
@@ -109,6 +112,7 @@ def _to_result(item: SentencizedCase, method: str, out: LabelOutcome, seconds: f
         usage=out.usage,
         seconds=seconds,
         spans=spans_of(item),
+        standalone_question=standalone,
     )
 
 

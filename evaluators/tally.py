@@ -15,6 +15,7 @@ from array import array
 from typing import Any, Iterable, Mapping
 
 from .appcost import AppTally
+from .conversations.grouping import ConversationTally
 from .stats import N_BOOT, mean_ci, proportion_ci
 from .types import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, CaseResult, Usage
 
@@ -62,6 +63,8 @@ class RunTally:
         self._trace: dict[str, array] = {m: array("d") for m in KEPT}
         self._groups: list[Any] = []  # of the scored cases (with group_column)
         self._family: dict[str, tuple[array, list[Any]]] = {}  # name -> (values, groups), first seen first
+        #: Which conversation and turn each case is (the summary's ``conversations`` block).
+        self.conversations = ConversationTally()
         #: The app's own calls (the target runner's metadata: latency, errors, tokens).
         self.app = AppTally()
 
@@ -77,6 +80,7 @@ class RunTally:
         """One finished case."""
         trace = {m: r.scores.value(m) for m in KEPT} if r.ok and r.scores is not None else None
         fam = {n: (None if mv.value is None else float(mv.value)) for n, mv in r.metrics.items()}
+        self.conversations.add(r)
         self._add(r.case.id, r.error, trace, fam, r.case.metadata, r.case.labels, r.usage)
 
     def add_dict(self, d: Mapping[str, Any]) -> None:
@@ -91,6 +95,7 @@ class RunTally:
                 trace = {m: float(trace.get(m, 0.0)) for m in KEPT}
         details = d.get("metric_details") or {}
         fam = {n: (None if (v or {}).get("value") is None else float(v["value"])) for n, v in details.items()}
+        self.conversations.add_dict(d)
         self._add(str(d.get("id")), d.get("error"), trace, fam, d.get("metadata") or {},
                   d.get("human_labels") or {}, Usage.model_validate(d.get("usage") or {}))
 
@@ -196,6 +201,7 @@ class RunTally:
             "errors": [{"id": i, "error": e} for i, e in self.errors],
             "warnings": list(warnings),
             **({"intervals": self.intervals()} if intervals else {}),
+            **({"conversations": conv} if (conv := self.conversations.summary()) is not None else {}),
             **({"app": app} if (app := self.app.summary()) is not None else {}),
         }
 

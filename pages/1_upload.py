@@ -107,7 +107,7 @@ with st.expander("Column mapping", expanded=not data.cases):
             else:
                 opts = [none, *cols]
                 picks[f] = st.selectbox(f, opts, index=opts.index(cur) if cur in opts else 0,
-                                        key=f"upload.map.{f}")
+                                        key=f"upload.map.{f}", help=ud.MAPPING_HELP.get(f))
                 picks[f] = None if picks[f] == none else picks[f]
     labels = st.multiselect("human label columns (for agreement in Compare)", cols,
                             default=[c for c in (m.get("label_columns") or ()) if c in cols],

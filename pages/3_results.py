@@ -10,7 +10,7 @@ from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from ui import charts, history, layout, share, state, tables, vocab
-from ui.results import open_results, results_view, traces_view
+from ui.results import conversations_view, open_results, results_view, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -81,8 +81,8 @@ if len(errors):
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
-names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []),
-         "Download"]
+names = ["Charts", "Cases", *(["Conversations"] if conversations_view.has_conversations(df) else []),
+         *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []), "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 
 
@@ -121,6 +121,11 @@ with tabs["Cases"]:
     if tabs["Cases"].open:
         traces_view.cases_note(run)
         results_view.cases_tab(df, metrics, run_id, run)
+
+if "Conversations" in tabs:  # turns of chats: by turn, and the conversations worst first
+    with tabs["Conversations"]:
+        if tabs["Conversations"].open:
+            conversations_view.tab(df, run_id)
 
 if "Agreement (trace vs LLM)" in tabs:
     with tabs["Agreement (trace vs LLM)"]:

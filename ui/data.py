@@ -18,7 +18,15 @@ DATA_DIR = ROOT / "data"
 SAMPLE_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
 #: Keep in sync with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
-MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id", "history", "conversation_id")
+#: What the Upload page's mapping says about a field (the optional ones: what they are for).
+MAPPING_HELP = {
+    "history": "The turns of the chat before the question: a list of {speaker, text} or chat "
+               "{role, content} messages (JSON text in a CSV cell). A turn is then judged with them: "
+               "against its standalone question, and an answer the agent already gave counts as support.",
+    "conversation_id": "Which conversation the case is a turn of: Results then shows metrics by turn and "
+                       "the conversations worst first, and Compare the regressions by conversation.",
+}
 #: What each sample file is (its content is counted from the file itself).
 SAMPLE_FORMATS = {
     "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",

@@ -196,6 +196,10 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} {v:.4f}{ci}")
         elif v is None and k in CORE_THRESHOLD_METRICS:
             print(f"  {k:<28} n/a")
+    if d.get("conversations"):  # a run of turns of chats: by turn, and the worst conversations
+        from ..conversations.grouping import summary_lines
+
+        print("\n".join(summary_lines(d["conversations"])))
     rr = (d.get("settings") or {}).get("retrieval_run") or {}
     if rr.get("match") in ("id", "text"):
         print(f"retrieval: matched by {rr['match']} ({rr.get('reason')}); means (their 95 % intervals: the "

@@ -8,7 +8,8 @@
 Modules (private; this package's surface is below): ``table`` (the compact per-run table and its
 builders), ``matching`` (which cases are the same question), ``paired`` (paired bootstrap, t-test,
 Holm, joint ranks), ``verdict`` (verdicts and their sentences), ``changes`` (regressions and
-improvements with the sentences behind them), ``compare`` (the engine and its result types),
+improvements with the sentences behind them), ``conversations`` (regressions by conversation, for
+runs of turns of chats), ``compare`` (the engine and its result types),
 ``report`` (the comparison in words), ``trend`` (a metric over a series of runs), ``left_out``
 (values that are not numbers — NaN, a text — counted per run and metric, and said), ``app`` (the
 app's own latency, tokens and errors, B against A, paired by question: ``Comparison.app_between``).

@@ -22,6 +22,7 @@ from ..types import EXPECTED_ADHERENCE, RunResult
 from . import left_out
 from .app import AppDiff, compare_app
 from .changes import Change, pick, with_sentences
+from .conversations import by_conversation
 from .matching import ComparisonError, Matching, common_rows, match, pair
 from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
 from .table import COMPARED_TRACE, RunTable, table_from_file, table_from_run
@@ -49,6 +50,8 @@ class PairResult:
     text: str
     regressions: tuple[Change, ...] = ()
     improvements: tuple[Change, ...] = ()
+    #: Runs of turns of chats: the conversations that regressed (``conversations.by_conversation``).
+    conversations: dict[str, Any] | None = None
 
     def as_dict(self, with_changes: bool = True) -> dict[str, Any]:
         s = self.stats
@@ -63,6 +66,8 @@ class PairResult:
         if with_changes:
             d["regressions"] = [c.as_dict("lost_support") for c in self.regressions]
             d["improvements"] = [c.as_dict("won_support") for c in self.improvements]
+            if self.conversations is not None:
+                d["conversations"] = self.conversations
         return d
 
 
@@ -272,6 +277,11 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
     result_standings = _standings(tables, common, wanted, direction, n_boot=n_boot, seed=seed, level=level)
 
     _attach_changes(tables, paired, index_pairs, result_pairs, headline, direction[headline], top)
+    for k, (i, j) in enumerate(index_pairs):  # regressions by conversation (runs of turns of chats)
+        conv = by_conversation(tables[i], tables[j], paired[i, j], headline, higher_better=direction[headline],
+                               top=max(top, 1))
+        if conv is not None:
+            result_pairs[headline][k] = replace(result_pairs[headline][k], conversations=conv)
     lone: dict[str, list[str]] = {}
     in_common = [set(rows.tolist()) for rows in common]
     for t, keep in zip(tables, in_common):

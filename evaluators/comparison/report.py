@@ -2,13 +2,15 @@
 leaderboard (three or more runs), every pair's verdict on the headline metric, the app's own
 latency, tokens and errors of the last run against the first (when the runs record them), the
 other metrics of the baseline against the last run (the retrieval metrics as one table), its
-regressions with the sentences that lost their support, and the cases without a partner."""
+regressions with the sentences that lost their support, its regressions by conversation (runs of
+turns of chats), and the cases without a partner."""
 
 from __future__ import annotations
 
 from ..retrieval import is_retrieval_metric
 from . import left_out
 from .compare import Comparison
+from .conversations import lines as conversation_lines
 from .verdict import num
 
 
@@ -65,6 +67,8 @@ def text(c: Comparison, top: int = 5) -> str:
                 lines.append(f"       {_sentence_line(last, x)}")
     elif head.stats.n:
         lines += ["", f"No case of {last} scores lower than in {first} on {c.metric}."]
+    if head.conversations is not None:
+        lines += conversation_lines(head.conversations, first, last, top)
     lone = {k: v for k, v in c.unmatched.items() if v}
     if lone:
         lines += ["", "Cases without a partner (left out of every figure above):"]

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..conversations.grouping import place_of, resolve_places
 from ..export import ResultsFileError, case_from_dict
 from ..sentencize import letters, sentences_of
 from ..types import (
@@ -84,6 +85,10 @@ class RunTable:
     #: The app's own numbers per case (``app.APP_COLUMNS``: latency, tokens, failed; NaN where a case
     #: records none); empty when no case records an app call.
     app: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The conversation of each row and its turn (``conversations.grouping``); None when no case of
+    #: the run is a turn of a conversation.
+    conversations: list[str | None] | None = None
+    turns: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -126,9 +131,12 @@ class TableBuilder:
         self.left_out: dict[str, LeftOut] = {}
         self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
+        self._places: list[tuple[str | None, int, str | None]] = []
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
-            response: str | None = None, metadata: Mapping[str, Any] | None = None) -> None:
+            response: str | None = None, metadata: Mapping[str, Any] | None = None, history: Any = (),
+            conversation_id: str | None = None) -> None:
+        """One case; ``history`` (turns or their dicts) and ``conversation_id`` place a turn of a chat."""
         n = len(self.ids)
         app = app_columns(metadata)
         if app is not None and not self.app:
@@ -151,14 +159,17 @@ class TableBuilder:
         for col in self.cols.values():
             if len(col) == n:
                 col.append(float("nan"))
+        self._places.append(place_of(self.questions[-1], history, conversation_id))
 
     def build(self, details: DetailFetcher | None = None) -> RunTable:
         values = {m: np.frombuffer(col, dtype=float).copy() for m, col in self.cols.items()}
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
+        convs, turns = resolve_places(self._places)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
                         self.started_at, details, self._content.hexdigest()[:16], self.left_out,
-                        app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()})
+                        app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()},
+                        conversations=convs, turns=turns)
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -176,7 +187,8 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
             raise ResultsFileError(f"{name}: case {i + 1} (id {rec['id']!r}): '{bad}' is a "
                                    f"{type(rec.get(bad)).__name__}, not what a results file holds")
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
-              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"))
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"),
+              rec.get("history") or (), rec.get("conversation_id"))
     return b.build(details)
 
 
@@ -216,7 +228,8 @@ def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTabl
     b = TableBuilder(name, run.method, run.started_at)
     stored = hasattr(run, "iter_results") and hasattr(run, "cases")
     for r in (run.iter_results() if stored else run.results):
-        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata)
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata,
+              r.case.history, r.case.conversation_id)
     if not keep_details:
         return b.build(None)
     if not stored:

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..conversations import as_standalone, support_from_earlier_turns
 from ..encoder import cross_encoder
 from ..methods import BaseMethod
 from ..options import EvalOptions
@@ -177,8 +178,11 @@ class HeuristicMethod(BaseMethod):
         if not items:
             return []
         settings = self._settings(options)  # bad options / params fail every case, clearly
+        items = as_standalone(items)  # a turn of a chat is judged against its standalone question
         _, prepared = self.featurize(items, options)
         out = self.label_prepared(items, prepared, settings)
+        out = support_from_earlier_turns(  # what the documents lack but the agent said before
+            items, out, lambda xs: self.label_prepared(xs, self.featurize(xs, options)[1], settings), overall_text)
         tick(len(items))
         return out
 

@@ -13,6 +13,11 @@ its ``<document>`` tag saying how they read), the question, and the response spl
   ``numerical_reasoning``), ``fully_supported``;
 * ``all_utilized_sentence_keys``.
 
+A turn of a conversation (a case with ``history``) also shows the turns before the question, marked
+as context that is not a document, and one more rule: a sentence only an earlier agent turn supports
+cites that turn (``turn_4``); see :mod:`evaluators.conversations.prompt`. A single-turn case's prompt
+is unchanged.
+
 Parsing (see ``to_labels``): the reply is validated with lenient pydantic models (keys normalised:
 ``"0A."`` -> ``0a``; a comma-separated string becomes a list; a dict keyed by sentence becomes a list).
 Keys that do not exist are dropped and recorded in ``SentenceLabels.notes``; response sentences the
@@ -31,6 +36,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from ..conversations.prompt import CONVERSATION_RULES, citable_keys, conversation_lines
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
@@ -41,6 +47,7 @@ from ..types import (
     SentenceLabels,
     SentenceSupport,
     SentencizedCase,
+    earlier_turn_of,
 )
 
 if TYPE_CHECKING:
@@ -114,6 +121,7 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
             parts.append("(empty)")
         parts.append(f"</document {d}>")
     parts.append("")
+    parts.extend(conversation_lines(item.case.history))  # a turn of a chat: the turns before it, not a document
     parts.append("Question:")
     parts.append(item.case.question.strip() or "(no question given)")
     parts.append("")
@@ -121,6 +129,8 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
     parts.extend(f"{s.key}. {s.text}" for s in item.response_sentences)
     parts.append("")
     parts.append(INSTRUCTIONS)
+    if item.case.history:
+        parts.extend(("", CONVERSATION_RULES))
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}]
 
 
@@ -137,7 +147,7 @@ _KEY_NOISE = re.compile(r"^[\s\[\(\"'`*]*(?:key|sentence|doc(?:ument)?)?[\s:#]*|
 def normalize_key(k: Any) -> str:
     s = _KEY_NOISE.sub("", str(k)).strip().lower()
     special = re.sub(r"[\s\-]+", "_", s)
-    return special if special in SPECIAL_SUPPORT_KEYS else s
+    return special if special in SPECIAL_SUPPORT_KEYS or earlier_turn_of(special) is not None else s
 
 
 def _key_list(v: Any) -> Any:
@@ -204,11 +214,11 @@ class LabelingReply(BaseModel):
 
 
 def _filter_doc_keys(keys: Sequence[str], doc_set: set[str], field: str, notes: list[str],
-                     allow_special: bool = False) -> tuple[str, ...]:
+                     allow_special: bool = False, turn_keys: frozenset[str] = frozenset()) -> tuple[str, ...]:
     out: list[str] = []
     bad: list[str] = []
     for k in keys:
-        if k in doc_set or (allow_special and k in SPECIAL_SUPPORT_KEYS):
+        if k in doc_set or (allow_special and (k in SPECIAL_SUPPORT_KEYS or k in turn_keys)):
             if k not in out:
                 out.append(k)
         elif k not in bad:
@@ -226,6 +236,7 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
     resp_keys = item.response_keys
     resp_set = set(resp_keys)
     notes: list[str] = []
+    turn_keys = citable_keys(item.case.history)  # the agent's earlier turns the prompt showed
     relevant = _filter_doc_keys(reply.all_relevant_sentence_keys, doc_set, "all_relevant_sentence_keys", notes)
     utilized = _filter_doc_keys(reply.all_utilized_sentence_keys, doc_set, "all_utilized_sentence_keys", notes)
     by_key: dict[str, SupportInfo] = {}
@@ -259,7 +270,8 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
                                              explanation="(not labeled by the model; counted as unsupported)"))
             continue
         keys = _filter_doc_keys(got.supporting_sentence_keys, doc_set,
-                                f"supporting_sentence_keys of sentence {k}", notes, allow_special=True)
+                                f"supporting_sentence_keys of sentence {k}", notes, allow_special=True,
+                                turn_keys=turn_keys)
         sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=got.fully_supported,
                                          explanation=got.explanation))
     if missing:

@@ -33,7 +33,7 @@ from evaluators.store import RunSummary
 from .. import highlight as hl
 from .. import history, state, vocab
 from ..data import md_escape
-from . import app_view, compare_charts
+from . import app_view, compare_charts, conversations_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -294,6 +294,8 @@ def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_i
                 st.markdown(f"- {md_escape(line)}")
             st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
                          query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+    conversations_view.render(p.conversations, base, cand, metric,  # runs of turns of chats
+                              lambda a, b: side_by_side_params(base_id, cand_ids[cand], a, b), INSPECT_PAGE)
     if p.improvements:
         with st.expander(f"Improvements ({len(p.improvements)}): where {cand} scores higher"):
             for r in p.improvements:
