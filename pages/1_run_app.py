@@ -30,6 +30,6 @@ label = f"Run {len(picked)} version{'s' if len(picked) != 1 else ''} on {len(qs.
 if st.button(label, type="primary", key="run_app.go", disabled=p is None or going) and p is not None:
     view.start(p)
 if going:
-    st.caption("⏳ A run is going on (below): a new one can start when it ends or is cancelled.")
+    st.caption("A run is going on (below): a new one can start when it ends or is cancelled.")
 view.progress()
 view.outcome(owner)

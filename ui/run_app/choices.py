@@ -28,8 +28,8 @@ from .. import resources
 from . import sample
 
 _TYPED = "run_app.typed"  # name -> Target typed by the visitor (memory only)
-PICKED = "run_app.targets"
-_ADD_PICK = "run_app.add_pick"  # a target just added: picked on the next run (before the picker is drawn)
+PICKED = "run_app.pick."  # + a choice's key: its box
+_ADD_PICK = "run_app.add_pick"  # a target just added: picked on the next run (before its box is drawn)
 SAMPLE_NOTES = {"v1": "the sample app, version 1 — BM25 retrieval, an extractive answer",
                 "v2": "the sample app, version 2 — a regression to catch: weaker ranking, fewer passages, "
                       "some answers its passages do not support"}
@@ -49,10 +49,12 @@ class Choice:
         return self.target.name
 
     def label(self) -> str:
+        """The box's label (Markdown: the name in bold, what it calls escaped)."""
         if self.kind == "sample":
-            return f"{self.name} · {SAMPLE_NOTES.get(self.name, 'the sample app')}"
+            return f"**{ud.md_escape(self.name)}** — {SAMPLE_NOTES.get(self.name, 'the sample app')}"
         who = "your app" if self.kind == "typed" else "this deployment's app"
-        return f"{self.name} · {who} · {describe(self.target)}"
+        how = describe(self.target).replace("`", "'")
+        return f"**{ud.md_escape(self.name)}** — {who}: `{how}`"
 
 
 def describe(t: Target) -> str:
@@ -80,30 +82,31 @@ def typed_choices() -> list[Choice]:
 
 
 def pick(owner: list[Choice], owner_error: str | None) -> list[Choice]:
-    """The targets section: the picker, the form to add one's own; the targets picked."""
+    """The targets section: a box per target (the owner's picked by default, else the sample app's),
+    the form to add one's own; the targets picked, in the order shown."""
     if owner_error:
         st.error(f"This deployment's targets could not be loaded: {ud.md_escape(owner_error)}")
-    everything = {c.key: c for c in [*owner, *sample_choices(), *typed_choices()]}
-    if PICKED not in st.session_state:
-        st.session_state[PICKED] = [c.key for c in owner] or [c.key for c in everything.values()
-                                                               if c.kind == "sample"]
+    everything = [*owner, *sample_choices(), *typed_choices()]
+    defaults = {c.key for c in owner} or {c.key for c in everything if c.kind == "sample"}
     if (added := st.session_state.pop(_ADD_PICK, None)) is not None:  # (a widget's value is set before it)
-        st.session_state[PICKED] = [*[k for k in st.session_state[PICKED] if k != added], added]
-    st.session_state[PICKED] = [k for k in st.session_state[PICKED] if k in everything]
-    keys = st.multiselect("Versions of the app to run (targets)", list(everything), key=PICKED,
-                          format_func=lambda k: everything[k].label(), placeholder="pick one or more",
-                          help="Each target is one version of the app: every question is put to each, and "
-                               "each target's answers become a run named after it. Two or more: Compare says "
-                               "which is better.")
+        st.session_state[PICKED + added] = True
+    st.markdown("**Versions of the app to run**", help="Each target is one version of the app: every question is "
+                "put to each, and each one's answers become a run named after it. Two or more: Compare says which "
+                "is better.")
+    picked = []
+    for c in everything:
+        st.session_state.setdefault(PICKED + c.key, c.key in defaults)
+        if st.checkbox(c.label(), key=PICKED + c.key):
+            picked.append(c)
     if not owner:
-        st.caption("No targets of this deployment's own (its owner names a targets file with RAG_EVAL_TARGETS): "
-                   "the sample app's two versions are picked — no key, the sample's documents, served by this "
-                   "server.")
+        st.caption("This deployment names no app of its own (its owner can, with a targets file named by "
+                   "RAG_EVAL_TARGETS): the sample app's two versions are picked — no key, the sample's documents, "
+                   "served by this server.")
     _add_form(everything)
-    return [everything[k] for k in keys]
+    return picked
 
 
-def _add_form(taken: dict[str, Choice]) -> None:
+def _add_form(taken: list[Choice]) -> None:
     with st.expander("Add your own app (an address you type)"):
         if not typed_urls_allowed():
             st.info("This deployment calls no address typed here (its owner set RAG_EVAL_TYPED_URLS=off): "
@@ -126,7 +129,7 @@ def _add_form(taken: dict[str, Choice]) -> None:
         except TargetError as exc:
             st.error(f"Not added — {ud.md_escape(str(exc))}")
             return
-        clash = next((c for c in taken.values() if c.name == target.name and c.kind != "typed"), None)
+        clash = next((c for c in taken if c.name == target.name and c.kind != "typed"), None)
         if clash is not None:
             st.error(f"Not added — the name “{ud.md_escape(target.name)}” is taken by "
                      f"{'the sample app' if clash.kind == 'sample' else 'a target of this deployment'}: "

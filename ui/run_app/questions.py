@@ -67,6 +67,7 @@ def pick() -> QuestionSet | None:
                    help="A test set without answers: a `question` column, and optionally `id`, `ground_truth`, "
                         "`reference_context_ids` / `reference_contexts` (to score retrieval) and `history`. "
                         "Make one from your documents on “Make a test set”.")
+    qs: QuestionSet | None
     if src == "sample":
         qs = sample()
         st.caption("The sample's questions over its 15 documents, with the passages that answer each: what the "

@@ -296,6 +296,9 @@ def outcome(owner: list[choices.Choice]) -> None:
     if run is None or not run.finished:
         return
     st.subheader("Outcome")
+    asked = sum(t.done for t in run.targets)
+    st.caption(f"Questions: {ud.md_escape(run.questions_name)} · {asked:,} of {run.calls:,} calls made · "
+               f"ended after {jobs.fmt_seconds(run.elapsed)}")
     if run.error:
         st.error(f"The run stopped on an error: {ud.md_escape(run.error)}")
     for t in run.targets:
