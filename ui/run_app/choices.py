@@ -29,6 +29,7 @@ from . import sample
 
 _TYPED = "run_app.typed"  # name -> Target typed by the visitor (memory only)
 PICKED = "run_app.pick."  # + a choice's key: its box
+_CLEAR = "run_app.clear_header"
 _ADD_PICK = "run_app.add_pick"  # a target just added: picked on the next run (before its box is drawn)
 SAMPLE_NOTES = {"v1": "the sample app, version 1 — BM25 retrieval, an extractive answer",
                 "v2": "the sample app, version 2 — a regression to catch: weaker ranking, fewer passages, "
@@ -107,6 +108,8 @@ def pick(owner: list[Choice], owner_error: str | None) -> list[Choice]:
 
 
 def _add_form(taken: list[Choice]) -> None:
+    if added := st.session_state.pop("run_app.added", None):
+        st.success(f"Added “{ud.md_escape(added)}” and picked it (above).")
     with st.expander("Add your own app (an address you type)"):
         if not typed_urls_allowed():
             st.info("This deployment calls no address typed here (its owner set RAG_EVAL_TYPED_URLS=off): "
@@ -115,6 +118,8 @@ def _add_form(taken: list[Choice]) -> None:
         st.caption("Your app is called by this server: a public address (loopback and private ranges are "
                    "refused unless the owner allows them), never a Python function, no ${VAR}. A header you "
                    "type (a token) stays in this browser session's memory and is never shown or stored.")
+        if st.session_state.pop(_CLEAR, False):  # (set before the fields are drawn)
+            st.session_state["run_app.f.header_value"] = st.session_state["run_app.f.yaml"] = ""
         how = st.radio("Describe it with", ["a form", "a target file (YAML or JSON)"], key="run_app.add_how",
                        horizontal=True)
         try:
@@ -136,11 +141,10 @@ def _add_form(taken: list[Choice]) -> None:
                      "give yours another name.")
             return
         st.session_state.setdefault(_TYPED, {})[target.name] = target
+        st.session_state[_CLEAR] = True  # a header value typed leaves its field (and the page) at once
         st.session_state[_ADD_PICK] = f"typed:{target.name}"
         st.session_state["run_app.added"] = target.name
         st.rerun()
-    if added := st.session_state.pop("run_app.added", None):
-        st.success(f"Added “{ud.md_escape(added)}” and picked it.")
 
 
 def _form() -> dict[str, Any] | None:

@@ -96,6 +96,7 @@ class AppRun:
     phase: str = "calling"
     finished: bool = False
     error: str | None = None
+    ended: float | None = None
 
     @property
     def id(self) -> str:
@@ -103,7 +104,7 @@ class AppRun:
 
     @property
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        return (self.ended or time.monotonic()) - self.started
 
     @property
     def calls(self) -> int:
@@ -201,6 +202,7 @@ def _work(run: AppRun, questions: QuestionSet, plan: Plan) -> None:
             if t.status in ("waiting", "calling"):
                 t.status = "cancelled" if run.cancel.is_set() else "skipped"
         run.phase = "done"
+        run.ended = time.monotonic()
         run.finished = True
         run.save()
 
