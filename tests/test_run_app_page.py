@@ -366,7 +366,8 @@ def test_a_run_a_restart_cut_short_is_offered_and_resumed(token, tmp_path, llm_s
     at = finish(at, token)
     assert "**prod** · the run stopped: " in md(at) and "Resume asks the others" in md(at)
     runner.forget(token)  # the server restarted: no thread, the folder and its manifest on disk
-    targets.write_text(json.dumps({"targets": [http_target("prod", llm_server.base_url + "/chat/completions")]}), encoding="utf-8")
+    live = http_target("prod", llm_server.base_url + "/chat/completions")
+    targets.write_text(json.dumps({"targets": [live]}), encoding="utf-8")
     llm_server.respond(lambda body: Reply(body={"answer": "ok", "sources": [{"id": "x", "text": "y"}]}))
     at = app(token)
     assert any("did not end" in w.value for w in at.warning)
