@@ -188,3 +188,5 @@ def test_evaluate_target_runs_the_app_then_scores_it(sample_app, tmp_path, capsy
     assert scored["error"] is None and scored["metadata"]["target"] == "v2"
     assert scored["metadata"]["retrieval_match"] == "id" and scored["document_ids"]
     assert scored["reference_context_ids"] == ["photosynthesis#1"]
+    assert scored["metrics"]["ndcg@5"] is not None and d["ndcg@5"] is not None  # retrieval scored by id
+    assert d["app"]["calls"] == 5 and d["app"]["errors"]["count"] == 1  # the app's own latency and errors
