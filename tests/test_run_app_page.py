@@ -263,6 +263,28 @@ def test_a_typed_target_runs_and_its_token_is_never_shown_or_stored(token, llm_s
     assert manifest["targets"][0]["has_headers"] is True and "headers" not in manifest["targets"][0]["spec"]["http"]
 
 
+def test_a_typed_address_is_checked_again_when_the_page_connects(token, llm_server, monkeypatch):
+    """The page runs a typed target through the library's runner, so its guarded connection applies:
+    a name that passed the typed-URL check ("public" when added) but resolves to loopback when the
+    call is made (DNS rebinding) is refused at the connection, and the app sees no request."""
+    import ipaddress
+
+    from evaluators import net
+
+    monkeypatch.setattr(net, "_addresses", lambda host: [ipaddress.ip_address("93.184.216.34")])
+    llm_server.respond(lambda body: Reply(body={"answer": "should never be asked", "sources": []}))
+    url = llm_server.base_url.replace("127.0.0.1", "localhost") + "/chat/completions"
+    at = add_pasted(app(token), f"name: rebound\nhttp: {{url: '{url}', body: {{question: '{{question}}'}}}}\n"
+                                "answer: answer\nretries: 0\n")
+    assert at.checkbox(key="run_app.pick.typed:rebound").value, [e.value for e in at.error]
+    at.checkbox(key="run_app.pick.sample:v1").uncheck()
+    at.checkbox(key="run_app.pick.sample:v2").uncheck().run()
+    at.button(key="run_app.go").click().run()
+    at = finish(at, token)
+    assert not llm_server.requests
+    assert "refused at connection time" in md(at) and "**rebound** · the run stopped: " in md(at)
+
+
 # ---- the owner's targets: secrets, limits ----------------------------------------------------------------
 def test_the_owners_secret_reaches_the_app_and_never_the_page(token, tmp_path, llm_server, monkeypatch):
     owner_file(tmp_path, [http_target("prod", llm_server.base_url + "/chat/completions",
