@@ -210,7 +210,8 @@ def add_pasted(at: AppTest, text: str) -> AppTest:
     return at
 
 
-@pytest.mark.parametrize("how, words", [
+#: What a visitor may not add, and the words that say why (the forms first: the last ones are pasted).
+REFUSED = [
     (("form", "http://127.0.0.1:9/ask"), "is a loopback or private address"),
     (("form", "http://10.1.2.3/ask"), "RAG\\_EVAL\\_TYPED\\_PRIVATE\\_URLS=on"),
     (("form", "http://169.254.169.254/latest"), "link-local"),
@@ -218,14 +219,16 @@ def add_pasted(at: AppTest, text: str) -> AppTest:
     (("paste", "http: {url: 'https://example.com/ask', headers: {X-Key: '${HOME}'}}\nanswer: a\n"),
      "environment variables are not read"),
     (("paste", "http: {url: 'https://example.com/ask'}\nanswer: '[[['\n"), "is not a JMESPath expression"),
-])
-def test_a_typed_target_is_refused_in_words(token, how, words):
-    at = app(token)
-    kind, value = how
-    at = add_with_form(at, value) if kind == "form" else add_pasted(at, value)
-    err = " ".join(e.value for e in at.error)
-    assert "Not added" in err and words in err, err
-    assert not any(k.startswith("typed:") for k in (c.key or "" for c in at.checkbox))
+]
+
+
+def test_a_typed_target_is_refused_in_words(token):
+    at = app(token)  # one session for every refusal (each add is a rerun of it)
+    for (kind, value), words in REFUSED:
+        at = add_with_form(at, value) if kind == "form" else add_pasted(at, value)
+        err = " ".join(e.value for e in at.error)
+        assert "Not added" in err and words in err, (value, err)
+        assert not any(k.startswith("typed:") for k in (c.key or "" for c in at.checkbox))
 
 
 def test_typed_names_may_not_take_the_samples_and_typed_addresses_can_be_refused(token, monkeypatch):
@@ -351,6 +354,8 @@ def test_the_whole_loop_on_the_sample_app_opens_compare_and_results(token, tmp_s
     assert list(grid.index) == ["hit", "precision", "recall", "map", "ndcg"] and "K = 5" in grid.columns
     assert "→" in grid.loc["ndcg", "K = 5"]
     assert any(c.value.startswith("MRR: ") for c in at.caption)
+    diffs = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "versions.diffs")
+    assert "Expected adherence" in diffs and "Ndcg@5" not in diffs  # retrieval: in its grid, not again here
     at.switch_page("pages/3_results.py").run()
     assert "**The app itself** — 16 calls, latency p50" in md(at)
 

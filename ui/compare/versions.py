@@ -251,7 +251,8 @@ def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summar
     left, right = st.columns(2)
     left.plotly_chart(compare_charts.means_chart(c.standings[metric], metric, base), key="versions.means")
     focus = cands[0] if len(cands) == 1 else st.session_state.get("versions.table_cand") or cands[0]
-    right.plotly_chart(compare_charts.diff_chart([c.pair(base, focus, m) for m in c.metrics], base, focus),
+    quality = [m for m in c.metrics if not is_retrieval_metric(m)]  # (retrieval: its grid, app_view)
+    right.plotly_chart(compare_charts.diff_chart([c.pair(base, focus, m) for m in quality], base, focus),
                        key="versions.diffs")
     if len(c.names) >= 3:
         st.markdown("**Every pair of runs**", help=TERMS["holm"])
