@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from evaluators.conversations.standalone import RULE, Rule
+from evaluators.conversations.standalone import OLD_RULE, RULE, Rule
 
 #: The grid the rule is chosen from (numbers and switches of its parts).
 GRID: dict[str, tuple[Any, ...]] = {"short": (1, 2, 3), "budget": (0, 4, 5, 6), "min_words": (1, 2, 3),
@@ -121,9 +121,14 @@ def choose_on(questions: list[dict[str, Any]], score: Scorer, text: Texter) -> t
         texts = [text(q, rule) for q in questions]
         rows.append({f"{r}_all": round(float((scores(texts, r) - last[r]).mean()), 4) for r in RETRIEVERS})
     best = _best(rows, "all")
+    there: dict[str, Any] = {"ndcg5_last_turn": {r: round(float(last[r].mean()), 4) for r in RETRIEVERS}}
+    for name, rule in (("rule_in_use", RULE), ("old_rule", OLD_RULE)):
+        texts = [text(q, rule) for q in questions]
+        there[f"gain_{name}"] = {r: round(float((scores(texts, r) - last[r]).mean()), 4) for r in RETRIEVERS}
+        there[f"rewritten_{name}"] = sum(1 for q, t in zip(questions, texts) if t != q["question"])
     return rules[best], {"questions": len(questions), "rule": {k: getattr(rules[best], k) for k in GRID},
                          **{f"{k}_there": v for k, v in rows[best].items()},
-                         "rules_tied_at_best": sum(1 for r in rows if r == rows[best])}
+                         "rules_tied_at_best": sum(1 for r in rows if r == rows[best]), **there}
 
 
 def grid(questions: list[dict[str, Any]], score: Scorer, text: Texter, gain: Gainer,
