@@ -21,8 +21,8 @@ Python's bytecode is cached for these processes (as in an installed package; thi
   question once in the file, and the resumed process asked exactly the missing ones (the app's count).
 * ``quality`` — v1 and v2 on the 144 questions (no delay), each evaluated (``trace``), then
   ``compare`` with ``--fail-on-regression expected_adherence=0.02`` (and ``ndcg@5`` when the
-  retrieval metrics are in the results): the verdicts and the gate's exit code; ndcg@5 of both
-  rankings from pytrec_eval as the reference.
+  retrieval metrics are in the results): the verdicts, the app's latency / tokens comparison and the
+  gate's exit code; the product's ndcg@5 beside pytrec_eval's on the same rankings.
 
 Results (with the CPU and the load averages): ``bench/results/<name>.json``; files under
 ``bench/out/run_your_app/``. The machine is shared: the load average is recorded beside each figure.
@@ -244,6 +244,10 @@ def step_quality(q144: Path) -> dict[str, Any]:
                       "ndcg@5_pytrec_eval": _ndcg5(OUT / f"results_{v}.cases.jsonl")}
     finally:
         app.stop()
+    for v in ("v1", "v2"):  # the product's own ndcg@5 beside pytrec_eval's on the same rankings
+        res = json.loads((OUT / f"results_{v}.json").read_text(encoding="utf-8"))
+        out[v]["ndcg@5"] = None if res.get("ndcg@5") is None else round(res["ndcg@5"], 4)
+        out[v]["expected_adherence"] = _mean_case(res, "expected_adherence")
     top = json.loads((OUT / "results_v1.json").read_text(encoding="utf-8"))
     metrics = ["expected_adherence"] + (["ndcg@5"] if "ndcg@5" in top else [])
     gates = [f"{m}=0.02" for m in metrics]
@@ -251,9 +255,16 @@ def step_quality(q144: Path) -> dict[str, Any]:
     r = cli("compare", str(OUT / "results_v1.json"), str(OUT / "results_v2.json"), "--json", str(cmp),
             *[a for m in metrics for a in ("--metric", m)], *[a for g in gates for a in ("--fail-on-regression", g)])
     d = json.loads(cmp.read_text(encoding="utf-8")) if cmp.exists() else {}
-    out["compare"] = {"rc": r["rc"], "metrics": metrics, "gates": gates, "verdicts": _verdicts(d),
+    app_texts = [t for pair in (d.get("app") or []) if isinstance(pair, dict) for t in pair.get("text") or []]
+    out["compare"] = {"rc": r["rc"], "metrics": metrics, "gates": gates, "verdicts": _verdicts(d), "app": app_texts,
                       "ndcg@5_in_results": "ndcg@5" in top, "load_avg": _load()}
     return out
+
+
+def _mean_case(results: dict[str, Any], metric: str) -> float | None:
+    xs = [c["metrics"][metric] for c in results.get("detailed_results") or []
+          if isinstance((c.get("metrics") or {}).get(metric), (int, float))]
+    return round(sum(xs) / len(xs), 4) if xs else None
 
 
 def _verdicts(d: Any) -> list[str]:

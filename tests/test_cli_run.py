@@ -181,10 +181,12 @@ def test_evaluate_target_runs_the_app_then_scores_it(sample_app, tmp_path, capsy
     assert d["num_samples"] == 5 and d["num_scored"] == 4
     by = {c["id"]: c for c in d["detailed_results"]}
     failed = by["docs-router-reset"]
-    assert failed["error"] == ("the app gave no answer: the app answered 400 Bad Request: "
+    assert failed["error"] == ("the app call failed, no answer to evaluate: the app answered 400 Bad Request: "
                                "'k' is a whole number from 1 to 50")
     assert failed["metrics"]["adherence"] is None
     scored = by["sci-photosynthesis"]
     assert scored["error"] is None and scored["metadata"]["target"] == "v2"
     assert scored["metadata"]["retrieval_match"] == "id" and scored["document_ids"]
     assert scored["reference_context_ids"] == ["photosynthesis#1"]
+    assert scored["metrics"]["ndcg@5"] is not None and d["ndcg@5"] is not None  # retrieval scored by id
+    assert d["app"]["calls"] == 5 and d["app"]["errors"]["count"] == 1  # the app's own latency and errors

@@ -133,20 +133,22 @@ def test_an_unreachable_app_stops_the_run_after_its_retries(tmp_path):
 
 
 def test_concurrency_is_used_and_bounded(llm_server, tmp_path):
-    llm_server.respond(lambda body: Reply(body={"answer": "x"}, delay=0.15))
+    llm_server.respond(lambda body: Reply(body={"answer": "x"}, delay=0.3))
+    qs, target = _questions(tmp_path, 8), _target(llm_server, concurrency=4)
     t0 = time.perf_counter()
-    r = run_target(_target(llm_server, concurrency=4), _questions(tmp_path, 8), None)
+    r = run_target(target, qs, None)
     took = time.perf_counter() - t0
     assert r.answered == 8 and len(r.records) == 8
     assert max_in_flight(llm_server.requests) == 4
-    assert took < 8 * 0.15  # not one at a time
+    assert took < 8 * 0.3 * 0.75  # not one at a time (2 rounds of 4 take 0.6 s)
 
 
 def test_rpm_spaces_the_calls(llm_server, tmp_path):
     llm_server.respond(_ok)
-    r = run_target(_target(llm_server, rpm=600), _questions(tmp_path, 6), None)
-    t = sorted(x.t_received for x in llm_server.requests)
-    assert r.answered == 6 and t[-1] - t[0] >= 0.45  # 0.1 s apart, though 8 could go at once
+    qs, target = _questions(tmp_path, 6), _target(llm_server, rpm=600)
+    t0 = time.perf_counter()
+    r = run_target(target, qs, None)
+    assert r.answered == 6 and time.perf_counter() - t0 >= 0.49  # 0.1 s apart, though 8 could go at once
 
 
 def test_history_is_passed_through_with_its_json_type(llm_server, tmp_path):
@@ -208,7 +210,7 @@ def test_resume_refuses_another_targets_or_questions_file(llm_server, tmp_path):
     run_target(_target(llm_server), _questions(tmp_path, 2), out)
     with pytest.raises(TargetError, match="written by target 't', not 'other'"):
         run_target(_target(llm_server, name="other"), _questions(tmp_path, 2), out, resume=True)
-    with pytest.raises(TargetError, match="holds id 'q1', which is not a question of this file with repeat 2"):
+    with pytest.raises(TargetError, match=r"holds id 'q[12]', which is not a question of this file with repeat 2"):
         run_target(_target(llm_server), _questions(tmp_path, 2), out, resume=True, repeat=2)
 
 
@@ -315,3 +317,31 @@ def test_retry_after_forms():
     assert retry_after_seconds("2.5") == 2.5 and retry_after_seconds(None) is None
     assert retry_after_seconds("garbage") is None
     assert 0 <= retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+def test_a_visitor_address_that_resolves_elsewhere_at_connection_time_is_refused(llm_server, tmp_path, monkeypatch):
+    """DNS rebinding: the name passed the typed-URL check (it resolved to a public address then) but
+    resolves to loopback when the connection is made — the guarded connection refuses it, and the app
+    sees no request."""
+    import ipaddress
+
+    from evaluators import net
+
+    monkeypatch.setattr(net, "_addresses", lambda host: [ipaddress.ip_address("93.184.216.34")])
+    llm_server.respond(_ok)
+    spec = {"http": {"url": llm_server.base_url.replace("127.0.0.1", "localhost") + "/chat/completions",
+                     "body": {"question": "{question}"}, "timeout_s": 5}, "answer": "answer", "retries": 0}
+    target = target_from_dict(spec, "typed", TargetPolicy.visitor(environ={}))  # passes: "public" at load
+    r = run_target(target, _questions(tmp_path, 2), None)
+    assert r.answered == 0 and not llm_server.requests
+    assert "refused at connection time" in (r.stopped or "") + json.dumps(r.failed)
+
+
+def test_a_reply_over_the_size_limit_is_not_read(llm_server, tmp_path, monkeypatch):
+    from evaluators.targets import guard
+
+    monkeypatch.setattr(guard, "MAX_REPLY_BYTES", 200)
+    llm_server.respond(lambda body: Reply(body={"answer": "x" * 5000}))
+    out = tmp_path / "cases.jsonl"
+    r = run_target(_target(llm_server, retries=0), _questions(tmp_path, 1), out)
+    assert r.answered == 0 and len(r.failed) == 1 and "over 200 bytes" in r.failed[0][1]

@@ -24,6 +24,8 @@ Modules, each opening with the contract it keeps:
 * :mod:`.template` — ``{column}`` and ``${VAR}`` filled in at call time; :class:`Secrets` masks what
   must never be shown;
 * :mod:`.extract` — the JSON reply -> answer, passages, ids, usage (JMESPath);
+* :mod:`.guard` — a visitor's connections checked as they are made (no DNS rebinding), replies
+  bounded in size;
 * :mod:`.call` — one question: the request, retries on 429 / 5xx / timeouts honouring Retry-After,
   latency and attempts, the error in words;
 * :mod:`.casefile` — the cases file: one line per finished question, read back for resume;
