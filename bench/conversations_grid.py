@@ -49,6 +49,8 @@ ABLATIONS = {"all_kinds_of_words": {"nouns": False}, "same_spelling_not_lemma": 
              "first_words_not_rarest": {"rarest_first": False}, "no_common_word_cut": {"common": 0},
              "fixed_count_2": {"budget": 0, "min_words": 2}}
 RETRIEVERS = ("minilm", "bm25")
+#: The results keep the best rows of the grid by the criterion on each collection and on all questions.
+TOP = 10
 
 #: ``score(questions, texts, retriever)`` -> nDCG@5 per question.
 Scorer = Callable[[list[dict[str, Any]], list[str], str], np.ndarray]
@@ -101,10 +103,14 @@ def human_dev_retrieval(path: Path, exclude_openings: set[str]) -> tuple[list[di
     return list(questions.values()), list(corpus.values())
 
 
+def _key(rows: list[dict[str, Any]], i: int, on: str) -> tuple[float, float, int]:
+    """The criterion of row ``i`` on the questions ``on`` names (a collection, "all")."""
+    return min(rows[i][f"{r}_{on}"] for r in RETRIEVERS), sum(rows[i][f"{r}_{on}"] for r in RETRIEVERS), -i
+
+
 def _best(rows: list[dict[str, Any]], on: str) -> int:
-    """The index of the row the criterion prefers on the questions ``on`` names (a collection, "all")."""
-    return max(range(len(rows)), key=lambda i: (min(rows[i][f"{r}_{on}"] for r in RETRIEVERS),
-                                               sum(rows[i][f"{r}_{on}"] for r in RETRIEVERS), -i))
+    """The index of the row the criterion prefers on the questions ``on`` names."""
+    return max(range(len(rows)), key=lambda i: _key(rows, i, on))
 
 
 def _rules() -> list[Rule]:
@@ -190,5 +196,6 @@ def grid(questions: list[dict[str, Any]], score: Scorer, text: Texter, gain: Gai
                                                              **rows[best_all]},
         "ablations": {name: {**change, **summary(per_question(dataclasses.replace(RULE, **change)))}
                       for name, change in ABLATIONS.items()},
-        "rows": rows,
+        "top_rows": {on: [rows[i] for i in sorted(range(len(rows)), key=lambda i: _key(rows, i, on),
+                                                   reverse=True)[:TOP]] for on in (*colls, "all")},
     }
