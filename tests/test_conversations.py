@@ -52,6 +52,28 @@ def test_a_question_with_its_own_subject_is_unchanged(q):
     assert standalone_question("Which one is cheaper?", ()) == "Which one is cheaper?"  # no earlier turn
 
 
+def test_the_rule_brings_the_rarest_nouns_as_many_as_the_question_lacks():
+    from evaluators.conversations.standalone import OLD_RULE, RULE, names_a_thing, word_rank
+
+    # the general word list is the embedded model's vocabulary, in its order (read at run time)
+    assert word_rank("the") < word_rank("time") < RULE.common <= word_rank("mortgage") < word_rank("Cloudant")
+    assert word_rank("cloudant") == word_rank("xyzzyq")  # words the list lacks rank after all of it
+    assert names_a_thing("mortgage") and names_a_thing("Cloudant") and names_a_thing("pricing")
+    assert not names_a_thing("expensive") and not names_a_thing("newly")
+    prev = (Turn(speaker=U, text="Is a newly calculated fixed-rate mortgage from an online lender expensive?"),)
+    # no content word in the question: up to budget (5) words; only nouns, common ones ("time") never
+    got = standalone_question("Which is better?", prev)
+    assert got.startswith("Which is better? (") and "mortgage" in got and "lender" in got
+    assert not any(w in got for w in ("newly", "calculated", "expensive"))
+    # three content words (bank charge fees): 5 - 3 = two words, the rarest, in the turn's order
+    four = standalone_question("Does this bank charge fees for it?", prev)
+    assert four.count(" ") - "Does this bank charge fees for it?".count(" ") == 2
+    # a word already in the question, by lemma, is not brought again
+    assert "mortgage" not in standalone_question("What about mortgages?", prev).split("(")[1]
+    # the first rule (kept for the bench): the first 8 content words, any kind
+    assert "newly" in standalone_question("Which is better?", prev, rule=OLD_RULE)
+
+
 @pytest.mark.parametrize("q", ["Is it expensive?", "What about the rent-to-buy option?", "Rental property",
                                "And those?", "I mean financial counselling"])
 def test_questions_that_lack_a_subject(q):
