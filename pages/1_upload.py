@@ -65,13 +65,12 @@ if data.traces is not None:  # a trace export: one case per trace
     layout.stop()
 
 n_err = len(data.errors)
-fmt = ud.mapping_dict(data.mapping).get("format") or "custom"
 st.subheader(f"{data.filename}")
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3 = st.columns(3)
 c1.metric("Rows", len(data.df))
 c2.metric("Cases ready", len(data.cases))
 c3.metric("Rows with problems", n_err)
-c4.metric("Detected format", str(fmt))
+st.caption(ud.layout_words(data.mapping))
 
 if data.cases:
     st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon="⚙️")

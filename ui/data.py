@@ -28,6 +28,24 @@ SAMPLE_FORMATS = {
 }
 
 
+#: What each detected column layout is, in words (Upload says how the file was read).
+LAYOUT_WORDS = {
+    "ragbench": "a RAGBench-style table (question, response, documents)",
+    "ragas_v1": "a ragas v1 table (question, answer, contexts)",
+    "ragas_v2": "a ragas v2 table (user_input, response, retrieved_contexts)",
+    "batch": "a batch table of the CLI (query, response, retrieved_documents)",
+}
+
+
+def layout_words(mapping: Any) -> str:
+    """How a table was read, in a sentence ("Read as a RAGBench-style table (question, …)")."""
+    m = mapping_dict(mapping)
+    if m.get("format") in LAYOUT_WORDS:
+        return f"Read as {LAYOUT_WORDS[m['format']]}: change it under Column mapping below."
+    used = ", ".join(f"{f} ← {m[f]}" for f in ("question", "response", "documents") if m.get(f))
+    return f"Columns used: {used or 'none yet'} — change them under Column mapping below."
+
+
 class DataError(Exception):
     """A file could not be read: the message says which file and what is wrong."""
 

@@ -18,6 +18,7 @@ from evaluators.jobs import JobView, QueueFull
 from evaluators.limits import owner_pays
 from evaluators.methods import get_method
 from evaluators.options import EvalOptions
+from evaluators.store import default_name
 from evaluators.types import TestCase
 
 from . import history, resources, state
@@ -65,8 +66,9 @@ def cost_text(estimate: dict[str, Any] | None) -> str:
 
 
 def default_run_name(method: str, filename: str) -> str:
-    """The name a run gets when the visitor types none (the Run name field's placeholder)."""
-    return f"{method} on {filename}"
+    """The name a run gets when the visitor types none (the Run name field's placeholder): the file's
+    stem (``sample_rag_version2``), the word people use for that version."""
+    return default_name(filename, method)
 
 
 def going() -> list[JobView]:
