@@ -27,8 +27,9 @@ CARD_PX = 150
 QUESTION_PX = 420
 CHARS_PER_LINE = 52
 MAX_LINES = 3
-#: Height of a row of 1, 2, 3 lines (Streamlit's default row is 35 px).
-ROW_PX = {1: 35, 2: 56, 3: 76}
+#: Height of a row of 1, 2, 3 lines (Streamlit's default row is 35 px; its grid wraps a cell's text
+#: only in rows taller than 4rem, 64 px).
+ROW_PX = {1: 35, 2: 68, 3: 88}
 #: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
 N_BOOT = 400
 
