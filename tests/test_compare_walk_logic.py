@@ -34,9 +34,12 @@ def cases(prefix: str, answers: list[str], repeat: bool = False) -> list[TestCas
 
 
 def save(name: str, cs: list[TestCase], method: str | None = None) -> str:
+    """A run of the fake labeler saved as ``name``; ``method``: as if that method had labelled it."""
     run = fx.fake_run(cs)
     if method:
-        run = run.model_copy(update={"method": method})
+        results = tuple(r.model_copy(update={"labels": r.labels.model_copy(update={"method": method})})
+                        if r.labels is not None else r for r in run.results)
+        run = run.model_copy(update={"method": method, "results": results})
     return RunStore().save(run, name, owner=TOKEN)
 
 
@@ -133,6 +136,9 @@ def test_results_says_the_run_in_one_sentence_and_what_offline_figures_are_good_
     assert at.session_state["results.tab"] == "Cases"  # the cases first, as the README says
     assert [m.label for m in at.metric][:4] == ["Context relevance", "Context utilization", "Completeness",
                                                 "Adherence"]
+    at.query_params["run"], at.query_params["case"] = rid, "a0"
+    page(at, "4_inspect")  # a case's own scores get the same words
+    assert "trace's scores are for ranking cases and comparing versions" in captions(at)
 
 
 # ---------------------------------------------------------------------------------- item 4
