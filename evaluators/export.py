@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Sequence
 
+from .appcost import summarize
+from .conversations.grouping import place_of
+from .conversations.grouping import summary as conversation_summary
 from .turns import history_dicts
 from .types import (
     CASE_EXTRAS,
@@ -57,6 +60,7 @@ def case_dict(r: CaseResult) -> dict[str, Any]:
         "error": r.error,
         "spans": r.spans.model_dump(mode="json") if r.spans is not None else None,
         **case_extras(r.case),
+        **({"standalone_question": r.standalone_question} if r.standalone_question is not None else {}),
     }
 
 
@@ -88,6 +92,8 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "errors": [{"id": i, "error": e} for i, e in run.errors],
         "warnings": list(run.warnings),
         "intervals": intervals(run),
+        **({"conversations": conv} if (conv := conversation_summary(run.results)) is not None else {}),
+        **({"app": app} if (app := summarize((r.case.id, r.case.metadata) for r in run.results)) else {}),
         "detailed_results": [case_dict(r) for r in run.results],
     }
 
@@ -127,6 +133,7 @@ def case_from_dict(d: dict[str, Any]) -> CaseResult:
         usage=Usage.model_validate(d.get("usage") or {}),
         seconds=float(d.get("seconds") or 0.0),
         spans=SentenceSpans.model_validate(d["spans"]) if d.get("spans") else None,
+        standalone_question=d.get("standalone_question"),
     )
 
 
@@ -204,6 +211,7 @@ def row_of(d: dict[str, Any], method: str) -> dict[str, Any]:
     row: dict[str, Any] = {"id": d.get("id"), "question": d.get("question"), "response": d.get("llm_response"),
                            "num_documents": len(d.get("retrieved_documents") or ()), "method": method,
                            "labeled_by": d.get("labeled_by")}
+    row.update(conversation_columns(d))
     row.update(d.get("metrics") or {})
     for k, v in (d.get("human_labels") or {}).items():
         if isinstance(v, (str, int, float, bool)) or v is None:
@@ -216,6 +224,26 @@ def row_of(d: dict[str, Any], method: str) -> dict[str, Any]:
                 row[col] = ", ".join(map(str, v)) if isinstance(v, list) else v
     row["error"] = d.get("error")
     return row
+
+
+#: The flat columns of a turn of a chat (:func:`conversation_columns`), in order.
+CONVERSATION_COLUMNS = ("conversation_id", "conversation", "turn", "standalone_question", "history")
+
+
+def conversation_columns(d: dict[str, Any]) -> dict[str, Any]:
+    """The flat columns of a case that is a turn of a conversation (none for any other case, so a
+    plain run's CSV is as it was): ``conversation_id``, ``conversation`` (what groups its turns:
+    the id, or ``opens:<hash>`` of the conversation's first question), ``turn`` (1 + the user turns
+    before it), ``standalone_question`` (what it was judged against) and ``history`` — the earlier
+    turns as one text cell, a turn per line (``user: …`` / ``agent: …``)."""
+    history = d.get("history") or []
+    if not history and not d.get("conversation_id"):
+        return {}
+    key, turn, _ = place_of(str(d.get("question") or ""), history, d.get("conversation_id"))
+    turns = [t for t in history if isinstance(t, dict)]
+    return {"conversation_id": d.get("conversation_id"), "conversation": key, "turn": turn,
+            "standalone_question": d.get("standalone_question"),
+            "history": "\n".join(f"{t.get('speaker')}: {t.get('text')}" for t in turns) or None}
 
 
 def to_rows(run: RunResult) -> list[dict[str, Any]]:

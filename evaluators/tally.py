@@ -2,7 +2,8 @@
 
 A :class:`RunTally` takes each finished case (a ``CaseResult``, or its results-file dict) and keeps
 only its numbers — the TRACE metrics of a scored case, each family metric's value, the group of
-``--group-column``, the error of an unscored case, the usage. From them come the run's means (equal
+``--group-column``, the error of an unscored case, the usage, the app's own call (latency, error,
+tokens: ``evaluators.appcost``). From them come the run's means (equal
 to ``RunResult.means()``), the 95 % intervals (equal to ``agreement.run_intervals``) and the counts
 of the results file's top level: what the CLI's summary, its CI gates and the dashboard's cards
 need, in a few bytes per case (100,000 cases: ~6 MB) instead of the whole run.
@@ -13,6 +14,8 @@ from __future__ import annotations
 from array import array
 from typing import Any, Iterable, Mapping
 
+from .appcost import AppTally
+from .conversations.grouping import ConversationTally
 from .stats import N_BOOT, mean_ci, proportion_ci
 from .types import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, CaseResult, Usage
 
@@ -60,6 +63,10 @@ class RunTally:
         self._trace: dict[str, array] = {m: array("d") for m in KEPT}
         self._groups: list[Any] = []  # of the scored cases (with group_column)
         self._family: dict[str, tuple[array, list[Any]]] = {}  # name -> (values, groups), first seen first
+        #: Which conversation and turn each case is (the summary's ``conversations`` block).
+        self.conversations = ConversationTally()
+        #: The app's own calls (the target runner's metadata: latency, errors, tokens).
+        self.app = AppTally()
 
     # ------------------------------------------------------------------ adding cases
     @classmethod
@@ -73,6 +80,7 @@ class RunTally:
         """One finished case."""
         trace = {m: r.scores.value(m) for m in KEPT} if r.ok and r.scores is not None else None
         fam = {n: (None if mv.value is None else float(mv.value)) for n, mv in r.metrics.items()}
+        self.conversations.add(r)
         self._add(r.case.id, r.error, trace, fam, r.case.metadata, r.case.labels, r.usage)
 
     def add_dict(self, d: Mapping[str, Any]) -> None:
@@ -87,6 +95,7 @@ class RunTally:
                 trace = {m: float(trace.get(m, 0.0)) for m in KEPT}
         details = d.get("metric_details") or {}
         fam = {n: (None if (v or {}).get("value") is None else float(v["value"])) for n, v in details.items()}
+        self.conversations.add_dict(d)
         self._add(str(d.get("id")), d.get("error"), trace, fam, d.get("metadata") or {},
                   d.get("human_labels") or {}, Usage.model_validate(d.get("usage") or {}))
 
@@ -106,6 +115,7 @@ class RunTally:
              usage: Usage) -> None:
         self.num_cases += 1
         self.usage = self.usage + usage
+        self.app.add(metadata, case_id)
         if error is not None:
             self.errors.append((case_id, error))
         group = group_of(metadata, labels, self.group_column) if self.group_column else None
@@ -191,6 +201,8 @@ class RunTally:
             "errors": [{"id": i, "error": e} for i, e in self.errors],
             "warnings": list(warnings),
             **({"intervals": self.intervals()} if intervals else {}),
+            **({"conversations": conv} if (conv := self.conversations.summary()) is not None else {}),
+            **({"app": app} if (app := self.app.summary()) is not None else {}),
         }
 
 

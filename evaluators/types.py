@@ -55,6 +55,31 @@ SPECIAL_SUPPORT_KEYS = frozenset(
     {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}
 )
 
+#: A response sentence that no document supports but an earlier turn of the agent states names that
+#: turn among its supporting keys: ``turn_3`` = ``TestCase.history[2]`` (turns counted from 1, oldest
+#: first). Such a key counts as support (adherence) but is no document sentence (relevance,
+#: utilization and completeness never see it); see :mod:`evaluators.conversations.support`.
+EARLIER_TURN_PREFIX = "turn_"
+
+
+def earlier_turn_key(number: int) -> str:
+    """The supporting key of earlier turn ``number`` (1 = the first turn of the history)."""
+    return f"{EARLIER_TURN_PREFIX}{int(number)}"
+
+
+def earlier_turn_of(key: str) -> int | None:
+    """The turn number a supporting key names (``"turn_3"`` -> 3), None for any other key."""
+    if key.startswith(EARLIER_TURN_PREFIX) and key[len(EARLIER_TURN_PREFIX):].isdigit():
+        n = int(key[len(EARLIER_TURN_PREFIX):])
+        return n if n >= 1 else None
+    return None
+
+
+def is_special_key(key: str) -> bool:
+    """A supporting key that is not a document sentence: one of :data:`SPECIAL_SUPPORT_KEYS` or an
+    earlier turn of the agent (``turn_3``)."""
+    return key in SPECIAL_SUPPORT_KEYS or earlier_turn_of(key) is not None
+
 #: A labeler's explanation is the reason a person needs first ("the document says 1989, not
 #: 1991 (0a)"), then, after this mark, the figures behind it (similarities, probabilities) — the
 #: dashboard shows those behind a "details" toggle.
@@ -138,7 +163,9 @@ class TestCase(_Frozen):
 
 
 class Sentence(_Frozen):
-    """A keyed sentence with its character span in the original text."""
+    """A keyed sentence with its character span in the original text. For prose ``text`` is
+    exactly that span; a structured document's sentence is a fact (``hours › Monday: 08:00–14:00``)
+    whose span is where the fact sits in the original (``"Monday": "8:0-14:0"``)."""
 
     key: str
     text: str
@@ -178,7 +205,8 @@ class SentenceSupport(_Frozen):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     key: str
-    #: Document sentence keys that support it (may include SPECIAL_SUPPORT_KEYS values).
+    #: Document sentence keys that support it (may include SPECIAL_SUPPORT_KEYS values, or the key
+    #: of an earlier agent turn, ``turn_3``: :func:`earlier_turn_key`).
     supporting_keys: tuple[str, ...] = ()
     fully_supported: bool
     explanation: str = ""
@@ -337,6 +365,9 @@ class CaseResult(_Frozen):
     seconds: float = 0.0
     #: The sentence split the labels refer to (None: not split, or stored before spans were kept).
     spans: SentenceSpans | None = None
+    #: A turn of a conversation (a case with ``history``): its question made standalone, the one
+    #: relevance and utilization were judged against (:mod:`evaluators.conversations`); None otherwise.
+    standalone_question: str | None = None
 
     @property
     def ok(self) -> bool:

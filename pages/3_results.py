@@ -8,10 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from evaluators import trust
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from ui import charts, history, layout, plot, share, state, tables, vocab
-from ui.results import open_results, results_view, traces_view
+from ui.results import conversations_view, open_results, results_view, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -61,9 +62,11 @@ st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
 
 if (said := results_view.summary_words(df, run.method)):
     st.markdown(f"**{said}**")
+card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
+retrieval, mrr = results_view.retrieval_table(stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
+stats = stats[~stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
 # the cards flow in one wrapping row: on a phone they stack two by two, in the same order
 cards = st.container(horizontal=True, gap="medium")
-card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
 for _, row in stats.iterrows():
     with cards.container(width=results_view.CARD_PX, gap=None):
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
@@ -73,6 +76,13 @@ for _, row in stats.iterrows():
 if (words := trust.caveat(run.method)):
     st.caption(f"ℹ️ {words}")
 
+if not retrieval.empty:
+    st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
+                help="\n\n".join(f"**{m}**: {vocab.help_text(m)}" for m in ("hit@K", "precision@K", "recall@K",
+                                                                            "map@K", "ndcg@K", "mrr")))
+    st.dataframe(retrieval, width="stretch")
+    st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
+
 errors = results_view.errors_of(df)
 if len(errors):
     with st.expander(f"⚠️ {len(errors)} case(s) could not be scored"):
@@ -81,8 +91,8 @@ if len(errors):
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
 # the cases first: a newcomer's question is "which answers are wrong?" (the charts summarise them)
-names = ["Cases", "Charts", *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []),
-         "Download"]
+names = ["Cases", "Charts", *(["Conversations"] if conversations_view.has_conversations(df) else []),
+         *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []), "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 
 
@@ -117,6 +127,11 @@ with tabs["Cases"]:
     if tabs["Cases"].open:
         traces_view.cases_note(run)
         results_view.cases_tab(df, metrics, run_id, run)
+
+if "Conversations" in tabs:  # turns of chats: by turn, and the conversations worst first
+    with tabs["Conversations"]:
+        if tabs["Conversations"].open:
+            conversations_view.tab(df, run_id)
 
 if "Agreement (trace vs LLM)" in tabs:
     with tabs["Agreement (trace vs LLM)"]:

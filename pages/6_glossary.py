@@ -11,11 +11,13 @@ st.markdown(
     "Every score in this app, from the same declarations as the library's documentation. "
     "**Range** is what one case can score (0 / 1 = a yes/no verdict per case; its mean over cases is "
     "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run; the "
-    "**ragas** and **Tonic** families are added on Evaluate. Hover a metric name elsewhere in the "
+    "**retrieval** metrics (`hit@K`, `recall@K`, `ndcg@K`, …) for every case that names the passages it "
+    "should have retrieved; the **ragas** and **Tonic** families are added on Evaluate. Hover a metric name "
+    "elsewhere in the "
     "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, …) are "
     "under **Other terms on the screens** below; the search finds them too.")
 
-family = st.segmented_control("Family", ["trace", "ragas", "tonic"], key="glossary.family",
+family = st.segmented_control("Family", ["trace", "retrieval", "ragas", "tonic"], key="glossary.family",
                               help="Empty: every metric.")
 query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. adherence, pii, AUROC")
 df = entries.glossary_frame(family)

@@ -130,3 +130,20 @@ def test_batch_dicts_take_the_fields():
     assert "history" not in case.metadata
     with pytest.raises(ValueError, match="2 ids for 1 documents"):
         TestCase(id="1", question="q", response="r", documents=("a",), document_ids=("x", "y"))
+
+
+def test_batch_documents_as_objects_carry_their_ids():
+    case = as_test_case({"question": "q", "response": "r",
+                         "documents": [{"id": "d1", "text": "a"}, {"id": 7, "page_content": "b"}]})
+    assert case.documents == ("a", "b") and case.document_ids == ("d1", "7")
+    with pytest.raises(ValueError, match="document 1 is an object without a text field"):
+        as_test_case({"question": "q", "response": "r", "documents": [{"id": "d1"}]})
+    with pytest.raises(ValueError, match="not both"):
+        as_test_case({"question": "q", "response": "r", "documents": ["a", {"text": "b"}]})
+
+
+def test_tonic_latency_reads_the_runners_latency():
+    from evaluators.families.base import latency_of
+
+    case = TestCase(id="1", question="q", response="r", metadata={"latency_s": 0.8})
+    assert latency_of(case) == 0.8 and latency_of(case, "other") is None

@@ -188,3 +188,13 @@ def test_upload_says_how_the_file_was_read_in_words():
     at.button(key="upload.sample.sample_rag.jsonl").click().run()
     assert "Detected format" not in [m.label for m in at.metric]
     assert "Read as a RAGBench-style table (question, response, documents)" in captions(at)
+
+
+def test_upload_offers_the_example_trace_exports_in_one_click():
+    at = page(app().run(), "1_upload")
+    at.button(key="upload.trace_example.otlp_traces.json").click().run()
+    assert not at.exception
+    assert "Read as OTLP JSON (OpenTelemetry)" in captions(at)
+    assert {m.label: m.value for m in at.metric}["Cases ready"] == "4"
+    at.button(key="upload.trace_example.phoenix_spans.parquet").click().run()
+    assert "Read as OpenInference spans (Phoenix export)" in captions(at)

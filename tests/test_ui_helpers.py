@@ -240,6 +240,9 @@ def test_help_texts_come_from_the_metric_declarations():
     assert "partly supported" in vocab.help_text("partially_supported_sentences")
     assert vocab.help_text("question") is None
     assert vocab.help_text("aspect_critique.coherence") == vocab.help_text("coherence")
+    ndcg = vocab.help_text("ndcg@5")  # a retrieval metric reads its kind's declaration, with its K
+    assert get_metric("ndcg@K").formula in ndcg and "Here K = 5." in ndcg and "Here K" not in vocab.help_text("mrr")
+    assert vocab.short_help("recall@10") == vocab.short_help("recall@3") != ""
 
 
 def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():

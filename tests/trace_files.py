@@ -148,6 +148,9 @@ def check_against_truth(res: Any, app: AppRun, fmt: str, by_question: bool = Fal
             assert len(c.metadata["document_spans"]) == len(c.documents)
             if t.session:
                 assert c.metadata["session_id"] == t.session
+                assert c.conversation_id == t.session, t.shape  # the session is the conversation
+            # a chat's earlier turns are the case's history; every other shape has none
+            assert tuple((h.speaker, h.text) for h in c.history) == t.history, (fmt, t.shape)
             if not by_question:
                 assert c.id == app.trace_ids[t.question] == c.metadata["trace_id"]
         else:

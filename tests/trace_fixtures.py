@@ -58,6 +58,7 @@ class Truth:
     session: str | None = None
     tags: tuple[str, ...] = ()
     skip_reason: str | None = None  # a phrase the skip reason must contain
+    history: tuple[tuple[str, str], ...] = ()  # (speaker, text) of the chat's turns before the question
 
 
 @dataclass
@@ -202,7 +203,9 @@ def run_rag_app() -> AppRun:
             q = "Which is the highest mountain?"
             history = [HumanMessage("Hello"), AIMessage("Hi! Ask me about geography."), HumanMessage(q)]
             call(chat_chain, {"messages": history}, Truth(q, texts(q, (store, 2)), ANSWERS[q], "chat",
-                                                           session="s-2", tags=("prod",)))
+                                                           session="s-2", tags=("prod",),
+                                                           history=(("user", "Hello"),
+                                                                    ("agent", "Hi! Ask me about geography."))))
             q = "Tell me a joke about rivers."
             call(no_retriever, {"question": q}, Truth(q, None, ANSWERS[q], "no retriever",
                                                        skip_reason="no retriever span"))

@@ -18,7 +18,15 @@ DATA_DIR = ROOT / "data"
 SAMPLE_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
 #: Keep in sync with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
-MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id", "history", "conversation_id")
+#: What the Upload page's mapping says about a field (the optional ones: what they are for).
+MAPPING_HELP = {
+    "history": "The turns of the chat before the question: a list of {speaker, text} or chat "
+               "{role, content} messages (JSON text in a CSV cell). A turn is then judged with them: "
+               "against its standalone question, and an answer the agent already gave counts as support.",
+    "conversation_id": "Which conversation the case is a turn of: Results then shows metrics by turn and "
+                       "the conversations worst first, and Compare the regressions by conversation.",
+}
 #: What each sample file is (its content is counted from the file itself).
 SAMPLE_FORMATS = {
     "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",
@@ -51,9 +59,24 @@ class DataError(Exception):
 
 
 def sample_files() -> list[Path]:
+    """The sample test sets of data/ (not its question files, which have no answers to evaluate)."""
     if not DATA_DIR.is_dir():
         return []
-    return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
+    return sorted(p for p in DATA_DIR.iterdir()
+                  if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file() and "questions" not in p.stem)
+
+
+#: The example trace exports (``data/traces/``, made by ``scripts/make_example_traces.py``) and what each is.
+TRACE_EXAMPLES = {
+    "phoenix_spans.parquet": "a Phoenix spans export (get_spans_dataframe() as Parquet)",
+    "otlp_traces.json": "OTLP JSON, as the OpenTelemetry Collector's file exporter writes it",
+}
+
+
+def trace_examples() -> list[Path]:
+    """The example trace exports shipped in data/traces/ (the same six traces in two formats)."""
+    folder = DATA_DIR / "traces"
+    return [folder / n for n in TRACE_EXAMPLES if (folder / n).is_file()]
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -2,7 +2,8 @@
 another page's raw keys.
 
 What lives here (per browser session, never on disk): the visitor's history token (kept by the
-browser in a cookie, never in the address), the loaded dataset and its cases, which background jobs
+browser in a cookie, never in the address), the loaded dataset and its cases, the saved test set
+(``TESTSET_KEY``), which background jobs
 this session follows, which runs of the history this session opened (their ids: a run itself is read
 from the store as pages need it, never held here), the selected case, and the LLM settings
 (including the API key, which is only ever held in memory).
@@ -45,6 +46,10 @@ _SAVED = "state.saved_ids"
 _SHARED = "state.shared"
 _MEMO = "state.memo"
 _SIDEBAR_KEPT = "state.sidebar_kept"
+#: The test set saved on "Make a test set": ``{"name", "rows", "saved_at"}`` with ``rows`` the question
+#: file's rows (id, question, ground_truth, reference_contexts, reference_context_ids, history,
+#: metadata). The one session key other pages ("Run your app") read it by: :func:`get_testset`.
+TESTSET_KEY = "state.testset"
 
 # Widget keys of the shared sidebar (app.py renders them on every page, so they persist).
 PROVIDER = "sidebar.provider"
@@ -333,6 +338,19 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
     settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
                            api_key=SecretStr(creds.key) if creds.key else None)
     return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
+
+
+# ---- the saved test set -----------------------------------------------------------------------------
+def get_testset() -> dict[str, Any] | None:
+    """The test set this session saved (``TESTSET_KEY``), or None."""
+    return _ss().get(TESTSET_KEY)
+
+
+def set_testset(name: str, rows: list[dict[str, Any]]) -> None:
+    from datetime import datetime, timezone
+
+    _ss()[TESTSET_KEY] = {"name": name, "rows": [dict(r) for r in rows],
+                          "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from evaluators.export import to_rows
+from evaluators.export import CONVERSATION_COLUMNS, to_rows
 from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS, RunResult
 
 COUNT_COLUMNS = SENTENCE_COUNTS
@@ -54,7 +54,7 @@ def case_frame(run: Any) -> pd.DataFrame:
     (:func:`frame_of_rows`: no response, the question cut short)."""
     if not isinstance(run, RunResult):
         return frame_of_rows(run.table(), run.method)
-    return _tidy(pd.DataFrame(to_rows(run)))
+    return _tidy(pd.DataFrame(to_rows(run)).drop(columns=["history"], errors="ignore"))  # the turns: Inspect
 
 
 def frame_of_rows(rows: list[dict[str, Any]] | pd.DataFrame, method: str) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def _tidy(df: pd.DataFrame) -> pd.DataFrame:
 def metric_columns(df: pd.DataFrame) -> list[str]:
     """Numeric score columns (TRACE first, then family metrics), without counts or human labels."""
     skip = {"id", "question", "response", "num_documents", "method", "labeled_by", "error",
-            *COUNT_COLUMNS}
+            *COUNT_COLUMNS, *CONVERSATION_COLUMNS}
     trace = [m for m in (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED) if m in df.columns]
     others = [c for c in df.columns if c not in skip and c not in trace and not c.startswith("human_")
               and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))

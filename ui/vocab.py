@@ -3,8 +3,8 @@ every page, the same text the Glossary page (``ui/glossary/``) lists in full. Pu
 unit-tested.
 
 One source: the library's metric declarations (``evaluators.families.list_metrics``, the same text
-README's TRACE table and docs/metrics.md are generated from) and the sentence-count descriptions
-of ``evaluators.families.trace``.
+README's TRACE table and docs/metrics.md are generated from; a retrieval metric such as ``ndcg@5``
+reads its kind's, ``ndcg@K``) and the sentence-count descriptions of ``evaluators.families.trace``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from evaluators.families import list_metrics
 from evaluators.families.docs import better, range_text
 from evaluators.families.trace import COUNT_DESCRIPTIONS
+from evaluators.retrieval import split, template
 
 
 def nice(name: str) -> str:
@@ -34,10 +35,17 @@ def declaration(name: str) -> dict[str, Any] | None:
 
 
 def _base(name: str) -> str:
-    """``aspect_critique.coherence`` -> ``coherence`` when it is a metric of its own."""
+    """``aspect_critique.coherence`` -> ``coherence`` when it is a metric of its own; a retrieval
+    metric -> its declaration (``ndcg@5`` -> ``ndcg@K``)."""
     if name.startswith("aspect_critique."):
         return name.split(".", 1)[1] if name.split(".", 1)[1] in declarations() else "aspect_critique"
-    return name
+    return template(name) or name
+
+
+def _cutoff(name: str) -> str:
+    """' Here K = 5.' for a retrieval metric with a cutoff, else ''."""
+    got = split(name)
+    return f" Here K = {got[1]}." if got is not None and got[1] is not None else ""
 
 
 #: Every other word a screen uses that is not plain English: what it means, in one or two plain
@@ -98,7 +106,7 @@ def help_text(name: str) -> str | None:
     d = declaration(name)
     if d is None:
         return None
-    return (f"{d['description']}\n\n**Formula:** {d['formula']}\n\n**Range:** {range_text(d)}, "
+    return (f"{d['description']}{_cutoff(name)}\n\n**Formula:** {d['formula']}\n\n**Range:** {range_text(d)}, "
             f"{better(d)}.\n\n**Example:** {d['example']}")
 
 

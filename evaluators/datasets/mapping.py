@@ -82,12 +82,14 @@ MAPPABLE_FIELDS = ("question", "response", "documents", "ground_truth", "id", *O
 
 
 def guess_mapping(columns: Sequence[str], filename: str = "",
-                  overrides: Mapping[str, str] | None = None) -> ColumnMapping:
+                  overrides: Mapping[str, str] | None = None, *, answered: bool = True) -> ColumnMapping:
     """Map known column names (case-insensitive) to fields.
 
     ``overrides`` ({field: column}) fixes some fields; the rest are guessed from the remaining
     columns (the format is then 'custom'). Raises :class:`DatasetError` when no question or no
     response column can be found, or an override names a missing column or an unknown field.
+    ``answered=False``: a question file (questions an app is yet to answer): no response column is
+    looked for, and an ``answer`` column is the reference answer.
     """
     cols = [str(c) for c in columns]
     fixed = dict(overrides or {})
@@ -106,8 +108,8 @@ def guess_mapping(columns: Sequence[str], filename: str = "",
         return c
 
     q = pick("question", _QUESTION)
-    r = pick("response", _RESPONSE)
-    missing = [n for n, v in (("question", q), ("response", r)) if v is None]
+    r = pick("response", _RESPONSE) if answered else fixed.get("response")
+    missing = [n for n, v in (("question", q), ("response", r)) if v is None and (answered or n == "question")]
     if missing:
         want = {"question": _QUESTION, "response": _RESPONSE}
         detail = "; ".join(f"{m} (one of: {', '.join(want[m])})" for m in missing)
@@ -118,7 +120,7 @@ def guess_mapping(columns: Sequence[str], filename: str = "",
         )
     d = pick("documents", _DOCUMENTS)
     gt_candidates = list(_GROUND_TRUTH)
-    if r and r.lower() != "answer":
+    if not answered or (r and r.lower() != "answer"):
         gt_candidates.append("answer")  # {question, answer (gold), response (model)}
     gt = pick("ground_truth", gt_candidates)
     ident = pick("id", _ID)

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..appcost import app_call
 from ..turns import HistoryError, read_history
 from ..types import TestCase
 from .errors import DatasetError
+from .ids import IdRegistry, unique_ids
 from .mapping import MAPPABLE_FIELDS, ColumnMapping
 from .values import (
     MAX_DEPTH,
@@ -52,6 +54,8 @@ class LoadResult:
     warnings: list[DatasetError] = field(default_factory=list)
     #: For a trace file: what its traces gave (skipped traces and why, format, filter, previews).
     traces: TraceRead | None = None
+    #: The file's row number of each case, in the order of ``cases`` (rows read by ``to_cases``).
+    rows: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -239,28 +243,19 @@ def _ident(v: Any, column: str) -> str | None:
     return s
 
 
-@dataclass
-class IdRegistry:
-    """The ids given so far, kept across the chunks of a file read in pieces (``stream``): a
-    duplicate of an id of an earlier chunk is renamed like one within a chunk."""
-
-    taken: set[str] = field(default_factory=set)
-    #: id -> the row that first had it
-    first: dict[str, int] = field(default_factory=dict)
-    #: ids made by renaming (``q1#2``, ``row-7``): a later row that has one of them is renamed too
-    made: dict[str, int] = field(default_factory=dict)
-
-
-def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdRegistry | None = None) -> LoadResult:
+def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdRegistry | None = None,
+             require_response: bool = True) -> LoadResult:
     """Turn a DataFrame into TestCases; bad rows become errors (see module doc for row numbers).
     ``ids``: the ids of earlier chunks of the same file (a file read in pieces).
+    ``require_response=False``: rows are questions an app is yet to answer (cases with an empty
+    response; a response column, if mapped, may be empty).
 
     Raises :class:`DatasetError` when a mapped column is not in the frame or no question/response
     column is mapped.
     """
     name = filename
     cols = [str(c) for c in df.columns]
-    for fld in ("question", "response"):
+    for fld in ("question", "response") if require_response else ("question",):
         if not getattr(mapping, fld):
             raise DatasetError(name, f"no {fld} column mapped; columns: {', '.join(cols)}", column=fld)
     mapped = {f: getattr(mapping, f) for f in MAPPABLE_FIELDS}
@@ -282,7 +277,7 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
     notes_seen: list[DatasetError] = []  # rows loaded with a part left out (a history cut to its last turns)
     for row_no, rec in zip(source_rows, df.to_dict("records")):
         try:
-            ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no)
+            ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no, require_response)
         except Exception as exc:  # noqa: BLE001 - last resort: this row is flagged, the rest load
             problem = _RowError(None, f"could not read this row ({type(exc).__name__}: {exc})")
             ident, fields, row_errors = None, {}, [problem]
@@ -290,21 +285,26 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
         notes_seen += [DatasetError(name, note, row=row_no, column=col) for col, note in fields.pop("_notes", ())]
         if not row_errors:
             good.append((row_no, ident, fields))
-    cases, warnings = _with_unique_ids(good, mapping.id, name, ids or IdRegistry())
+    cases, warnings = unique_ids(good, mapping.id, name, ids or IdRegistry())
     warnings = sorted([*warnings, *notes_seen], key=lambda w: w.row or 0)
     final: list[TestCase] = []
+    kept: list[int] = []
     for row_no, fields in cases:
         try:
             final.append(TestCase(**fields))
+            kept.append(row_no)
         except Exception as exc:  # noqa: BLE001 - e.g. a value pydantic rejects
             errors.append(DatasetError(name, f"invalid record: {exc}", row=row_no))
     errors.sort(key=lambda e: (e.row if e.row is not None else 0))
-    return LoadResult(cases=final, errors=errors, mapping=mapping, warnings=warnings)
+    return LoadResult(cases=final, errors=errors, mapping=mapping, warnings=warnings, rows=kept)
 
 
-def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str],
-               row_no: int) -> tuple[str | None, dict[str, Any], list[_RowError]]:
-    """(id or None when missing, TestCase fields, problems) of one row."""
+def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str], row_no: int,
+               require_response: bool = True) -> tuple[str | None, dict[str, Any], list[_RowError]]:
+    """(id or None when missing, TestCase fields, problems) of one row. A ``metadata`` column
+    holding an object is the case's metadata (the other columns added to it). A row whose
+    metadata names the app's ``error`` (a question the app did not answer, written by ``run``) may
+    have an empty response: the case is kept and flagged with that error when evaluated."""
     deep = [_RowError(c, f"value is nested too deeply (over {MAX_DEPTH} levels of lists / objects)")
             for c, v in rec.items() if not isinstance(v, str) and nesting_depth(v) > MAX_DEPTH]
     if deep:
@@ -319,7 +319,13 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
             return None
 
     question = field_(_text, mapping.question, True)
-    response = field_(_text, mapping.response, True)
+    # a question the app failed to answer (the target runner's metadata.error) is a case, not a bad row
+    own_meta = to_python(rec.get("metadata")) if "metadata" in meta_cols else None
+    own_meta = _label_value(own_meta) if isinstance(own_meta, str) else own_meta
+    failed = app_call({**(own_meta if isinstance(own_meta, dict) else {}),
+                       **{c: to_python(rec[c]) for c in meta_cols if not is_missing(rec[c])}})
+    need = require_response and (failed is None or not failed.failed)
+    response = (field_(_text, mapping.response, need) if mapping.response else None) or ""
     docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
     gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
@@ -336,8 +342,10 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
             labels.update(v)
         else:
             labels[col] = v
-    metadata = {c: to_python(rec[c]) for c in meta_cols
+    metadata = {c: to_python(rec[c]) for c in meta_cols if c != "metadata" or not isinstance(own_meta, dict)
                 if not is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
+    if isinstance(own_meta, dict):
+        metadata = {**own_meta, **metadata}
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
     fields.update(_optional_fields(rec, mapping, doc_ids, len(docs or ()), row_errors))
@@ -449,44 +457,3 @@ def _grades(v: Any, column: str) -> dict[str, int]:
                                     "(0 not relevant, 1 relevant, higher more relevant)")
         out[str(k)] = int(g)
     return out
-
-
-def _with_unique_ids(good: list[tuple[int, str | None, dict[str, Any]]], id_col: str | None,
-                     name: str, ids: IdRegistry) -> tuple[list[tuple[int, dict[str, Any]]], list[DatasetError]]:
-    """Give every row a unique id, deterministically: the first row with an id keeps it, a later
-    duplicate becomes ``id#2``, ``id#3`` …, a row without one becomes ``row-N``; each renaming is
-    a warning naming both rows."""
-    taken, first = ids.taken, ids.first
-    taken.update(ident for _, ident, _ in good if ident is not None and ident not in first)
-    out: list[tuple[int, dict[str, Any]]] = []
-    warnings: list[DatasetError] = []
-    column = id_col or "id"
-    for row_no, ident, fields in good:
-        if ident is None:
-            new = _free(f"row-{row_no}", taken)
-            ids.made[new] = row_no
-            warnings.append(DatasetError(name, f"missing id; this row is kept as id {new!r}",
-                                         row=row_no, column=column))
-        elif ident in first or ident in ids.made:
-            k = 2
-            while f"{ident}#{k}" in taken:
-                k += 1
-            new = f"{ident}#{k}"
-            taken.add(new)
-            ids.made[new] = row_no
-            earlier = first[ident] if ident in first else ids.made[ident]
-            warnings.append(DatasetError(name, f"duplicate id {ident!r} (first in row {earlier}); "
-                                               f"this row is kept as id {new!r}", row=row_no, column=column))
-        else:
-            new = ident
-            first[ident] = row_no
-        out.append((row_no, {"id": new, **fields}))
-    return out, warnings
-
-
-def _free(base: str, taken: set[str]) -> str:
-    new, k = base, 2
-    while new in taken:
-        new, k = f"{base}#{k}", k + 1
-    taken.add(new)
-    return new

@@ -45,12 +45,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..conversations import as_standalone, support_from_earlier_turns
 from ..encoder import cross_encoder
 from ..methods import BaseMethod
 from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
+from . import heuristic_structured as structured
 from . import confidence as confidence_mod
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
@@ -176,8 +178,11 @@ class HeuristicMethod(BaseMethod):
         if not items:
             return []
         settings = self._settings(options)  # bad options / params fail every case, clearly
+        items = as_standalone(items)  # a turn of a chat is judged against its standalone question
         _, prepared = self.featurize(items, options)
         out = self.label_prepared(items, prepared, settings)
+        out = support_from_earlier_turns(  # what the documents lack but the agent said before
+            items, out, lambda xs: self.label_prepared(xs, self.featurize(xs, options)[1], settings), overall_text)
         tick(len(items))
         return out
 
@@ -252,7 +257,8 @@ class HeuristicMethod(BaseMethod):
         """Settings and, per item, its prepared sentences (features, evidence) or the Exception.
 
         Every text of the chunk (questions, document and response sentences) is embedded in ONE
-        ``embeddings.encode`` call. Also used by ``bench/train_detector.py``."""
+        ``embeddings.encode`` call (the facts of a big record only where the case's words reach them:
+        ``heuristic_structured.unread``). Also used by ``bench/train_detector.py``."""
         settings = self._settings(options, need_params=False)  # features do not use the combiner
         texts: list[str] = []
         for it in items:
@@ -261,8 +267,12 @@ class HeuristicMethod(BaseMethod):
             texts.extend(s.text for s in it.response_sentences)
         from ..encoder import embeddings
 
-        uniq = list(dict.fromkeys(texts))
+        quiet = structured.unread(items)  # facts of big records no word of their case reaches: not embedded
+        uniq = [t for t in dict.fromkeys(texts) if t not in quiet]
         vecs = embeddings.encode(uniq)
+        if quiet:  # their vectors are zeros: similarity 0 to everything
+            vecs = np.vstack([vecs.reshape(len(uniq), -1), np.zeros((len(quiet), embeddings.dimension()), vecs.dtype)])
+            uniq += sorted(quiet)
         row = {t: i for i, t in enumerate(uniq)}
         prepared: list[Any] = []
         for it in items:
@@ -380,6 +390,7 @@ class HeuristicMethod(BaseMethod):
         out: list[SentenceSupport] = []
         utilized: set[int] = set()
         no_docs = not keys
+        fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
         for si, sp in enumerate(p["sent"]):
             prob = float(base[si]) if sp["feats"] is not None else None
             if sp["special"] is not None:
@@ -401,14 +412,16 @@ class HeuristicMethod(BaseMethod):
             ev = sp["ev"]
             support = sp["support"]
             level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]])
+            level, prob, support, decided = structured.revise(fields[si] if fields else None, level, prob,
+                                                              support, thr)
             full, partial = level == "full", level == "partial"
             sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
             if full or partial:
                 utilized.update(support)
+            why = self._explain(ev, keys, support, level, prob, nli_p, _at(verified, si), clashes,
+                                contradiction.missing(ev, sp["text"]))
             out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
-                                       explanation=self._explain(ev, keys, support, level, prob, nli_p,
-                                                                 _at(verified, si), clashes,
-                                                                 contradiction.missing(ev, sp["text"])),
+                                       explanation=structured.explanation(why, decided, keys),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
         if ctx is not None and ctx.get("utilization") and keys:

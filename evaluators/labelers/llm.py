@@ -1,7 +1,8 @@
 """``gpt_labeling``: one LLM call per case labels every document and response sentence.
 
 The prompt (our own, versioned by ``PROMPT_VERSION``) shows the documents split into keyed
-sentences (``0a.``, ``0b.``, …), the question, and the response split into keyed sentences
+sentences (``0a.``, ``0b.``, …; a JSON record or table as its facts, ``0c. hours › Monday: 08:00–14:00``,
+its ``<document>`` tag saying how they read), the question, and the response split into keyed sentences
 (``a.``, ``b.``, …), and asks for one JSON object (explanation before verdict everywhere):
 
 * ``relevance_explanation``, ``all_relevant_sentence_keys`` — judged from documents and question only;
@@ -11,6 +12,11 @@ sentences (``0a.``, ``0b.``, …), the question, and the response split into key
   document: ``supported_without_sentence``, ``general``, ``well_known_fact``,
   ``numerical_reasoning``), ``fully_supported``;
 * ``all_utilized_sentence_keys``.
+
+A turn of a conversation (a case with ``history``) also shows the turns before the question, marked
+as context that is not a document, and one more rule: a sentence only an earlier agent turn supports
+cites that turn (``turn_4``); see :mod:`evaluators.conversations.prompt`. A single-turn case's prompt
+is unchanged.
 
 Parsing (see ``to_labels``): the reply is validated with lenient pydantic models (keys normalised:
 ``"0A."`` -> ``0a``; a comma-separated string becomes a list; a dict keyed by sentence becomes a list).
@@ -30,15 +36,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from ..conversations.prompt import CONVERSATION_RULES, citable_keys, conversation_lines
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
+from ..structured import is_structured
 from ..types import (
     SPECIAL_SUPPORT_KEYS,
     LabelOutcome,
     SentenceLabels,
     SentenceSupport,
     SentencizedCase,
+    earlier_turn_of,
 )
 
 if TYPE_CHECKING:
@@ -93,6 +102,11 @@ Use only keys shown above. Reply with only this JSON object:
 }"""
 
 
+#: A structured document (a JSON record, a table) is shown as its facts; its tag says how they read.
+_STRUCTURED_TAG = (' kind="structured data: one fact per sentence, written path › field: value; a table row '
+                   'as column (row "label"): cell; null or (empty) means the record does not give it"')
+
+
 def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
     """The chat messages of one case (system + user)."""
     parts: list[str] = ["Documents:"]
@@ -101,12 +115,13 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
         parts.append("(no documents were retrieved)")
     for d in range(n_docs):
         sents = [s for s in item.doc_sentences if s.doc == d]
-        parts.append(f"<document {d}>")
+        parts.append(f"<document {d}{_STRUCTURED_TAG if is_structured(item.case.documents[d]) else ''}>")
         parts.extend(f"{s.key}. {s.text}" for s in sents)
         if not sents:
             parts.append("(empty)")
         parts.append(f"</document {d}>")
     parts.append("")
+    parts.extend(conversation_lines(item.case.history))  # a turn of a chat: the turns before it, not a document
     parts.append("Question:")
     parts.append(item.case.question.strip() or "(no question given)")
     parts.append("")
@@ -114,6 +129,8 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
     parts.extend(f"{s.key}. {s.text}" for s in item.response_sentences)
     parts.append("")
     parts.append(INSTRUCTIONS)
+    if item.case.history:
+        parts.extend(("", CONVERSATION_RULES))
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}]
 
 
@@ -130,7 +147,7 @@ _KEY_NOISE = re.compile(r"^[\s\[\(\"'`*]*(?:key|sentence|doc(?:ument)?)?[\s:#]*|
 def normalize_key(k: Any) -> str:
     s = _KEY_NOISE.sub("", str(k)).strip().lower()
     special = re.sub(r"[\s\-]+", "_", s)
-    return special if special in SPECIAL_SUPPORT_KEYS else s
+    return special if special in SPECIAL_SUPPORT_KEYS or earlier_turn_of(special) is not None else s
 
 
 def _key_list(v: Any) -> Any:
@@ -197,11 +214,11 @@ class LabelingReply(BaseModel):
 
 
 def _filter_doc_keys(keys: Sequence[str], doc_set: set[str], field: str, notes: list[str],
-                     allow_special: bool = False) -> tuple[str, ...]:
+                     allow_special: bool = False, turn_keys: frozenset[str] = frozenset()) -> tuple[str, ...]:
     out: list[str] = []
     bad: list[str] = []
     for k in keys:
-        if k in doc_set or (allow_special and k in SPECIAL_SUPPORT_KEYS):
+        if k in doc_set or (allow_special and (k in SPECIAL_SUPPORT_KEYS or k in turn_keys)):
             if k not in out:
                 out.append(k)
         elif k not in bad:
@@ -219,6 +236,7 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
     resp_keys = item.response_keys
     resp_set = set(resp_keys)
     notes: list[str] = []
+    turn_keys = citable_keys(item.case.history)  # the agent's earlier turns the prompt showed
     relevant = _filter_doc_keys(reply.all_relevant_sentence_keys, doc_set, "all_relevant_sentence_keys", notes)
     utilized = _filter_doc_keys(reply.all_utilized_sentence_keys, doc_set, "all_utilized_sentence_keys", notes)
     by_key: dict[str, SupportInfo] = {}
@@ -252,7 +270,8 @@ def to_labels(reply: LabelingReply, item: SentencizedCase, method: str = METHOD)
                                              explanation="(not labeled by the model; counted as unsupported)"))
             continue
         keys = _filter_doc_keys(got.supporting_sentence_keys, doc_set,
-                                f"supporting_sentence_keys of sentence {k}", notes, allow_special=True)
+                                f"supporting_sentence_keys of sentence {k}", notes, allow_special=True,
+                                turn_keys=turn_keys)
         sentences.append(SentenceSupport(key=k, supporting_keys=keys, fully_supported=got.fully_supported,
                                          explanation=got.explanation))
     if missing:

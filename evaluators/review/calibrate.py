@@ -29,7 +29,7 @@ import numpy as np
 from .. import trace_metrics
 from ..labelers.agreement import agreement
 from ..stats import N_BOOT, bootstrap_stats
-from ..types import SPECIAL_SUPPORT_KEYS, CaseResult, RunResult, SentenceLabels, SentenceSupport
+from ..types import CaseResult, RunResult, SentenceLabels, SentenceSupport, is_special_key
 from .gold import Gold, matched
 
 TRACE = "trace"
@@ -48,7 +48,7 @@ def trace_labels(r: CaseResult) -> SentenceLabels | None:
 
 
 def _usable(s: SentenceSupport) -> bool:
-    return s.score is not None and not (set(s.supporting_keys) & SPECIAL_SUPPORT_KEYS)
+    return s.score is not None and not any(is_special_key(k) for k in s.supporting_keys)
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

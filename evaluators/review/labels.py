@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .. import trace_metrics
 from ..signals import fingerprint  # noqa: F401 - review's name for it (gold and reviews match cases by it)
-from ..types import SPECIAL_SUPPORT_KEYS, SentenceLabels, SentenceSpans, SentenceSupport, TestCase, TraceScores
+from ..types import SentenceLabels, SentenceSpans, SentenceSupport, TestCase, TraceScores, is_special_key
 
 CorrectionField = Literal["support", "relevant", "utilized"]
 FIELDS: tuple[str, ...] = ("support", "relevant", "utilized")
@@ -74,7 +74,7 @@ def check(base: SentenceLabels, field: str, key: str, value: Any) -> Any:
         if isinstance(raw_keys, str) or not isinstance(raw_keys, Iterable):
             raise ValueError(f"supporting keys of {key!r} must be a list, got {raw_keys!r}")
         keys = list(dict.fromkeys(str(k) for k in raw_keys))
-        unknown = [k for k in keys if k not in base.document_keys and k not in SPECIAL_SUPPORT_KEYS]
+        unknown = [k for k in keys if k not in base.document_keys and not is_special_key(k)]
         if unknown:
             raise ValueError(f"supporting keys of {key!r} are not document sentences of this case: "
                              f"{', '.join(unknown)}")

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .. import trace_metrics
 from ..sentencize import from_spans, sentencize_case, spans_of
-from ..types import SPECIAL_SUPPORT_KEYS, SentenceLabels, SentenceSpans, SentenceSupport, TestCase
+from ..types import SentenceLabels, SentenceSpans, SentenceSupport, TestCase, is_special_key
 from .labels import ReviewedCase
 
 #: ``SentenceLabels.method`` of labels read from a file's human label columns.
@@ -161,7 +161,7 @@ def labels_from_case(case: TestCase) -> tuple[SentenceLabels, SentenceSpans | No
     notes: list[str] = []
 
     def known(keys: list[str], what: str) -> list[str]:
-        bad = [k for k in keys if k not in doc_set and k not in SPECIAL_SUPPORT_KEYS]
+        bad = [k for k in keys if k not in doc_set and not is_special_key(k)]
         if bad:
             notes.append(f"{what}: unknown document sentence keys dropped: {', '.join(bad)}")
         return [k for k in keys if k not in bad]

@@ -4,7 +4,9 @@
 * ``row`` (JSON) — what a per-case table shows and sorts by: the flat row of a results CSV
   (``export.row_of``) without the response and the method, the question cut to
   :data:`QUESTION_CHARS`: id, scores, sentence counts, family metrics, human labels (``human_*``),
-  ``labeled_by``, ``num_documents``, ``error``. A few hundred bytes.
+  ``labeled_by``, ``num_documents``, ``error``; for a turn of a chat its ``conversation_id``,
+  ``conversation``, ``turn`` and standalone question (cut short), never the earlier turns. A few
+  hundred bytes.
 * ``aux`` (JSON) — what aggregates, the review queue and gold matching read without opening the case:
   ``family`` (the family metric names, to tell them from human labels), ``fp`` (the fingerprint of
   the texts), ``u`` (the labeler's uncertainty and why), ``v`` (the disagreement of a hybrid case's
@@ -38,6 +40,10 @@ def encode(r: CaseResult) -> tuple[str, str, bytes, str]:
     row.pop("response", None)
     q = row.get("question") or ""
     row["question"] = q if len(q) <= QUESTION_CHARS else q[: QUESTION_CHARS - 1] + "…"
+    if "history" in row:  # a turn of a chat: its conversation, turn and standalone question, not the turns
+        del row["history"]
+        sq = row.get("standalone_question") or ""
+        row["standalone_question"] = sq if len(sq) <= QUESTION_CHARS else sq[: QUESTION_CHARS - 1] + "…"
     aux: dict[str, Any] = {"family": list(r.metrics), "fp": fingerprint(r.case), "usage": r.usage.model_dump()}
     if r.labels is not None:
         u, why = uncertainty(r.labels)

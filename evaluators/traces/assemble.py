@@ -12,6 +12,9 @@ The rules (each can be replaced by a mapping by hand, :class:`TraceMapping`):
   when a reranker ran, its output instead (the documents the answer was written from). A document
   returned twice is kept once, at its first rank.
 * **answer**: the root span's output (the final answer, not an intermediate LLM call).
+* **conversation**: a chat's earlier turns (every turn before the user's last message) become the
+  case's ``history``, the app's conversation / thread id or the trace's session its
+  ``conversation_id`` (rules: :mod:`.conversation`).
 
 A trace without a retriever span, without a question or without an answer is skipped with the
 reason; so is one whose texts exceed :data:`MAX_TEXT_CHARS`.
@@ -24,6 +27,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ..types import TestCase
+from .conversation import conversation_id, history_of
 from .model import Doc, Skipped, Span, Trace
 from .values import docs_of, parsed, text_of
 
@@ -243,8 +247,12 @@ def assemble(trace: Trace, fmt: str, mapping: TraceMapping | None = None) -> Tes
         bad = _too_long(what, text)
         if bad:
             return Skipped(trace.trace_id, bad, root.name, rec)
+    metadata = _metadata(trace, fmt, root, spans, retrievers, places, q_from)
+    history, note = history_of(root, spans)
+    if note:
+        metadata["history_note"] = note
     return TestCase(id=trace.trace_id, question=question, response=answer, documents=tuple(texts),
-                    metadata=_metadata(trace, fmt, root, spans, retrievers, places, q_from))
+                    metadata=metadata, history=history, conversation_id=conversation_id(metadata))
 
 
 def _retriever_positions(spans: list[Span], retrievers: list[Span], places: list[list[list[Any]]],

@@ -8,7 +8,8 @@ case, the run history, agreement with human labels, and the gold section (review
 
 Modules: ``versions`` (baseline vs candidates: verdicts, charts, regressions), ``compare_charts``
 (its figures: pure), ``compare_view`` (which runs to compare, agreement statistics in words: pure
-helpers), ``gold_view`` (scores against gold labels, prediction-powered estimates, calibration).
+helpers), ``gold_view`` (scores against gold labels, prediction-powered estimates, calibration),
+``conversations_view`` (regressions by conversation, for runs of turns of chats).
 Shared with other pages, at the top of ``ui/``: ``charts``, ``tables``, ``highlight``
 (``sentence_lines``), ``reviews``.
 """

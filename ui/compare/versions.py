@@ -41,7 +41,7 @@ from evaluators.store import labels as run_labels
 from .. import highlight as hl
 from .. import history, plot, state, vocab
 from ..data import md_escape
-from . import compare_charts
+from . import compare_charts, conversations_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -403,6 +403,8 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                     st.markdown(f"- {md_escape(line)}")
                 st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+    conversations_view.render(c.pair(base, cand, metric).conversations, base, cand, metric,  # turns of chats
+                              lambda a, b: side_by_side_params(base_id, cand_ids[cand], a, b), INSPECT_PAGE)
     ups = _page(c, key, base, cand, metric, 0, improvements=True)
     if ups.total:
         more = f" (the {len(ups.changes)} largest)" if ups.total > len(ups.changes) else ""

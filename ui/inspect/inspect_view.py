@@ -18,12 +18,12 @@ from evaluators.review import differences
 from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
 from evaluators.traces import FORMAT_NAMES
-from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase, TestCase
+from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, SentencizedCase, TestCase, earlier_turn_of
 
 from .. import charts, history, share, state, vocab
 from .. import highlight as hl
 from ..data import md_escape
-from . import review_view
+from . import conversation_view, review_view
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
@@ -119,7 +119,9 @@ def trace_panel(case: TestCase) -> None:
 
 def header(r: CaseResult) -> None:
     st.html(hl.stylesheet())  # the sentence markup's look, for the whole page (the fragment reruns keep it)
-    st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}</div>')
+    conversation_view.show(r)  # a turn of a chat: the turns before it, the earliest collapsed
+    st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}</div>'
+            + conversation_view.standalone_html(r))
     if r.case.ground_truth:
         st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
     plain = {k: v for k, v in r.case.labels.items() if not isinstance(v, (list, dict))}
@@ -258,6 +260,9 @@ def focus_panel(sc: SentencizedCase, labels: SentenceLabels | None, focus: hl.Fo
         what = f"{'relevant' if rel else 'not relevant'}, {'used by the response' if use else 'not used'}"
         linked = [f"<li><b>{hl.e(t.key)}</b> {hl.e(t.text)}</li>" for t in sc.response_sentences if t.key in lit]
         special, title = [], "Cited as support by"
+    turns = conversation_view.support_html(special, sc.case)  # an earlier agent turn, named and quoted
+    special = [k for k in special if earlier_turn_of(k) is None]
+    linked += [turns] if turns else []
     extra = f" (and: {hl.e(', '.join(special))})" if special else ""
     st.html(f'<div class="rag-focus"><b>{hl.e(key)}</b> “{hl.e(s.text)}” — {hl.e(what)}{why}'
             f'<div style="margin-top:4px">{title}: {"none" if not linked else ""}{extra}</div>'

@@ -10,5 +10,6 @@ and sending the scores of traced cases back to their spans.
 Modules: ``results_view`` (cards' help and intervals, the cases table, the agreement tab, the
 Download tab), ``exports`` (the download files of a stored run, case by case: pure),
 ``open_results`` (a results file in: upload or the owner's folder), ``traces_view`` (runs of traced
-cases: the note above the table, annotation files, sending to Phoenix).
+cases: the note above the table, annotation files, sending to Phoenix), ``conversations_view`` (runs of
+turns of chats: metrics by turn, the conversations worst first).
 """

@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from evaluators.conversations.grouping import row_of_flat
+from evaluators.conversations.grouping import summary as conversation_summary
 from evaluators.export import case_dict, csv_cell, to_csv, to_json_dict, to_rows, write_csv
 from evaluators.resultfiles.jsondoc import dump_doc
 from evaluators.types import SCHEMA_VERSION, RunResult
@@ -36,7 +38,16 @@ def top_of(run: Any) -> dict[str, Any]:
             "num_errors": s.num_errors, "method": s.method, "cancelled": run.cancelled, "settings": s.settings,
             "timings": s.timings, "usage": s.usage.model_dump(), "started_at": s.started_at,
             "errors": [{"id": i, "error": e} for i, e in run.errors] if s.num_errors else [],
-            "warnings": list(s.warnings), "intervals": run.intervals()}
+            "warnings": list(s.warnings), "intervals": run.intervals(), **_conversations(run)}
+
+
+def _conversations(run: Any) -> dict[str, Any]:
+    """A stored run's ``conversations`` block, from its per-case table (none for a plain run)."""
+    table = run.table()
+    if "conversation" not in table.columns or not table["conversation"].notna().any():
+        return {}
+    block = conversation_summary([row_of_flat(rec) for rec in table.to_dict("records")])
+    return {"conversations": block} if block is not None else {}
 
 
 def _cases(run: Any) -> Any:

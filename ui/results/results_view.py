@@ -1,7 +1,8 @@
 """The Results page's parts beyond the page itself: the run in one sentence, metric help on cards and
-columns, renaming the run, the per-case table (scores and the Inspect link first, the question
-wrapped on up to three lines, filters, pages of :data:`PAGE_ROWS` rows, row selection that opens
-Inspect in this session), the agreement panel of hybrid runs (trace vs the LLM, from
+columns, renaming the run, the retrieval metrics as one table (kind × K), the per-case table (scores
+and the Inspect link first, the question wrapped on up to three lines, filters, pages of
+:data:`PAGE_ROWS` rows, row selection that opens Inspect in this session), the agreement panel of
+hybrid runs (trace vs the LLM, from
 ``evaluators.agreement.labeler_agreement``) and the downloads. A run is read from the store as the
 page needs it: its per-case table (``history.frame``), the texts of the rows shown, the whole cases
 only for what needs every label at once (small runs)."""
@@ -14,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluators.agreement import labeler_agreement
+from evaluators.retrieval import split
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
 from .. import history, share, state, tables, vocab
@@ -82,6 +84,32 @@ def card_interval(iv: dict[str, Any] | None, row: Any) -> str:
     if lo is not None and hi is not None:
         return f"95 % interval {lo:.3f}–{hi:.3f} · n={row['n']}"
     return "" if pd.isna(row["std"]) else f"± {row['std']:.3f} (std) · n={row['n']}"
+
+
+def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd.DataFrame, str]:
+    """The run's retrieval metrics as one table — a row per kind (hit, precision, recall, map, ndcg),
+    a column per cutoff K, each cell "mean [95 % interval]" — and the line for ``mrr`` (no cutoff).
+    Empty when the run has none."""
+    cells: dict[str, dict[str, str]] = {}
+    mrr = ""
+    for _, row in stats.iterrows():
+        got = split(str(row["metric"]))
+        if got is None or pd.isna(row["mean"]):
+            continue
+        iv = (ivs or {}).get(row["metric"]) or {}
+        ci = (f" [{iv['low']:.2f}–{iv['high']:.2f}]" if iv.get("low") is not None and iv.get("high") is not None
+              else "")
+        text = f"{row['mean']:.3f}{ci}"
+        kind, k = got
+        if k is None:
+            mrr = f"MRR (mean reciprocal rank of the first relevant passage): {text}, n={row['n']}"
+        else:
+            cells.setdefault(kind, {})[f"K = {k}"] = text
+    df = pd.DataFrame.from_dict(cells, orient="index")
+    if not df.empty:
+        df = df[sorted(df.columns, key=lambda c: int(c.split("= ")[1]))]
+        df.index.name = "metric"
+    return df, mrr
 
 
 def card_help(metric: str, row: Any) -> str:
