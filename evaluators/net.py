@@ -75,13 +75,21 @@ def check_typed_url(url: str, what: str, environ: Mapping[str, str] | None = Non
     if host in METADATA_HOSTS:
         raise AddressRefused(f"{what}: {host} is a cloud metadata service: refused")
     for ip in _addresses(host):
-        mapped = getattr(ip, "ipv4_mapped", None) or ip
-        if mapped.is_link_local:
-            raise AddressRefused(f"{what}: {host} is a link-local address ({ip}, where cloud metadata services "
-                                 "live): refused")
-        if not allow_private and _private(mapped):
-            raise AddressRefused(f"{what}: {host} is a loopback or private address ({ip}): refused for "
-                                 f"addresses typed here (the owner may allow them with {ENV_TYPED_PRIVATE_URLS}=on)")
+        why = refusal(host, ip, allow_private=allow_private)
+        if why:
+            raise AddressRefused(f"{what}: {why}")
+
+
+def refusal(host: str, ip: ipaddress.IPv4Address | ipaddress.IPv6Address, *, allow_private: bool) -> str | None:
+    """Why a typed address may not be called at ``ip`` (one of ``host``'s addresses), or None. The one
+    rule :func:`check_typed_url` applies to a URL and a guarded connection applies when it connects."""
+    mapped = getattr(ip, "ipv4_mapped", None) or ip
+    if mapped.is_link_local:
+        return f"{host} is a link-local address ({ip}, where cloud metadata services live): refused"
+    if not allow_private and _private(mapped):
+        return (f"{host} is a loopback or private address ({ip}): refused for addresses typed here (the owner "
+                f"may allow them with {ENV_TYPED_PRIVATE_URLS}=on)")
+    return None
 
 
 _SHARED = ipaddress.ip_network("100.64.0.0/10")

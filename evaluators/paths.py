@@ -10,6 +10,9 @@ LLM replies            ``RAG_EVAL_LLM_CACHE``      ``llm_cache.sqlite3`` in the 
 built ONNX encoders    ``RAG_EVAL_MODEL_CACHE``    ``onnx/`` in the user cache dir
 results files to open  ``RAG_EVAL_RESULTS_DIR``    none: the dashboard opens uploaded results files
                                                    only (this folder's open at any size)
+app runs' answers      (follows the run history)   ``app_runs/`` beside the run history: a "Run
+                                                   your app" run's questions and answers until it
+                                                   is evaluated (resumed after a restart)
 =====================  ==========================  ===============================================
 
 A cache variable set to one of :data:`OFF_VALUES` (``off``, ``0``, ...) turns that cache off
@@ -55,6 +58,13 @@ def share_key_path() -> Path:
     """The secret that signs the dashboard's read-only links to one run (``share_key`` beside the run
     history: it lives and dies with the runs it opens)."""
     return store_path().parent / "share_key"
+
+
+def app_runs_dir() -> Path:
+    """Where the dashboard's "Run your app" keeps a run's questions and the cases files its app
+    calls write, until they are evaluated (``app_runs/`` beside the run history: a restart resumes
+    them, and they live and die with the runs they become)."""
+    return store_path().parent / "app_runs"
 
 
 def results_dir() -> Path | None:

@@ -83,6 +83,8 @@ if not retrieval.empty:
     st.dataframe(retrieval, width="stretch")
     st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
 
+if (app := state.memo(key + ("app",), lambda: results_view.app_words(run))):  # runs of "Run your app"
+    st.markdown(f"**The app itself** — {app}", help=results_view.APP_HELP)
 errors = results_view.errors_of(df)
 if len(errors):
     with st.expander(f"⚠️ {len(errors)} case(s) could not be scored"):

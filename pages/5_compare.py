@@ -171,6 +171,8 @@ TABS = {"Which version is better?": which_version, "Two runs, case by case": two
 # Only the open tab's content is built (the tabs rerun the page when switched): the agreement with
 # human labels (bootstrap intervals) costs seconds of the server's time, and a visitor on another
 # tab never pays for it.
+if versions.take_request():  # "Run your app" opened Compare on the versions it ran
+    st.session_state["compare.tab"] = next(iter(TABS))
 for tab, build in zip(st.tabs(list(TABS), key="compare.tab", on_change="rerun"), TABS.values()):
     with tab:
         if tab.open:

@@ -317,3 +317,31 @@ def test_retry_after_forms():
     assert retry_after_seconds("2.5") == 2.5 and retry_after_seconds(None) is None
     assert retry_after_seconds("garbage") is None
     assert 0 <= retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+def test_a_visitor_address_that_resolves_elsewhere_at_connection_time_is_refused(llm_server, tmp_path, monkeypatch):
+    """DNS rebinding: the name passed the typed-URL check (it resolved to a public address then) but
+    resolves to loopback when the connection is made — the guarded connection refuses it, and the app
+    sees no request."""
+    import ipaddress
+
+    from evaluators import net
+
+    monkeypatch.setattr(net, "_addresses", lambda host: [ipaddress.ip_address("93.184.216.34")])
+    llm_server.respond(_ok)
+    spec = {"http": {"url": llm_server.base_url.replace("127.0.0.1", "localhost") + "/chat/completions",
+                     "body": {"question": "{question}"}, "timeout_s": 5}, "answer": "answer", "retries": 0}
+    target = target_from_dict(spec, "typed", TargetPolicy.visitor(environ={}))  # passes: "public" at load
+    r = run_target(target, _questions(tmp_path, 2), None)
+    assert r.answered == 0 and not llm_server.requests
+    assert "refused at connection time" in (r.stopped or "") + json.dumps(r.failed)
+
+
+def test_a_reply_over_the_size_limit_is_not_read(llm_server, tmp_path, monkeypatch):
+    from evaluators.targets import guard
+
+    monkeypatch.setattr(guard, "MAX_REPLY_BYTES", 200)
+    llm_server.respond(lambda body: Reply(body={"answer": "x" * 5000}))
+    out = tmp_path / "cases.jsonl"
+    r = run_target(_target(llm_server, retries=0), _questions(tmp_path, 1), out)
+    assert r.answered == 0 and len(r.failed) == 1 and "over 200 bytes" in r.failed[0][1]

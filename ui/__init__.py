@@ -10,8 +10,8 @@ the shared modules import no page package; nothing here imports ``pages/``.
     from ui import history, layout, share, state
     from ui.inspect import inspect_view, review_view
 
-Page packages: ``start``, ``upload``, ``evaluate``, ``results``, ``inspect``, ``compare``,
-``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
+Page packages: ``start``, ``upload``, ``testset``, ``run_app``, ``evaluate``, ``results``, ``inspect``,
+``compare``, ``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
 ``st.Page`` line in ``app.py``, and ``ui/name/`` for its code.
 
 Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the

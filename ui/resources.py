@@ -15,15 +15,16 @@ import streamlit as st
 from evaluators.jobs import JobQueue
 from evaluators.limits import Limits
 from evaluators.llm.settings import OWNER_BASE_URL_ENV
-from evaluators.net import ENV_TYPED_URLS
+from evaluators.net import ENV_TYPED_PRIVATE_URLS, ENV_TYPED_URLS
 from evaluators.paths import ENV_STORE, store_path
 from evaluators.review import ReviewStore
 from evaluators.store import RunStore
 
 #: Owner settings the library reads from the environment (the owner's LLM server, whether typed
-#: addresses are allowed): set in Streamlit secrets only, they are mirrored into this process's
-#: environment so the library's checks see the same setting as the dashboard. Never a key.
-MIRRORED = (OWNER_BASE_URL_ENV, ENV_TYPED_URLS)
+#: addresses are allowed, and typed app addresses on private ranges): set in Streamlit secrets only,
+#: they are mirrored into this process's environment so the library's checks see the same setting
+#: as the dashboard. Never a key.
+MIRRORED = (OWNER_BASE_URL_ENV, ENV_TYPED_URLS, ENV_TYPED_PRIVATE_URLS)
 
 
 def mirror_owner_settings(found: Mapping[str, object] | None, environ: MutableMapping[str, str] = os.environ) -> None:

@@ -50,6 +50,8 @@ _SIDEBAR_KEPT = "state.sidebar_kept"
 #: file's rows (id, question, ground_truth, reference_contexts, reference_context_ids, history,
 #: metadata). The one session key other pages ("Run your app") read it by: :func:`get_testset`.
 TESTSET_KEY = "state.testset"
+#: Compare's "Which version is better?" asked to open on these runs (baseline id, candidate ids).
+_COMPARE_ASK = "state.compare_ask"
 
 # Widget keys of the shared sidebar (app.py renders them on every page, so they persist).
 PROVIDER = "sidebar.provider"
@@ -351,6 +353,17 @@ def set_testset(name: str, rows: list[dict[str, Any]]) -> None:
 
     _ss()[TESTSET_KEY] = {"name": name, "rows": [dict(r) for r in rows],
                           "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+# ---- a comparison another page asks Compare to open -----------------------------------------------
+def ask_comparison(baseline_id: str, candidate_ids: list[str]) -> None:
+    """Have Compare open "Which version is better?" on these runs of the history (read once)."""
+    _ss()[_COMPARE_ASK] = (baseline_id, list(candidate_ids))
+
+
+def take_comparison() -> tuple[str, list[str]] | None:
+    """The comparison asked for, once (None: none)."""
+    return _ss().pop(_COMPARE_ASK, None)
 
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------

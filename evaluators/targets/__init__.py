@@ -9,7 +9,8 @@ it answered as a test-case file (``python -m evaluators run``), ready for ``eval
                         progress=lambda done, total: print(done, total))
     report.answered, report.failed, report.latency_summary()      # failed: [(id, error), ...]
 
-An owner's targets file may hold several (``load_targets``: a list, or ``{targets: [...]}``).
+An owner's targets file may hold several (``load_targets``: a list, or ``{targets: [...]}``); a
+deployment names its own with the owner setting ``RAG_EVAL_TARGETS`` (``load_owner_targets``).
 A dashboard serving visitors loads what they typed with ``TargetPolicy.visitor()`` (no Python
 target, no ``${VAR}``, the typed-URL rules), runs it in a background thread with
 ``should_stop=event.is_set`` and ``on_record=...`` for live rows, and continues an interrupted run
@@ -21,9 +22,13 @@ Modules, each opening with the contract it keeps:
 * :mod:`.model` — the target file (YAML / JSON) -> a checked :class:`Target`; every bad field named;
 * :mod:`.policy` — :class:`TargetPolicy`: the owner's targets, or a visitor's (refused Python,
   no environment, typed-URL rules);
+* :mod:`.owner` — a deployment's own targets: the file the owner setting ``RAG_EVAL_TARGETS`` names,
+  and the environment (secrets included) their ``${VAR}`` are read from;
 * :mod:`.template` — ``{column}`` and ``${VAR}`` filled in at call time; :class:`Secrets` masks what
   must never be shown;
 * :mod:`.extract` — the JSON reply -> answer, passages, ids, usage (JMESPath);
+* :mod:`.guard` — a visitor's connections checked as they are made (no DNS rebinding), replies
+  bounded in size;
 * :mod:`.call` — one question: the request, retries on 429 / 5xx / timeouts honouring Retry-After,
   latency and attempts, the error in words;
 * :mod:`.casefile` — the cases file: one line per finished question, read back for resume;
@@ -40,11 +45,13 @@ from .call import Outcome
 from .casefile import case_line, scan
 from .errors import TargetError, TargetRefused
 from .extract import Answer, ReplyError
-from .model import Target, load_target, load_targets, target_from_dict
+from .model import Target, load_target, load_targets, parse_text, target_from_dict
+from .owner import OWNER_TARGETS_ENV, load_owner_targets, owner_environ, owner_targets_file
 from .policy import TargetPolicy
 from .runner import RunReport, arun_target, run_target
 from .spec import HttpSpec, TargetSpec
 
-__all__ = ["Answer", "HttpSpec", "Outcome", "ReplyError", "RunReport", "Target", "TargetError", "TargetPolicy",
-           "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_target", "load_targets", "run_target",
-           "scan", "target_from_dict"]
+__all__ = ["OWNER_TARGETS_ENV", "Answer", "HttpSpec", "Outcome", "ReplyError", "RunReport", "Target", "TargetError",
+           "TargetPolicy", "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_owner_targets",
+           "load_target", "load_targets", "owner_environ", "owner_targets_file", "parse_text", "run_target", "scan",
+           "target_from_dict"]

@@ -34,6 +34,7 @@ from typing import Any, Callable, Mapping
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from . import guard
 from .extract import Answer, ReplyError, extract
 from .model import Target
 from .template import Filler, Secrets
@@ -134,8 +135,12 @@ class Caller:
         body = fill.value(http.body) if http.body is not None and http.method != "GET" else None
         shown = http.url
         try:
-            resp = await client.request(http.method, url, headers=headers, params=params or None,
-                                             json=body)
+            request = client.build_request(http.method, url, headers=headers, params=params or None, json=body)
+            resp = await client.send(request, stream=True)
+            try:
+                content = await guard.read_capped(resp)
+            finally:
+                await resp.aclose()
         except httpx.TimeoutException:
             raise CallFailure(f"no reply within {http.timeout_s:g} s (http.timeout_s)", transient=True) from None
         except httpx.ConnectError as exc:
@@ -150,6 +155,10 @@ class Caller:
                               transient=True) from None
         status = resp.status_code
         said = f"{status} {resp.reason_phrase}".strip()
+        if content is None:
+            raise CallFailure(f"the app's reply ({said}) is over {guard.MAX_REPLY_BYTES:,} bytes: not read",
+                              status=status)
+        resp._content = content  # the body read above, for .json() / .text
         if status in (401, 403):
             raise CallFailure(f"the app refused the request: {said} (check the target's headers / credentials)",
                               "auth", status=status)

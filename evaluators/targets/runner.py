@@ -37,6 +37,7 @@ from ..datasets import QuestionRow, QuestionSet
 from .call import Caller, Outcome
 from .casefile import CasesFileError, CasesWriter, case_line, repeat_id, scan
 from .errors import TargetError
+from .guard import guarded_transport
 from .model import Target
 from .template import Secrets, check_environment, columns_used
 
@@ -204,9 +205,14 @@ async def _work(target: Target, function: Callable[..., Any] | None, jobs: list[
         # one client (one connection) per worker: a shared pool scans all its connections on every request
         if http is None:
             return None
+        verify = tls if tls is not None else True
+        if target.policy.typed_url:  # a visitor's address: every connection checked as it is made
+            return httpx.AsyncClient(timeout=http.timeout_s, follow_redirects=False, trust_env=False,
+                                     transport=guarded_transport(allow_private=target.policy.allow_private,
+                                                                 verify=verify))
         return httpx.AsyncClient(timeout=http.timeout_s, follow_redirects=target.policy.follow_redirects,
                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1), trust_env=False,
-                                 verify=tls if tls is not None else True)
+                                 verify=verify)
     queue = list(reversed(jobs))
     done = 0
     stop = asyncio.Event()

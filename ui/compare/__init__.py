@@ -6,7 +6,8 @@ case, the run history, agreement with human labels, and the gold section (review
     sources = cv.run_sources(runs, saved_ids, summaries) # the runs that can be compared
     gold_view.render(sources, load)                     # every method against the reviewed cases
 
-Modules: ``versions`` (baseline vs candidates: verdicts, charts, regressions), ``compare_charts``
+Modules: ``versions`` (baseline vs candidates: verdicts, charts, regressions), ``app_view`` (beside
+the verdict: the app's own latency, tokens and errors; the retrieval metrics as one grid), ``compare_charts``
 (its figures: pure), ``compare_view`` (which runs to compare, agreement statistics in words: pure
 helpers), ``gold_view`` (scores against gold labels, prediction-powered estimates, calibration),
 ``conversations_view`` (regressions by conversation, for runs of turns of chats).

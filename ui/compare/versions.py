@@ -35,13 +35,14 @@ from evaluators.comparison import (
     verdict_sentence,
 )
 from evaluators.comparison import short_number as num
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.store import labels as run_labels
 
 from .. import highlight as hl
 from .. import history, plot, state, vocab
 from ..data import md_escape
-from . import compare_charts, conversations_view
+from . import app_view, compare_charts, conversations_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -135,10 +136,11 @@ def _n(x: float | None, signed: bool = False) -> str:
 
 
 def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
-    """One row per metric: both means, the difference with its interval, p, the verdict in words —
-    every number written as the verdict sentence writes it (the table and the words never disagree)."""
+    """One row per metric (but the retrieval metrics, shown apart): both means, the difference with its
+    interval, p, the verdict in words — every number written as the verdict sentence writes it (the
+    table and the words never disagree)."""
     rows = []
-    for m in c.metrics:
+    for m in (m for m in c.metrics if not is_retrieval_metric(m)):  # (retrieval: a grid of its own, app_view)
         p = c.pair(baseline, candidate, m)
         s = p.stats
         ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
@@ -296,6 +298,7 @@ def render() -> None:
     cands = [names[i] for i in cand_ids]
     key = (tuple(t.name for t in tables), tuple(t.fingerprint for t in tables))
     _words(c, base, cands, metric, [by_id[i].method for i in run_ids])
+    app_view.retrieval(c, base, cands)  # the retrieval metrics: one grid, after every other metric
     _charts(c, base, cands, metric, by_id[base_id], saved)
     _regressions(c, key, base, cands, metric, base_id, dict(zip(cands, cand_ids)))
 
@@ -308,6 +311,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
         s = p.stats
         st.caption(md_escape(f"{s.wins} questions score higher under {cand}, {s.losses} lower, {s.ties} the same."),
                    help=TERMS["wins"])
+    app_view.app_lines(c, base, cands)  # the app's own latency, tokens, errors: beside the verdict
     if len(cands) > 1:
         top = min(c.standings[metric], key=lambda s: (s.rank, s.name))
         settled = top.rank_low == top.rank_high == 1
@@ -342,7 +346,8 @@ def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summar
     left, right = st.columns(2)
     plot.show(compare_charts.means_chart(c.standings[metric], metric, base), "versions.means", left)
     focus = cands[0] if len(cands) == 1 else st.session_state.get("versions.table_cand") or cands[0]
-    plot.show(compare_charts.diff_chart([c.pair(base, focus, m) for m in c.metrics], base, focus),
+    quality = [m for m in c.metrics if not is_retrieval_metric(m)]  # (retrieval: its grid, app_view)
+    plot.show(compare_charts.diff_chart([c.pair(base, focus, m) for m in quality], base, focus),
               "versions.diffs", right)
     if len(c.names) >= 3:
         st.markdown("**Every pair of runs**", help=TERMS["holm"])
@@ -413,3 +418,13 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon="🔎",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+
+
+def take_request() -> bool:
+    """Open on the runs another page asked for (``state.ask_comparison``: "Run your app" on its
+    versions); True when there was such a request."""
+    ask = state.take_comparison()
+    if ask is None:
+        return False
+    st.session_state["versions.base"], st.session_state["versions.cands"] = ask[0], list(ask[1])
+    return True

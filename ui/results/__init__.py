@@ -7,8 +7,8 @@ and sending the scores of traced cases back to their spans.
     results_view.cases_tab(df, metrics, run_id, run)
     results_view.downloads(run, df)          # built on click: the results file and a CSV
 
-Modules: ``results_view`` (cards' help and intervals, the cases table, the agreement tab, the
-Download tab), ``exports`` (the download files of a stored run, case by case: pure),
+Modules: ``results_view`` (cards' help and intervals, the app's own line for runs of an app, the
+cases table, the agreement tab, the Download tab), ``exports`` (the download files of a stored run, case by case: pure),
 ``open_results`` (a results file in: upload or the owner's folder), ``traces_view`` (runs of traced
 cases: the note above the table, annotation files, sending to Phoenix), ``conversations_view`` (runs of
 turns of chats: metrics by turn, the conversations worst first).

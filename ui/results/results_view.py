@@ -15,6 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from evaluators.agreement import labeler_agreement
+from evaluators.appcost import summarize
+from evaluators.appcost import words as app_summary_words
 from evaluators.retrieval import split
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
@@ -329,3 +331,17 @@ def downloads(run: Any, df: pd.DataFrame) -> None:
         st.download_button("Download CSV (one row per case)", lambda: exports.csv_bytes(run, df),
                            file_name=f"{name}.csv", mime="text/csv", key="results.csv", on_click="ignore")
     st.caption("Exports never contain an API key.")
+
+
+APP_HELP = ("What calling the app took, read from each case's own call (the target runner's latency, tokens and "
+            "error): latency over the answered calls (p50 / p95), the questions it failed, its own token counts. "
+            "Compare puts two versions side by side, paired by question.")
+
+
+def app_words(run: Any) -> str:
+    """The app's own calls of a run in one line ("16 calls, latency p50 0.07 s, p95 0.10 s, none failed,
+    1,746 tokens (109 per case)"); "" when its cases record none, or the run is too big to read whole."""
+    full = history.whole(run)
+    if full is None:
+        return ""
+    return app_summary_words(summarize((r.case.id, r.case.metadata) for r in full.results))
