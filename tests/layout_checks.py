@@ -171,7 +171,7 @@ _BUSY_JS = """
 """
 
 
-def settle(page: Any, quiet_ms: int = 1000, timeout_s: float = 60) -> None:
+def settle(page: Any, quiet_ms: int = 500, timeout_s: float = 60) -> None:
     """Wait until the page is drawn: no placeholder left, the script not running, every chart
     rendered — for ``quiet_ms`` in a row (a resize redraws)."""
     import time

@@ -96,14 +96,16 @@ def test_two_versions_of_the_sample_compared_in_chromium_at_1280_and_390_px(tmp_
             assert tiles[:4] == ["Context relevance", "Context utilization", "Completeness", "Adherence"], tiles
             # every question, measured in the grid's font, fits the lines its row holds (the grid draws
             # the rows in view: measured, then scrolled to the rest)
-            measured = {m["question"]: m for m in lc.question_lines(page, results_view.QUESTION_PX) or []}
-            page.get_by_test_id("stDataFrame").hover()
-            for _ in range(8):
-                page.mouse.wheel(0, 200)
-                page.wait_for_timeout(250)
-                measured.update({m["question"]: m for m in lc.question_lines(page, results_view.QUESTION_PX) or []})
             questions = [json.loads(line)["question"] for line in
                          (ROOT / "data" / "sample_rag_version2.jsonl").read_text(encoding="utf-8").splitlines()]
+            measured = {m["question"]: m for m in lc.question_lines(page, results_view.QUESTION_PX) or []}
+            page.get_by_test_id("stDataFrame").hover()
+            for _ in range(8):  # scrolled until every question was seen
+                if set(measured) >= set(questions):
+                    break
+                page.mouse.wheel(0, 200)
+                page.wait_for_timeout(250)  # the grid redraws its rows after a scroll
+                measured.update({m["question"]: m for m in lc.question_lines(page, results_view.QUESTION_PX) or []})
             assert set(measured) == set(questions), set(questions) - set(measured)
             assert all(m["lines"] <= m["row_holds"] for m in measured.values()), [
                 m for m in measured.values() if m["lines"] > m["row_holds"]]
