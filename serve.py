@@ -9,6 +9,7 @@ browser console. ``streamlit run app.py`` still serves the same dashboard, with 
 As served, runs are evaluated in a worker process of their own (``RAG_EVAL_WORKER=process``,
 ``evaluators/jobs_worker.py``) so pages never wait on the evaluation; set ``RAG_EVAL_WORKER=thread``
 to evaluate in a thread of the server instead (the library's default, and ``streamlit run app.py``'s).
+While the server starts, the pages' modules are imported in the background (``ui.warm.in_background``).
 """
 
 import os
@@ -16,8 +17,10 @@ import os
 import streamlit as st
 from starlette.middleware import Middleware
 
+from ui import warm
 from ui.base_url import PageBaseUrl
 
 os.environ.setdefault("RAG_EVAL_WORKER", "process")
+warm.in_background()  # the first visitor (a shared link to a Space just woken) finds the pages imported
 
 app = st.App("app.py", middleware=[Middleware(PageBaseUrl)])

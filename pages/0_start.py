@@ -67,12 +67,12 @@ st.markdown("Upload a **CSV, JSON, JSONL or Parquet** file (up to "
             "passages (in a CSV, a JSON-encoded list). Optional: an `id` column, and human label "
             "columns such as `hallucinated` (true/false) to measure how well the scores agree.")
 st.dataframe(home.SHAPES, hide_index=True, width="stretch")
-c1, c2, c3 = st.columns([1, 1, 2])
+# one row that wraps (each button as wide as its words: none is cut, at any width)
+row = st.container(horizontal=True, vertical_alignment="center")
 # callables: built on click. Bytes would be served as files the browser fetches at once, and a quick
 # "Load the sample" click dropped them first: two 404s in the console (issue 35).
-c1.download_button("Download a template (CSV)", home.template_csv, file_name="rag_eval_template.csv",
-                   mime="text/csv", key="start.template_csv", on_click="ignore")
-c2.download_button("Download a template (JSONL)", home.template_jsonl, file_name="rag_eval_template.jsonl",
-                   mime="application/json", key="start.template_jsonl", on_click="ignore")
-with c3:
-    st.page_link("pages/1_upload.py", label="Upload your file →", icon="📤")
+row.download_button("Download a template (CSV)", home.template_csv, file_name="rag_eval_template.csv",
+                    mime="text/csv", key="start.template_csv", on_click="ignore", width="content")
+row.download_button("Download a template (JSONL)", home.template_jsonl, file_name="rag_eval_template.jsonl",
+                    mime="application/json", key="start.template_jsonl", on_click="ignore", width="content")
+row.page_link("pages/1_upload.py", label="Upload your file →", icon="📤", width="content")

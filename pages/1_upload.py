@@ -11,6 +11,16 @@ st.title("Upload test cases")
 if notice := state.pop_notice():
     st.success(notice)
 
+def load_button(path, key: str, help: str | None) -> None:
+    """A sample or example file loaded in one click."""
+    if st.button(f"Load {path.name}", key=key, width="stretch", help=help):
+        try:
+            state.set_data(ud.load_path(path))
+            st.session_state["upload.error"] = None
+        except ud.DataError as exc:
+            st.error(str(exc))
+
+
 left, right = st.columns([3, 2])
 with left:
     up = st.file_uploader(
@@ -34,13 +44,13 @@ with right:
     if not samples:
         st.caption("No sample files in data/.")
     for p in samples:
-        if st.button(f"Load {p.name}", key=f"upload.sample.{p.name}", width="stretch",
-                     help=ud.SAMPLE_FORMATS.get(p.name)):
-            try:
-                state.set_data(ud.load_path(p))
-                st.session_state["upload.error"] = None
-            except ud.DataError as exc:
-                st.error(str(exc))
+        load_button(p, f"upload.sample.{p.name}", ud.SAMPLE_FORMATS.get(p.name))
+    if examples := ud.trace_examples():
+        st.write("**Or an example of traces** (one small RAG app's six traces, in two formats: four become "
+                 "cases, two are skipped with the reason)")
+        for p in examples:
+            load_button(p, f"upload.trace_example.{p.name}", ud.TRACE_EXAMPLES[p.name])
+        st.caption("What is read from a trace, and how the scores go back: docs/traces.md.")
 
 if up is not None and st.session_state.get("upload.seen") != (up.file_id, read_as):  # a new upload / reading
     st.session_state["upload.seen"] = (up.file_id, read_as)
@@ -65,13 +75,12 @@ if data.traces is not None:  # a trace export: one case per trace
     layout.stop()
 
 n_err = len(data.errors)
-fmt = ud.mapping_dict(data.mapping).get("format") or "custom"
 st.subheader(f"{data.filename}")
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3 = st.columns(3)
 c1.metric("Rows", len(data.df))
 c2.metric("Cases ready", len(data.cases))
 c3.metric("Rows with problems", n_err)
-c4.metric("Detected format", str(fmt))
+st.caption(ud.layout_words(data.mapping))
 
 if data.cases:
     st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon="⚙️")

@@ -12,6 +12,10 @@ from evaluators.pipeline import estimate
 from ui import history, jobs, layout, state
 from ui.evaluate import resume
 
+#: How often a run saves its finished cases (its step): by time (fastest), or every N cases.
+STEPS = {"auto": "about every 2 seconds of work (fastest)", 5: "every 5 cases", 10: "every 10 cases",
+         25: "every 25 cases", 50: "every 50 cases", 100: "every 100 cases"}
+
 st.title("Evaluate")
 if notice := state.pop_notice():
     st.info(notice)
@@ -71,8 +75,9 @@ if with_params:
         st.error('Metric parameters must be a JSON object like {"regex": {"pattern": "…"}}.')
         params = {}
 default_name = jobs.default_run_name(method, state.get_data().filename)
-name = st.text_input("Run name (optional)", key="evaluate.name", placeholder=default_name,
-                     help="Empty: the run is saved as the grey text shown.")
+name = st.text_input("Run name", key="evaluate.name", placeholder=default_name,
+                     help="What every page calls this run (Results, Compare, Inspect). Empty: the file's name, "
+                          "the grey text shown. Rename it later in Compare → Run history.")
 
 options = EvalOptions(metrics=tuple(picked), metric_params=params, llm=llm, **extra)
 llm_metrics = any(by_name[n]["needs_llm"] for n in picked)
@@ -109,13 +114,14 @@ why = jobs.refusal(len(cases), method, options, est, pays)
 if why:
     st.error(why)
 can_run = (not spec.needs_llm or llm is not None) and not why
-chunk = st.select_slider("Cases per step", ["auto", 5, 10, 25, 50, 100], value="auto", key="evaluate.chunk",
-                         help="auto: steps of about two seconds of work (fastest; the progress bar still moves "
-                              "within a step). A fixed number: smaller = Cancel acts sooner, but slower.")
+with st.expander("How often the run saves its progress"):
+    chunk = st.radio("Save finished cases", list(STEPS), key="evaluate.chunk", format_func=STEPS.__getitem__,
+                     help="Finished cases are saved after each step, and Cancel stops after the current step. "
+                          "Smaller steps: Cancel acts sooner, but the run is slower.")
 going = jobs.going()
 if st.button(f"Run {spec.name} on {len(cases)} cases", key="evaluate.run", type="primary",
              disabled=not can_run or bool(going)):
-    step = None if chunk == "auto" else int(chunk)
+    step = None if chunk == "auto" else int(chunk)  # None: steps sized by time
     if refused := jobs.start(cases, method, options, name=name.strip() or default_name, chunk_size=step,
                              estimate=est):
         st.error(refused)

@@ -1,15 +1,17 @@
-"""Results: metric cards, charts, a filterable per-case table and downloads (a run going on shows
-the cases finished so far)."""
+"""Results: the run in one sentence, metric cards (with what an offline method's figures are good for),
+the per-case table first, then charts and downloads (a run going on shows the cases finished so
+far)."""
 
 from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
+from evaluators import trust
 from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, history, layout, share, state, tables, vocab
+from ui import charts, history, layout, plot, share, state, tables, vocab
 from ui.results import conversations_view, open_results, results_view, traces_view
 
 st.title("Results")
@@ -44,7 +46,9 @@ else:
     state.set_current_run(picked)
     run = choice
 run_id = history.store_id(picked, choice)
-share.button(run_id)
+with st.container(horizontal=True):
+    share.button(run_id)
+    results_view.rename_button(run_id, run)
 
 key = ("results", picked, run_id or id(run), len(run) if run_id else 0)
 df = history.frame(run)  # the per-case table (shared by every session; never the whole run)
@@ -56,16 +60,21 @@ st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
            + tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)
            + " · hover a metric for what it means (all of them: Glossary)")
 
+if (said := results_view.summary_words(df, run.method)):
+    st.markdown(f"**{said}**")
 card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
 retrieval, mrr = results_view.retrieval_table(stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
 stats = stats[~stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
-cards = st.columns(min(5, max(1, len(stats))))
-for i, row in stats.iterrows():
-    with cards[i % len(cards)]:
+# the cards flow in one wrapping row: on a phone they stack two by two, in the same order
+cards = st.container(horizontal=True, gap="medium")
+for _, row in stats.iterrows():
+    with cards.container(width=results_view.CARD_PX, gap=None):
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
         st.metric(vocab.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
         if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
             st.caption(line)
+if (words := trust.caveat(run.method)):
+    st.caption(f"ℹ️ {words}")
 
 if not retrieval.empty:
     st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
@@ -83,7 +92,8 @@ if len(errors):
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
-names = ["Charts", "Cases", *(["Conversations"] if conversations_view.has_conversations(df) else []),
+# the cases first: a newcomer's question is "which answers are wrong?" (the charts summarise them)
+names = ["Cases", "Charts", *(["Conversations"] if conversations_view.has_conversations(df) else []),
          *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []), "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 
@@ -102,22 +112,18 @@ with tabs["Charts"]:
             st.info("Nothing scored, nothing to plot.")
         else:
             a, b = st.columns(2)
-            a.markdown("**Mean of each metric**", help="\n\n".join(
-                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in plotted["metric"]))
-            a.plotly_chart(fig("bars", lambda: charts.metric_bars(plotted, card_ci or None)), key="results.bars")
-            b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
-                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in TRACE_METRICS))
-            b.plotly_chart(fig("radar", lambda: charts.radar({picked: results_view.means_of(run, stats)})),
-                           key="results.radar")
-            a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
-                       "is the median; dots are outlying cases.")
-            a.plotly_chart(fig("box", lambda: charts.distributions(df, list(plotted["metric"]))), key="results.box")
+            plot.show(fig("bars", lambda: charts.metric_bars(plotted, card_ci or None)), "results.bars", a,
+                      help="\n\n".join(f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in plotted["metric"]))
+            plot.show(fig("radar", lambda: charts.radar({picked: results_view.means_of(run, stats)})), "results.radar",
+                      b, help="\n\n".join(f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in TRACE_METRICS))
+            plot.show(fig("box", lambda: charts.distributions(df, list(plotted["metric"]))), "results.box", a,
+                      help="Each box: the middle half of the cases; the line is the median; dots are outlying "
+                           "cases.")
             hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
                                       format_func=vocab.nice,
                                       help=vocab.help_text(str(st.session_state.get("results.hist")
                                                                   or plotted["metric"].iloc[0])))
-            b.plotly_chart(fig("hist", lambda: charts.histogram(df, hist_metric), hist_metric),
-                           key="results.histogram")
+            plot.show(fig("hist", lambda: charts.histogram(df, hist_metric), hist_metric), "results.histogram", b)
 
 with tabs["Cases"]:
     if tabs["Cases"].open:

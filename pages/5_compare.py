@@ -3,7 +3,8 @@ human labels."""
 
 import streamlit as st
 
-from ui import charts, history, layout, share, state, tables, vocab
+from evaluators import trust
+from ui import charts, history, layout, plot, share, state, tables, vocab
 from ui.compare import compare_view as cv
 from ui.compare import versions
 
@@ -69,8 +70,7 @@ def two_runs() -> None:
                 with st.spinner("Computing how well they agree…"):
                     corr, how = state.memo(key + ("corr",), lambda: cv.correlations(
                         history.whole(run_a), history.whole(run_b), metric, paired))
-                st.plotly_chart(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)),
-                                key="compare.scatter")
+                plot.show(charts.scatter_pair(paired, metric, a_name, b_name, cv.corr_text(corr)), "compare.scatter")
                 st.caption(f"{len(paired)} cases in both runs · dots of equal scores are nudged apart a "
                            f"little so none hides another (hover for the exact scores) · {how}")
                 if corr:
@@ -93,7 +93,7 @@ def two_runs() -> None:
 
 
 def run_history() -> None:
-    """The run history: a table, means with intervals, open or delete a saved run."""
+    """The run history: a table, means with intervals, open, rename or delete a saved run."""
     if not saved:
         st.info("The run history is empty (finished runs are saved automatically, without keys).")
     else:
@@ -101,6 +101,8 @@ def run_history() -> None:
         st.dataframe(hist, hide_index=True, width="stretch", placeholder="", column_config={
             m: st.column_config.NumberColumn(vocab.nice(m), help=vocab.help_text(m), format="%.3f")
             for m in hist.columns if vocab.help_text(m)})
+        for words in dict.fromkeys(w for h in saved if (w := trust.caveat(h.method))):
+            st.caption(f"ℹ️ {words}")  # beside the absolute means of an offline method
         picks = st.multiselect("Runs to compare", list(hist["id"]), default=list(hist["id"])[:2],
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))
@@ -108,7 +110,7 @@ def run_history() -> None:
             by_id = {h.id: h for h in saved}
             ivs = {i: history.load_memo(by_id[i]).intervals() or None  # (kept with each ended run)
                    for i in picks if i in by_id}
-            st.plotly_chart(charts.grouped_means(cv.means_table(saved, picks, ivs)), key="compare.grouped")
+            plot.show(charts.grouped_means(cv.means_table(saved, picks, ivs)), "compare.grouped")
             st.caption("Bars: each run's mean; whiskers: its 95 % interval (bootstrap over the run's cases).")
         h1, h2 = st.columns(2)
         target = h1.selectbox("Saved run", list(hist["id"]), key="compare.target",
@@ -119,17 +121,25 @@ def run_history() -> None:
         if h2.button("Delete from history", key="compare.delete"):
             history.delete(target)
             st.rerun()
+        current = next((h.name for h in saved if h.id == target), "")
+        with h1.form("compare.rename_form", border=False, enter_to_submit=True):
+            r1, r2 = st.columns([3, 1], vertical_alignment="bottom")
+            new = r1.text_input("Rename it", value=current, key=f"compare.rename.{target}", max_chars=120,
+                                help="The name every page shows for this run (Results, Compare, Inspect).")
+            if r2.form_submit_button("Rename") and new.strip() and new.strip() != current:
+                history.rename(target, new.strip())
+                st.rerun()
 
 
 def human_labels() -> None:
     """Agreement of the runs' scores with human labels of their cases (bootstrap intervals)."""
     labeled = [n for n in sources if tables.human_label_columns(frame(n))] if len(sources) <= 12 else list(sources)
-    h_names = st.multiselect("Runs (one block of rows per method)", list(sources), default=labeled[:2],
+    h_names = st.multiselect("Runs (one block of rows per run)", list(sources), default=labeled[:2],
                              key="compare.human_runs")
-    h_stored = [load(n) for n in h_names]
-    label_cols = sorted({c for r in h_stored for c in tables.human_label_columns(r)})
-    h_runs = [w for r in h_stored if (w := history.whole(r)) is not None]
-    too_big = [n for n, r in zip(h_names, h_stored) if history.whole(r) is None]
+    h_stored = {n: load(n) for n in h_names}
+    label_cols = sorted({c for r in h_stored.values() for c in tables.human_label_columns(r)})
+    h_runs = {n: w for n, r in h_stored.items() if (w := history.whole(r)) is not None}
+    too_big = [n for n, r in h_stored.items() if n not in h_runs]
     if too_big:
         st.info(history.too_big(load(too_big[0]), "Agreement with human labels"))
     if not h_runs:
@@ -137,13 +147,13 @@ def human_labels() -> None:
     elif not label_cols:
         st.info("These runs' cases carry no human labels (map label columns on the Upload page).")
     else:
-        st.caption("How well each score finds what a person marked (e.g. hallucinated answers). "
+        st.caption("How well each score finds what a person marked (e.g. hallucinated answers), run by run. "
                    "expected_adherence is the score to rank by.")
-        key = ("human", tuple(h_names), tuple(len(r.results) for r in h_runs))
+        key = ("human", tuple(h_names), tuple(len(r.results) for r in h_runs.values()))
         table, err = state.memo(key + ("agreement",), lambda: cv.agreement(h_runs))
         if err:
             st.warning(err)
-        else:
+        elif table is not None:
             frame_h = cv.human_frame(table)
             st.dataframe(frame_h, hide_index=True, width="stretch", placeholder="",
                          column_config=cv.columns(frame_h, table["statistic"]))
@@ -153,7 +163,7 @@ def human_labels() -> None:
         if err:
             st.caption(err)
         elif points:
-            st.plotly_chart(charts.roc(points), key="compare.roc")
+            plot.show(charts.roc(points), "compare.roc")
 
 
 TABS = {"Which version is better?": which_version, "Two runs, case by case": two_runs,

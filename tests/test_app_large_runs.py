@@ -158,3 +158,20 @@ def test_a_compressed_upload_that_unpacks_past_the_limit_is_refused(monkeypatch)
     at.file_uploader(key="open.file").set_value(("big.jsonl.gz", bomb, "application/gzip")).run()
     assert any("unpacks to more than 1 MB" in e.value for e in at.error), [e.value for e in at.error]
     assert RunStore().list(owner=TOKEN) == []
+
+
+def test_the_open_a_file_panel_runs_only_when_opened():
+    """With a run to show, the closed panel sends no file uploader (its scripts would delay a
+    shared link's first figures: bench/share_link.py); opening it brings the uploader."""
+    rid = RunStore().save(fx.fake_run(_cases(3)), "small run", owner=TOKEN)
+    at = app()
+    at.session_state[state._RUNS] = {"small run": rid}
+    at.session_state[state._CURRENT] = "small run"
+    at.run()
+    at.switch_page("pages/3_results.py").run()
+    assert not at.exception, at.exception
+    assert at.metric and not at.get("file_uploader")
+    (box,) = [e for e in at.expander if e.label.startswith("Open a results file")]
+    at.session_state["open.area"] = True  # what a click on the panel's title sets
+    at.run()
+    assert [u.key for u in at.get("file_uploader")] == ["open.file"]

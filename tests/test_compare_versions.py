@@ -5,6 +5,8 @@ second sample version on Start. The Chromium walk is in tests/test_e2e_compare.p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -61,12 +63,16 @@ def test_which_version_is_better_opens_on_the_two_latest_runs_and_says_it_in_wor
     captions = " ".join(c.value for c in at.caption)
     assert "0 questions score higher under v2, 6 lower, 6 the same" in captions
     assert "Cases paired by question text" in captions
-    table = at.dataframe[0].value  # every metric, candidate against baseline
-    assert {"metric", "baseline", "candidate", "difference", "95% interval", "p-value", "candidate is"} <= set(
-        table.columns)
+    table = at.table[0].value  # every metric, candidate against baseline (cells wrap: none is cut)
+    assert {"metric", "baseline", "candidate", "difference (B − A)", "95% interval", "p-value",
+            "candidate is"} <= set(table.columns)
     assert "worse" in set(table["candidate is"])
-    titles = [c.proto.spec for c in at.get("plotly_chart")][:2]
-    assert "95% interval" in titles[0] and "Difference per metric" in titles[1]
+    row = table[table["metric"] == "Adherence"].iloc[0]  # the table writes its numbers as the words do
+    assert f"by {row['difference (B − A)'].lstrip('-')} (95 % CI" in verdict and f"p {row['p-value']}" in verdict \
+        or f"p = {row['p-value']}" in verdict
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]  # chart titles above the charts
+    assert any("95% interval" in t for t in titles) and any("Difference per metric" in t for t in titles)
+    assert all("title" not in json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart"))
     links = [pl.proto for pl in at.get("page_link") if "vs=" in pl.proto.query_string]
     assert len(links) == 6 and all(pl.page.endswith("inspect") for pl in links)
     q = links[0].query_string
@@ -86,8 +92,7 @@ def test_three_runs_get_ranks_a_verdict_matrix_and_the_correction_in_words(two_v
     captions = " ".join(c.value for c in at.caption)
     assert "3 pairs" in captions and "Holm" in captions
     assert any("Best on Adherence" in m.value for m in at.markdown)
-    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert "Row run against column run" in specs
+    assert any("Row run against column run" in m.value for m in at.markdown)
 
 
 def test_side_by_side_inspect_shows_both_answers_escaped(two_versions):
@@ -135,7 +140,8 @@ def test_results_tiles_carry_the_95_interval():
 
 def test_run_history_bars_have_intervals_and_expected_adherence(two_versions):
     at = fx.open_tab(page(app().run(), "5_compare"), "compare.tab", "Run history")
-    fig = next(c.proto.spec for c in at.get("plotly_chart") if "Run vs run" in c.proto.spec)
+    assert any("Run vs run" in m.value for m in at.markdown)
+    fig = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "compare.grouped")
     assert "Expected adherence" in fig and '"error_y"' in fig and '"arrayminus"' in fig
 
 

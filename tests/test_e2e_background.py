@@ -64,17 +64,15 @@ def upload(page, path: Path, n: int) -> None:
 
 
 def start_trace(page, chunk: int | None = None) -> None:
-    """Evaluate -> Run TRACE; ``chunk``: a fixed number of cases per step (None: "auto", by time)."""
+    """Evaluate -> Run TRACE; ``chunk``: save every N cases (None: "about every 2 seconds", by time)."""
     from playwright.sync_api import expect
 
     page.get_by_role("link", name="Evaluate").first.click()
     expect(page.get_by_role("button", name="Run TRACE")).to_be_enabled(timeout=30_000)
     if chunk is not None:
-        slider = page.get_by_test_id("stSlider").filter(has_text="Cases per step")
-        slider.get_by_role("slider").focus()
-        for _ in range({5: 1, 10: 2, 25: 3, 50: 4, 100: 5}[chunk]):
-            page.keyboard.press("ArrowRight")
-        expect(slider.get_by_role("slider")).to_have_attribute("aria-valuetext", str(chunk))
+        page.get_by_text("How often the run saves its progress").click()
+        page.get_by_text(f"every {chunk} cases", exact=True).click()
+        expect(page.get_by_role("radio", name=f"every {chunk} cases")).to_be_checked()
     page.get_by_role("button", name="Run TRACE").click()
 
 
@@ -136,7 +134,7 @@ def test_a_run_started_then_left_for_results_completes_there(server, browser, tm
     assert done_count(page, n) < n
     expect(page.get_by_test_id("stProgress")).to_have_count(0, timeout=300_000)  # … and completes
     expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)  # … on Results
-    expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=60_000)
+    expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=60_000)  # the cases first
     expect(page.get_by_role("heading", name="Results")).to_be_visible()
     (s,) = RunStore(db).list(owner=None)
     assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)

@@ -75,6 +75,8 @@ def test_upload_evaluate_results_inspect_in_chromium(tmp_path, chromium):
 
             # Results open by themselves when the run finishes.
             expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
+            expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=30_000)  # the cases first
+            page.get_by_role("tab", name="Charts").click()
             expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=30_000)
             expect(page.get_by_test_id("stMetric").filter(has=page.get_by_text("Adherence", exact=True))
                    ).to_be_visible()

@@ -52,7 +52,7 @@ def test_a_newcomer_reads_plain_verdicts_reviews_and_shares_one_run(tmp_path, ch
         assert ".py" not in main.inner_text()
         page.get_by_role("button", name=re.compile(r"^Run TRACE")).click()
         expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
-        expect(page.get_by_text(re.compile("^Finished “trace on sample_rag.jsonl”"))).to_be_visible(timeout=60_000)
+        expect(page.get_by_text(re.compile("^Finished “sample_rag”"))).to_be_visible(timeout=60_000)
         assert "u=" not in page.url  # the history is in a cookie, not in the address
         results_address = page.url
 
@@ -133,7 +133,7 @@ def test_a_newcomer_reads_plain_verdicts_reviews_and_shares_one_run(tmp_path, ch
         other.goto(link)
         expect(other.get_by_role("heading", name="Results")).to_be_visible(timeout=60_000)
         run_box = other.get_by_role("combobox", name="Run")
-        expect(run_box).to_have_value("trace on sample_rag.jsonl (shared with you, read-only)", timeout=30_000)
+        expect(run_box).to_have_value("sample_rag (shared with you, read-only)", timeout=30_000)
         expect(other.get_by_role("button", name=re.compile("Share this run"))).to_have_count(0)
         other.get_by_role("link", name="Inspect").first.click()
         expect(other.locator(".rag-response[data-view=main]")).to_be_visible(timeout=60_000)

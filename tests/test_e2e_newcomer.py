@@ -84,8 +84,8 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 expect(sidebar.get_by_label("Model", exact=True)).to_have_value(MODEL)
                 expect(sidebar.get_by_label("Base URL (required)", exact=True)).to_have_value(llm.base_url)
                 expect(sidebar.get_by_label("API key", exact=True)).to_have_value(KEY)
-                expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
-                shot("3_results_charts.png")
+                expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=30_000)  # the cases first
+                shot("3_results_cases.png")
 
                 # issue 30 item 7: a filter change keeps the Cases tab
                 page.get_by_role("tab", name="Cases").click()
@@ -106,7 +106,7 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 expect(run).to_be_enabled(timeout=30_000)
                 run.click()
                 expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
-                finished = page.get_by_text(re.compile("^Finished “hybrid on sample_rag.jsonl”"))
+                finished = page.get_by_text(re.compile("^Finished “sample_rag · hybrid”"))
                 expect(finished).to_be_visible(timeout=30_000)
                 page.get_by_role("tab", name="Agreement (trace vs LLM)").click()
                 expect(page.get_by_text("Sentence verdicts that agree")).to_be_visible(timeout=30_000)
@@ -119,7 +119,7 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 page.get_by_role("link", name="Evaluate").first.click()
                 page.get_by_text("TRACE (heuristic, offline)", exact=False).first.click()
                 page.get_by_role("button", name=re.compile(r"^Run TRACE")).click()
-                expect(page.get_by_text(re.compile("^Finished “trace on sample_rag.jsonl”"))).to_be_visible(
+                expect(page.get_by_text(re.compile("^Finished “sample_rag · trace”"))).to_be_visible(
                     timeout=120_000)
                 page.get_by_role("link", name="Compare").first.click()
                 expect(page.get_by_role("heading", name="Compare")).to_be_visible(timeout=30_000)
@@ -134,8 +134,8 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 expect(page.locator(".js-plotly-plot").last).to_be_visible(timeout=30_000)
                 shot("5b_compare_human.png")
                 page.get_by_role("tab", name="Two runs, case by case").click()
-                expect(page.get_by_role("combobox", name="Run A (across)")).to_have_value("hybrid on sample_rag.jsonl")
-                expect(page.get_by_role("combobox", name="Run B (up)")).to_have_value("trace on sample_rag.jsonl")
+                expect(page.get_by_role("combobox", name="Run A (across)")).to_have_value("sample_rag · hybrid")
+                expect(page.get_by_role("combobox", name="Run B (up)")).to_have_value("sample_rag · trace")
                 page.get_by_role("link", name=re.compile(r"^Inspect ")).first.click()
                 expect(page.get_by_role("heading", name="Inspect a case")).to_be_visible(timeout=30_000)
                 expect(sidebar.get_by_text("Dataset: sample_rag.jsonl · 16 cases")).to_be_visible()

@@ -73,7 +73,7 @@ def test_front_page_to_gold_agreement_and_back_in_chromium(tmp_path, chromium):
                 expect(run).to_be_enabled(timeout=30_000)
                 run.click()
                 expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=180_000)
-                expect(page.get_by_text(re.compile("^Finished “hybrid on sample_rag.jsonl”"))).to_be_visible(
+                expect(page.get_by_text(re.compile("^Finished “sample_rag”"))).to_be_visible(
                     timeout=60_000)
                 assert llm.requests, "the hybrid run made no call to the loopback server"
 

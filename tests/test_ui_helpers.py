@@ -187,7 +187,9 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
             RunSummary(id="h2", name="mine", method="m", created_at="2026-01-02T00:00:00", num_cases=1,
                        num_done=1, num_scored=1)]
     src = compare_view.run_sources({"s1": run}, {"s1": "h2"}, hist)
-    assert list(src) == ["s1", "old (saved 2026-01-01T00:00)"] and src["s1"] is run
+    assert list(src) == ["s1", "old"] and src["s1"] is run  # a run is called by its name
+    twice = compare_view.run_sources({"old": run}, {"old": "h9"}, hist)  # a session run of the same name
+    assert list(twice) == ["old", "old (saved 2026-01-01 00:00)", "mine"]
     rows, lib = compare_view.correlations(run, run, "adherence", None)
     assert "intervals" in lib and rows[0]["statistic"] == "pearson" and rows[0]["value"] == pytest.approx(1.0)
     assert compare_view.corr_text(rows).startswith("pearson r=1.00")

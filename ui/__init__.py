@@ -21,10 +21,11 @@ job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``l
 ``cookies``, ``base_url`` (``serve.py``), ``warm`` (the image's build step). Widgets and words:
 ``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
 (the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
-``md_escape``), ``vocab`` (metric names and help texts), ``charts``, ``tables``, ``highlight``
-(``record_html``: a JSON record or table drawn as a tree / tables of its keyed facts).
+``md_escape``), ``vocab`` (metric names and help texts), ``charts``, ``plot`` (a chart drawn with its
+title above it: wraps, never under the toolbar), ``tables``, ``highlight`` (``record_html``: a JSON
+record or table drawn as a tree / tables of its keyed facts).
 
 Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
 ``layout``, ``resources``, ``charts``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``state`` -> ``data``,
-``history`` -> ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
+``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
 """

@@ -171,9 +171,9 @@ def roc(points: list[dict[str, Any]]) -> go.Figure:
     data = []
     df = pd.DataFrame(points)
     if not df.empty:
-        keys = [c for c in ("method", "metric") if c in df]
+        keys = [c for c in ("run", "method", "metric") if c in df]  # two runs of one method apart
         for name, g in df.groupby(keys) if keys else [("", df)]:
-            label = " / ".join(map(str, name)) if isinstance(name, tuple) else str(name)
+            label = " · ".join(map(str, name)) if isinstance(name, tuple) else str(name)
             data.append({"type": "scatter", "x": g["fpr"].astype(float).tolist(),
                          "y": g["tpr"].astype(float).tolist(), "mode": "lines", "name": label})
     data.append({"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines", "line": {"dash": "dot", "color": "#999"},

@@ -36,6 +36,24 @@ SAMPLE_FORMATS = {
 }
 
 
+#: What each detected column layout is, in words (Upload says how the file was read).
+LAYOUT_WORDS = {
+    "ragbench": "a RAGBench-style table (question, response, documents)",
+    "ragas_v1": "a ragas v1 table (question, answer, contexts)",
+    "ragas_v2": "a ragas v2 table (user_input, response, retrieved_contexts)",
+    "batch": "a batch table of the CLI (query, response, retrieved_documents)",
+}
+
+
+def layout_words(mapping: Any) -> str:
+    """How a table was read, in a sentence ("Read as a RAGBench-style table (question, …)")."""
+    m = mapping_dict(mapping)
+    if m.get("format") in LAYOUT_WORDS:
+        return f"Read as {LAYOUT_WORDS[m['format']]}: change it under Column mapping below."
+    used = ", ".join(f"{f} ← {m[f]}" for f in ("question", "response", "documents") if m.get(f))
+    return f"Columns used: {used or 'none yet'} — change them under Column mapping below."
+
+
 class DataError(Exception):
     """A file could not be read: the message says which file and what is wrong."""
 
@@ -46,6 +64,19 @@ def sample_files() -> list[Path]:
         return []
     return sorted(p for p in DATA_DIR.iterdir()
                   if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file() and "questions" not in p.stem)
+
+
+#: The example trace exports (``data/traces/``, made by ``scripts/make_example_traces.py``) and what each is.
+TRACE_EXAMPLES = {
+    "phoenix_spans.parquet": "a Phoenix spans export (get_spans_dataframe() as Parquet)",
+    "otlp_traces.json": "OTLP JSON, as the OpenTelemetry Collector's file exporter writes it",
+}
+
+
+def trace_examples() -> list[Path]:
+    """The example trace exports shipped in data/traces/ (the same six traces in two formats)."""
+    folder = DATA_DIR / "traces"
+    return [folder / n for n in TRACE_EXAMPLES if (folder / n).is_file()]
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -85,6 +85,14 @@ def delete(run_id: str) -> bool:
     return resources.store().delete(run_id, owner=reader())
 
 
+def rename(run_id: str, name: str) -> bool:
+    """Give a run of the history a new name (kept in the history); the session's label follows."""
+    done = resources.store().rename(run_id, name, owner=reader())
+    if done:
+        state.relabel(run_id, name)
+    return done
+
+
 def live_tag(s: RunSummary) -> str:
     return {"running": "⏳ running", "interrupted": "⏸ interrupted"}.get(s.status, "")
 

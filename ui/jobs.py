@@ -18,6 +18,7 @@ from evaluators.jobs import JobView, QueueFull
 from evaluators.limits import owner_pays
 from evaluators.methods import get_method
 from evaluators.options import EvalOptions
+from evaluators.store import default_name
 from evaluators.types import TestCase
 
 from . import history, resources, state
@@ -65,8 +66,9 @@ def cost_text(estimate: dict[str, Any] | None) -> str:
 
 
 def default_run_name(method: str, filename: str) -> str:
-    """The name a run gets when the visitor types none (the Run name field's placeholder)."""
-    return f"{method} on {filename}"
+    """The name a run gets when the visitor types none (the Run name field's placeholder): the file's
+    stem (``sample_rag_version2``), the word people use for that version."""
+    return default_name(filename, method)
 
 
 def going() -> list[JobView]:
@@ -132,7 +134,8 @@ def _file(v: JobView) -> str:
         s = history.get(v.id)
     except KeyError:
         return f"“{v.name}” ended, but it is no longer in the run history."
-    label = state.add_run(v.name, None, v.id)
+    # a name the session already shows (the same file, another method): told apart by the method
+    label = state.add_run(v.name if v.name not in state.run_ids() else f"{v.name} · {v.method}", None, v.id)
     if not state.get_case_id():
         first = history.frame(history.load_memo(s))["id"]
         state.set_case_id(str(first.iloc[0]) if len(first) else None)

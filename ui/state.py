@@ -229,6 +229,27 @@ def add_shared_run(label: str, run_id: str, token: str) -> str:
     return label
 
 
+def relabel(run_id: str, label: str) -> str | None:
+    """A run of this session was renamed: its label becomes ``label`` (made unique), keeping its place
+    and whether it is current; returns the new label (None when the session has not opened it)."""
+    runs = _ids()
+    old = next((lbl for lbl, rid in runs.items() if rid == run_id), None)
+    if old is None or old == label:
+        return old
+    new = _unique(label, {k: v for k, v in runs.items() if k != old})
+    ss = _ss()
+    ss[_RUNS] = {(new if k == old else k): v for k, v in runs.items()}
+    saved = ss.setdefault(_SAVED, {})
+    if old in saved:
+        saved[new] = saved.pop(old)
+    shared = ss.setdefault(_SHARED, {})
+    if old in shared:
+        shared[new] = shared.pop(old)
+    if ss.get(_CURRENT) == old:
+        ss[_CURRENT] = new
+    return new
+
+
 def shared_runs() -> dict[str, str]:
     """Label -> share token of the runs shared with this session."""
     return _ss().setdefault(_SHARED, {})

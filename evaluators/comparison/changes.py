@@ -40,14 +40,22 @@ class Change:
                 "diff": self.diff, key: [dict(s) for s in self.sentences]}
 
 
+def gains(a: RunTable, b: RunTable, paired: Paired, metric: str, *, higher_better: bool = True) -> np.ndarray:
+    """How much B gains on each paired case (B − A, turned so that positive is better; 0 where either
+    has no value): below −``TIE`` a regression, above ``TIE`` an improvement."""
+    va = a.values[metric][paired.rows_a]
+    vb = b.values[metric][paired.rows_b]
+    ok = np.isfinite(va) & np.isfinite(vb)
+    return np.where(ok, (vb - va) * (1.0 if higher_better else -1.0), 0.0)
+
+
 def pick(a: RunTable, b: RunTable, paired: Paired, metric: str, *, higher_better: bool = True,
          top: int = 10) -> tuple[list[Change], list[Change]]:
     """(regressions worst first, improvements best first), at most ``top`` of each, without their
     sentences (see :func:`with_sentences`)."""
     va = a.values[metric][paired.rows_a]
     vb = b.values[metric][paired.rows_b]
-    ok = np.isfinite(va) & np.isfinite(vb)
-    gain = np.where(ok, (vb - va) * (1.0 if higher_better else -1.0), 0.0)
+    gain = gains(a, b, paired, metric, higher_better=higher_better)
     order = np.argsort(gain, kind="stable")
 
     def change(i: int) -> Change:

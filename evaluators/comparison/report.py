@@ -1,16 +1,19 @@
 """A comparison in words, as the ``compare`` command prints it: how the cases were paired, the
-leaderboard (three or more runs), every pair's verdict on the headline metric, the app's own
-latency, tokens and errors of the last run against the first (when the runs record them), the
-other metrics of the baseline against the last run (the retrieval metrics as one table), its
-regressions with the sentences that lost their support, its regressions by conversation (runs of
-turns of chats), and the cases without a partner."""
+leaderboard (three or more runs; beside it, what an offline method's absolute means are good for:
+``evaluators.trust``), every pair's verdict on the headline metric, the app's own latency, tokens and
+errors of the last run against the first (when the runs record them), the other metrics of the
+baseline against the last run (the retrieval metrics as one table), its regressions — how many of
+all, worst first — with the sentences that lost their support, its regressions by conversation (runs
+of turns of chats), and the cases without a partner. Numbers are written by ``verdict.num``."""
 
 from __future__ import annotations
 
+from .. import trust
 from ..retrieval import is_retrieval_metric
 from . import left_out
 from .compare import Comparison
 from .conversations import lines as conversation_lines
+from .listing import changes_page
 from .verdict import num
 
 
@@ -25,11 +28,12 @@ def leaderboard_lines(c: Comparison, metric: str | None = None) -> list[str]:
     pct = f"{c.level:.0%}"
     out = [f"  rank  {'run':<{width}}  mean    {pct} CI        rank range"]
     for s in rows:
-        ci = f"{s.ci_low:.3f}–{s.ci_high:.3f}" if s.ci_low is not None and s.ci_high is not None else "n/a"
-        mean = "n/a" if s.mean is None else f"{s.mean:.3f}"
+        ci = f"{num(s.ci_low)}–{num(s.ci_high)}" if s.ci_low is not None and s.ci_high is not None else "n/a"
+        mean = "n/a" if s.mean is None else num(s.mean)
         rr = f"{s.rank_low}" if s.rank_low == s.rank_high else f"{s.rank_low}–{s.rank_high}"
         out.append(f"  {s.rank:<4}  {s.name:<{width}}  {mean:<6}  {ci:<13}  {rr}")
-    return out
+    caveats = dict.fromkeys(w for x in rows if (w := trust.caveat(x.method)))
+    return out + [f"  ({w})" for w in caveats]
 
 
 def text(c: Comparison, top: int = 5) -> str:
@@ -57,8 +61,11 @@ def text(c: Comparison, top: int = 5) -> str:
         lines += ["", *retrieval_table(c, first, last, retrieval)]
     head = c.pair(first, last)
     if head.regressions:
+        total = changes_page(c, first, last, count=0).total
+        shown = min(top, len(head.regressions))
         lines += ["", f"Regressions of {last} against {first} on {c.metric}, worst first "
-                      f"({len(head.regressions)} listed; the JSON holds every pair's):"]
+                      f"({shown} of {total} listed; the JSON holds the first {len(head.regressions)} of every "
+                      "pair):"]
         for k, r in enumerate(head.regressions[:top], 1):
             q = r.question if len(r.question) <= 90 else r.question[:89] + "…"
             ids = r.a_id if r.a_id == r.b_id else f"{r.a_id} → {r.b_id}"

@@ -34,9 +34,19 @@ def verdict(s: PairStats, p_adjusted: float | None, higher_better: bool = True) 
 
 
 def num(x: float, signed: bool = False) -> str:
-    """2 decimals, or 3 when that is what shows the difference (0.004, not 0.00)."""
+    """The one way a comparison writes a mean, a difference or an interval bound — in its sentences,
+    its tables and its charts alike: 2 decimals, or 3 when that is what shows the difference (0.004,
+    not 0.00)."""
     digits = 2 if abs(x) >= 0.01 or x == 0 else 3
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+def p_value(p: float | None) -> str:
+    """The one way a comparison writes a p-value, in words and tables alike: "< 0.001", else 3
+    decimals ("0.018"); "" when there is none."""
+    if p is None:
+        return ""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def p_text(p: float | None, p_adj: float | None, n_pairs: int) -> str:
@@ -44,7 +54,8 @@ def p_text(p: float | None, p_adj: float | None, n_pairs: int) -> str:
         return ""
 
     def fmt(v: float) -> str:
-        return "< 0.001" if v < 0.001 else f"= {v:.3f}"
+        w = p_value(v)
+        return w if w.startswith("<") else f"= {w}"
 
     if n_pairs > 1 and p_adj is not None:
         return f"p {fmt(p)}, {fmt(p_adj)} after correcting for the {n_pairs} pairs"

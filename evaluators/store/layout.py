@@ -4,6 +4,8 @@ Layout 2 (this version): table ``run_cases``, one row per finished case (compact
 compressed ``CaseResult``: :mod:`.rows`); ``run_inputs``, the input cases of a run going on, one row
 each, deleted as they finish; ``run_tables``, the compact rows of an ended run as one Parquet table
 (a page reads a 50,000-case table in a fraction of a second), made when the run ends.
+Table ``store_meta`` records the one-time moves done to the whole history (``names``: runs named by
+an older version's default, ``"trace on v2.jsonl"``, renamed to the file's stem: :mod:`.names`).
 Layout 1 (before): one JSON payload per finished run in ``runs.payload``;
 a run going on as ``run_chunks`` (a ``RunResult`` per finished chunk) and its input cases as one JSON
 list in ``runs.inputs``. :func:`adopt` moves a run of layout 1 to layout 2 (its format version is
@@ -18,6 +20,7 @@ import sqlite3
 from ..schema import load_run
 from ..tally import RunTally
 from ..types import SCHEMA_VERSION, TestCase
+from . import names as run_names
 from . import rows as row_codec
 
 #: The layout this version writes.
@@ -78,6 +81,7 @@ CREATE TABLE IF NOT EXISTS run_tables (
     parquet BLOB NOT NULL
 )
 """
+_META = "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 _INDEXES = ("CREATE INDEX IF NOT EXISTS run_cases_id ON run_cases (run_id, case_id)",)
 #: (after the ``owner`` column is added to an older database)
 RUNS_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS runs_owner ON runs (owner, created_at)"
@@ -85,7 +89,7 @@ RUNS_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS runs_owner ON runs (owner, create
 
 def create(con: sqlite3.Connection) -> None:
     """Every table and column this version needs (older databases get the new columns)."""
-    for ddl in (_SCHEMA, _CHUNKS, _CASES, _INPUTS, _TABLES, *_INDEXES):
+    for ddl in (_SCHEMA, _CHUNKS, _CASES, _INPUTS, _TABLES, _META, *_INDEXES):
         con.execute(ddl)
     have = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
     for col, kind in _COLUMNS.items():
@@ -94,6 +98,22 @@ def create(con: sqlite3.Connection) -> None:
     # A visitor's runs, newest first, on every page: without it each listing read the whole table
     # (4.7 ms with 5,155 runs against 0.05 ms; the columns come after the summaries in each row).
     con.execute(RUNS_OWNER_INDEX)
+    rename_old_defaults(con)
+
+
+def rename_old_defaults(con: sqlite3.Connection) -> int:
+    """Once per history: the runs an older version named ``"<method> on <file>"`` by default take the
+    file's stem as their name (``names.migrated``); returns how many were renamed (0 once done)."""
+    if con.execute("SELECT 1 FROM store_meta WHERE key = 'names'").fetchone() is not None:
+        return 0
+    renamed = 0
+    for rid, name, method in con.execute("SELECT id, name, method FROM runs WHERE name LIKE '% on %'").fetchall():
+        new = run_names.migrated(name, method)
+        if new is not None:
+            con.execute("UPDATE runs SET name = ? WHERE id = ?", (new, rid))
+            renamed += 1
+    con.execute("INSERT OR REPLACE INTO store_meta VALUES ('names', '1')")
+    return renamed
 
 
 def adopt(con: sqlite3.Connection, run_id: str) -> None:

@@ -1,7 +1,9 @@
 """Plotly figures of Compare's "Which version is better?" view: the runs' means with their 95 %
 intervals, the differences B − A per metric with theirs, the pairwise verdicts of three or more runs
 and the trend of a metric over a series of runs. Pure functions (no Streamlit), unit-tested; written
-as plotly specs like those of ``ui.charts`` (validated by the tests, not on every view)."""
+as plotly specs like those of ``ui.charts`` (validated by the tests, not on every view). Numbers are
+written by the comparison's one formatter (``short_number``), as in its words and tables; the titles
+are drawn above the charts (``ui.plot``), so axis titles stay short enough for a phone's width."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any, Sequence
 import plotly.graph_objects as go
 
 from evaluators.comparison import Comparison, PairResult, Standing
+from evaluators.comparison import short_number as num
 
 from ..charts import figure, layout, nice
 
@@ -28,8 +31,8 @@ def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go
     x = [s.mean for s in rows]
     plus = [None if s.ci_high is None or s.mean is None else s.ci_high - s.mean for s in rows]
     minus = [None if s.ci_low is None or s.mean is None else s.mean - s.ci_low for s in rows]
-    hover = [f"{s.name}: mean {s.mean:.3f}" + (f" · 95% interval {s.ci_low:.3f}–{s.ci_high:.3f}"
-                                               if s.ci_low is not None and s.ci_high is not None else "")
+    hover = [f"{s.name}: mean {num(s.mean)}" + (f" · 95% interval {num(s.ci_low)}–{num(s.ci_high)}"
+                                                if s.ci_low is not None and s.ci_high is not None else "")
              + f" · rank {s.rank} (ranks {s.rank_low}–{s.rank_high} in 95% of resamples)"
              for s in rows if s.mean is not None]
     dots = {"type": "scatter", "x": x, "y": y, "mode": "markers", "marker": {"size": 12, "color": "#4c78a8"},
@@ -38,7 +41,7 @@ def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go
             "hovertext": hover, "hoverinfo": "text"}
     return figure([dots], _layout(
         f"{nice(metric)}: mean of each run with its 95% interval", 120 + 45 * len(rows),
-        yaxis={"autorange": "reversed"}, xaxis={"title": {"text": f"mean {nice(metric)} (95% interval)"}}))
+        yaxis={"autorange": "reversed", "automargin": True}, xaxis={"title": {"text": "mean (95% interval)"}}))
 
 
 def _verdict_color(p: PairResult, candidate_is_b: bool = True) -> str:
@@ -57,8 +60,8 @@ def diff_chart(pairs: Sequence[PairResult], baseline: str, candidate: str) -> go
     plus = [None if p.stats.ci_high is None else p.stats.ci_high - p.stats.diff for p in rows]  # type: ignore[operator]
     minus = [None if p.stats.ci_low is None else p.stats.diff - p.stats.ci_low for p in rows]  # type: ignore[operator]
     colors = [_verdict_color(p) for p in rows]
-    hover = [f"{nice(p.metric)}: {candidate} − {baseline} = {p.stats.diff:+.3f}"
-             + (f" · 95% interval {p.stats.ci_low:+.3f} to {p.stats.ci_high:+.3f}"
+    hover = [f"{nice(p.metric)}: {candidate} − {baseline} = {num(p.stats.diff, True)}"  # type: ignore[arg-type]
+             + (f" · 95% interval {num(p.stats.ci_low, True)} to {num(p.stats.ci_high, True)}"
                 if p.stats.ci_low is not None and p.stats.ci_high is not None else "")
              + f" · {p.stats.n} paired questions" for p in rows]
     dots = {"type": "scatter", "x": x, "y": y, "mode": "markers", "marker": {"size": 12, "color": colors},
@@ -69,8 +72,8 @@ def diff_chart(pairs: Sequence[PairResult], baseline: str, candidate: str) -> go
             "line": {"dash": "dot", "color": "#999"}}  # what fig.add_vline(x=0) draws
     return figure([dots], _layout(
         "Difference per metric, candidate − baseline (95% intervals)", 120 + 40 * len(rows), shapes=[zero],
-        yaxis={"autorange": "reversed"},
-        xaxis={"title": {"text": "candidate − baseline (right of the dotted line: higher)"}}))
+        yaxis={"autorange": "reversed", "automargin": True},
+        xaxis={"title": {"text": "candidate − baseline (right: higher)"}}))
 
 
 def verdict_matrix(c: Comparison, metric: str) -> go.Figure:
@@ -100,6 +103,6 @@ def trend_chart(points: Sequence[dict[str, Any]], metric: str) -> go.Figure:
     minus = [None if p["ci_low"] is None else p["mean"] - p["ci_low"] for p in points]
     line = {"type": "scatter", "x": x, "y": y, "mode": "lines+markers", "marker": {"size": 10, "color": "#4c78a8"},
             "error_y": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
-            "hovertemplate": "%{x}<br>mean %{y:.3f}<extra></extra>"}
+            "hovertemplate": "%{x}<br>mean %{y:.2f}<extra></extra>"}
     return figure([line], _layout(f"{nice(metric)} over the runs of this test set (95% intervals)", 360,
                                   yaxis={"title": {"text": f"mean {nice(metric)}"}}))

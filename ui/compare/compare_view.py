@@ -1,6 +1,8 @@
 """Helpers of the Compare page: which runs can be compared (and which two to show first), calls
 into ``evaluators.agreement`` (the statistics module) that turn a statistic that cannot be computed
-into a message, and the statistics in plain words."""
+into a message, and the statistics in plain words. Runs are labelled by their names
+(``evaluators.store.labels``); agreement rows and ROC curves carry the run's label, so two runs of
+one method are told apart."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pandas as pd
 
 from evaluators.agreement import agreement_table, method_vs_method, roc_points
 from evaluators.store import RunSummary
+from evaluators.store import labels as run_labels
 from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
 #: Bootstrap resamples for interactive intervals (the CLI/bench use the library default).
@@ -19,14 +22,17 @@ N_BOOT = 400
 
 def run_sources(session: Mapping[str, Any], saved_ids: Mapping[str, str],
                 history: list[RunSummary]) -> dict[str, Any]:
-    """Display name -> a session RunResult or a history id (newest first; no duplicates)."""
+    """Display name -> a session RunResult or a history id (newest first; no duplicates): a run's
+    name, told apart from others of the same name by method, then time (``store.labels``)."""
     out: dict[str, Any] = {}
     for label in reversed(list(session)):
         out[label] = session[label]
     in_session = set(saved_ids.values())
+    labels = run_labels(history)
     for h in history:
         if h.id not in in_session:
-            out[f"{h.name} (saved {h.created_at[:16]})"] = h.id
+            label = labels[h.id]
+            out[label if label not in out else f"{label} (saved {h.created_at[:16].replace('T', ' ')})"] = h.id
     return out
 
 
@@ -104,6 +110,7 @@ def columns(frame: pd.DataFrame, statistics: Any = ()) -> dict[str, Any]:
         "n": cc.NumberColumn(width=50, help="cases the figure is computed on"),
         "note": cc.TextColumn(width=520),
         "label": cc.TextColumn(width=110, help="the human label column of your file"),
+        "run": cc.TextColumn(width=170, help="the run, by its name (Compare → Run history renames it)"),
     }
     for col in ("statistic", "measure"):
         out[col] = cc.TextColumn(width=200 if col == "measure" else 150,
@@ -153,15 +160,18 @@ def correlation_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def human_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """The human-agreement table in words: statistic named, interval as text, notes plain."""
+    """The human-agreement table in words: the run (two runs of one method apart), statistic named,
+    interval as text, notes plain."""
     if table is None or table.empty:
         return table
     t = table.copy()
+    if "run" not in t:
+        t["run"] = ""
     t["method"] = t["method"].map(method_words)
     t["statistic"] = t["statistic"].map(lambda s: STAT_WORDS.get(s, (s, ""))[0])
     t["95% interval"] = [_interval(lo, hi) for lo, hi in zip(t["ci_low"], t["ci_high"])]
     t["note"] = t["note"].map(plain_note)
-    return t[["method", "metric", "label", "statistic", "value", "95% interval", "n", "note"]]
+    return t[["run", "method", "metric", "label", "statistic", "value", "95% interval", "n", "note"]]
 
 
 def correlations(a: RunResult | None, b: RunResult | None, metric: str, paired: pd.DataFrame
@@ -206,8 +216,8 @@ def history_frame(saved: list[RunSummary]) -> pd.DataFrame:
 
 
 def history_label(saved: list[RunSummary], run_id: str) -> str:
-    h = next((h for h in saved if h.id == run_id), None)
-    return h.label if h else run_id
+    """The label of a run of the history: its name, told apart from runs of the same name."""
+    return run_labels(saved).get(run_id, run_id)
 
 
 #: The metrics of the run-history bars, in order.
@@ -227,19 +237,24 @@ def means_table(saved: list[RunSummary], ids: list[str],
             d = iv.get(k) or {}
             mean = d.get("mean", h.means.get(k))
             if mean is not None:
-                rows.append({"run": h.label, "metric": k, "mean": mean, "low": d.get("low"), "high": d.get("high")})
+                rows.append({"run": history_label(saved, h.id), "metric": k, "mean": mean, "low": d.get("low"),
+                             "high": d.get("high")})
     return pd.DataFrame(rows, columns=["run", "metric", "mean", "low", "high"])
 
 
-def agreement(run: RunResult | list[RunResult]) -> tuple[pd.DataFrame | None, str | None]:
+def agreement(runs: Mapping[str, RunResult]) -> tuple[pd.DataFrame | None, str | None]:
+    """The agreement table of every run (by its label: column ``run``), one block of rows each."""
     try:
-        return agreement_table(run, with_expected=True), None
+        frames = [agreement_table(r, with_expected=True).assign(run=name) for name, r in runs.items()]
+        return pd.concat(frames, ignore_index=True) if frames else None, None
     except Exception as exc:  # noqa: BLE001
         return None, f"Could not compute agreement: {exc}"
 
 
-def roc(run: RunResult | list[RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
+def roc(runs: Mapping[str, RunResult], label: str) -> tuple[list[dict[str, Any]], str | None]:
+    """ROC points of every run (by its label: key ``run``), each method and metric."""
     try:
-        return [{**p, "method": method_words(p["method"])} for p in roc_points(run, label, with_expected=True)], None
+        return [{**p, "run": name, "method": method_words(p["method"])} for name, r in runs.items()
+                for p in roc_points(r, label, with_expected=True)], None
     except Exception as exc:  # noqa: BLE001
         return [], f"No ROC for {label!r}: {exc}"

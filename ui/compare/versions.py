@@ -5,7 +5,11 @@ intervals, the pairwise verdicts, the trend over runs of the same test set), the
 each opening a side-by-side Inspect of the same question under both versions.
 
 Runs come from the visitor's history through ``ui.history`` (``summaries`` / ``load``): the
-comparison works on each run's compact table (``table_from_run``), memoised per run."""
+comparison works on each run's compact table (``table_from_run``), memoised per run. Runs are
+labelled by their names (``evaluators.store.labels``); changing the baseline keeps the candidates
+that ask its questions, else the last comparable one (or says which runs fit). Every number is
+written by the comparison's one formatter (``short_number``, ``short_p_value``), in words, tables and
+charts alike; the regressions are listed all, a page at a time (``changes_page``)."""
 
 from __future__ import annotations
 
@@ -15,13 +19,17 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from evaluators import trust
 from evaluators.comparison import (
+    ChangePage,
     Comparison,
     ComparisonError,
     PairResult,
     RunTable,
+    changes_page,
     compare_tables,
     same_test_set,
+    short_p_value,
     table_from_run,
     trend,
     verdict_sentence,
@@ -29,9 +37,10 @@ from evaluators.comparison import (
 from evaluators.comparison import short_number as num
 from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
+from evaluators.store import labels as run_labels
 
 from .. import highlight as hl
-from .. import history, state, vocab
+from .. import history, plot, state, vocab
 from ..data import md_escape
 from . import app_view, compare_charts, conversations_view
 
@@ -39,6 +48,10 @@ INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
 LOOK_AT = 8
 TREND_RUNS = 12
+#: Regressions shown a page at a time.
+PAGE = 10
+#: Characters of a repeated question's source (its first document) shown on its card.
+SOURCE_CHARS = 80
 
 #: Every term of the view in plain words (help tooltips).
 TERMS = {
@@ -60,22 +73,36 @@ TERMS = {
     "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
                   "difference smaller than this can hide in the noise: add questions to see it.",
     "wins": "Questions where the candidate scores higher (win), the same within 0.0005 (tie) or lower (loss).",
-    "regressions": "The paired questions where the candidate's score drops most, worst first — each with both "
-                   "scores and the candidate's answer sentences that are not fully supported (saying which of "
-                   "them the baseline had supported).",
+    "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
+                   "with its case id (and its source where a question repeats), both scores and the "
+                   "candidate's answer sentences that are not fully supported (saying which of them the "
+                   "baseline had supported).",
     "rank": "Rank 1 = best mean. The range shows where the rank falls in 95 % of resamples: overlapping "
             "ranges mean the order is not settled.",
 }
 
 
 # ------------------------------------------------------------------------------------ pure helpers
-def short_names(saved: Sequence[RunSummary]) -> dict[str, str]:
-    """Run id -> a name for the comparison: the run's name, with its time when two runs share one."""
-    counts: dict[str, int] = {}
-    for s in saved:
-        counts[s.name] = counts.get(s.name, 0) + 1
-    return {s.id: s.name if counts[s.name] == 1 else f"{s.name} ({s.created_at[:16].replace('T', ' ')})"
-            for s in saved}
+def norm_question(q: Any) -> str:
+    """A question as the comparison matches it (case and spacing do not count)."""
+    return " ".join(str(q).split()).casefold()
+
+
+def fitting(base: frozenset[str], others: dict[str, frozenset[str]]) -> list[str]:
+    """The runs (of ``others``: id -> its questions, as :func:`norm_question` writes them) that ask at
+    least one of the baseline's questions: those a comparison with it can pair, in ``others``' order."""
+    return [i for i, qs in others.items() if qs & base]
+
+
+def keep_candidates(base: str, current: list[str], fit: list[str], recent: list[str]) -> list[str]:
+    """The candidates once the baseline became ``base``: those of ``current`` that fit it; else the
+    most recent run used (``recent``, newest first: earlier baselines and candidates) that fits; else
+    the newest run that fits; else none (the view then says no run fits)."""
+    keep = [i for i in current if i in fit and i != base]
+    if keep:
+        return keep
+    pick = next((i for i in recent if i in fit and i != base), None) or next((i for i in fit if i != base), None)
+    return [pick] if pick else []
 
 
 def default_pair(ids: Sequence[str], table_of: Callable[[str], RunTable], look_at: int = LOOK_AT
@@ -104,30 +131,53 @@ def verdict_kind(p: PairResult) -> str:
     return {"b_better": "better", "a_better": "worse"}.get(p.verdict, "same")
 
 
+def _n(x: float | None, signed: bool = False) -> str:
+    return "n/a" if x is None else num(x, signed)
+
+
 def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
     """One row per metric (but the retrieval metrics, shown apart): both means, the difference with its
-    interval, p, the verdict in words."""
+    interval, p, the verdict in words — every number written as the verdict sentence writes it (the
+    table and the words never disagree)."""
     rows = []
     for m in (m for m in c.metrics if not is_retrieval_metric(m)):  # (retrieval: a grid of its own, app_view)
         p = c.pair(baseline, candidate, m)
         s = p.stats
         ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
-        rows.append({"metric": vocab.nice(m), "baseline": s.mean_a, "candidate": s.mean_b, "difference": s.diff,
-                     "95% interval": ci, "p-value": p.p_adjusted,
+        rows.append({"metric": vocab.nice(m), "baseline": _n(s.mean_a), "candidate": _n(s.mean_b),
+                     "difference (B − A)": _n(s.diff, True), "95% interval": ci,
+                     "p-value": short_p_value(p.p_adjusted),
                      "candidate is": {"better": "better", "worse": "worse",
                                       "same": "no detectable difference"}[verdict_kind(p)],
-                     "wins / ties / losses": f"{s.wins} / {s.ties} / {s.losses}", "questions": s.n})
+                     "wins / ties / losses": f"{s.wins} / {s.ties} / {s.losses}", "questions": str(s.n)})
     return pd.DataFrame(rows)
 
 
 def standings_frame(c: Comparison, metric: str) -> pd.DataFrame:
     rows = []
     for s in sorted(c.standings[metric], key=lambda s: (s.rank, s.name)):
-        rows.append({"rank": s.rank, "run": s.name, "mean": s.mean,
-                     "95% interval": "" if s.ci_low is None else f"{s.ci_low:.3f} – {s.ci_high:.3f}",
+        rows.append({"rank": str(s.rank), "run": s.name, "mean": _n(s.mean),
+                     "95% interval": "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low)} – "
+                                                                                     f"{num(s.ci_high)}",
                      "rank range": f"{s.rank_low}" if s.rank_low == s.rank_high else f"{s.rank_low}–{s.rank_high}",
-                     "questions": s.n_compared})
+                     "questions": str(s.n_compared)})
     return pd.DataFrame(rows)
+
+
+def card_caption(r: Any, base: str, cand: str, metric: str, source: str | None = None) -> str:
+    """The line under a regression's question: which case (its source where the question repeats),
+    then both scores and the difference."""
+    who = f"case {r.a_id}" if r.a_id == r.b_id else f"case {r.a_id} → {r.b_id}"
+    if source:
+        who += f" · source: “{source}”"
+    return f"{who} · {base}: {num(r.a)} → {cand}: {num(r.b)} ({num(r.diff, True)} on {vocab.nice(metric)})"
+
+
+def source_of(case: Any, chars: int = SOURCE_CHARS) -> str:
+    """What tells apart cases that ask the same question: the start of the first document."""
+    docs = getattr(case, "documents", ()) or ()
+    text = " ".join(str(docs[0]).split()) if docs else ""
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
 
 
 def side_by_side_params(base_id: str, cand_id: str, a_id: str, b_id: str) -> dict[str, str]:
@@ -142,6 +192,20 @@ def _table(s: RunSummary) -> RunTable:
     return state.memo(("versions.table", s.id), lambda: table_from_run(history.load(s.id), s.name))
 
 
+def _questions(s: RunSummary) -> frozenset[str]:
+    """The questions a run asks (from its per-case table: no case is opened)."""
+    def read() -> frozenset[str]:
+        return frozenset(norm_question(q) for q in history.frame(history.load_memo(s))["question"])
+    return state.memo(("versions.questions", s.id, s.num_done), read, max_items=64)
+
+
+def _fitting(base_id: str, saved: list[RunSummary]) -> list[str]:
+    by_id = {s.id: s for s in saved}
+    if base_id not in by_id:
+        return []
+    return fitting(_questions(by_id[base_id]), {s.id: _questions(s) for s in saved if s.id != base_id})
+
+
 def _compare(tables: list[RunTable], metric: str | None) -> Comparison:
     key = ("versions.compare", tuple(t.name for t in tables), tuple(t.fingerprint for t in tables), metric)
 
@@ -153,7 +217,32 @@ def _compare(tables: list[RunTable], metric: str | None) -> Comparison:
     return state.memo(key, run)
 
 
+def _page(c: Comparison, key: tuple, base: str, cand: str, metric: str, start: int, improvements: bool = False
+          ) -> ChangePage:
+    return state.memo(("versions.page", *key, base, cand, metric, start, improvements),
+                      lambda: changes_page(c, base, cand, metric, start=start, count=PAGE,
+                                           regressions=not improvements))
+
+
+def _sources(run_id: str, case_ids: list[str]) -> dict[str, str]:
+    """Case id -> its source (the start of its first document), read for these cases only."""
+    def read() -> dict[str, str]:
+        return {r.case.id: source_of(r.case) for r in history.load(run_id).cases(case_ids)}
+    return state.memo(("versions.sources", run_id, tuple(case_ids)), read)
+
+
 # ------------------------------------------------------------------------------------ the view
+_BASE, _CANDS, _RECENT = "versions.base", "versions.cands", "versions.recent"
+
+
+def _on_baseline(saved: list[RunSummary]) -> None:
+    """The baseline changed: keep the candidates that ask its questions, else the last comparable one."""
+    base = str(st.session_state.get(_BASE) or "")
+    fit = _fitting(base, saved)
+    st.session_state[_CANDS] = keep_candidates(base, list(st.session_state.get(_CANDS) or []), fit,
+                                               list(st.session_state.get(_RECENT) or []))
+
+
 def render() -> None:
     saved = history.summaries(status=("finished", "cancelled"))
     by_id = {s.id: s for s in saved}
@@ -163,31 +252,42 @@ def render() -> None:
                 "in one click each.")
         st.page_link("pages/0_start.py", label="Start: the sample in two versions", icon="🏁")
         return
-    names = short_names(saved)
+    names = run_labels(saved)
     ids = [s.id for s in saved]
-    if st.session_state.get("versions.base") not in by_id:
+    if st.session_state.get(_BASE) not in by_id:
         pair = default_pair(ids, lambda i: _table(by_id[i]))
         if pair is not None:
-            st.session_state["versions.base"], st.session_state["versions.cands"] = pair[0], [pair[1]]
+            st.session_state[_BASE], st.session_state[_CANDS] = pair[0], [pair[1]]
     c1, c2, c3 = st.columns([2, 3, 2])
-    base_id = c1.selectbox("Baseline (A)", ids, key="versions.base", format_func=lambda i: by_id[i].label,
-                           help=TERMS["baseline"])
-    if not set(st.session_state.get("versions.cands") or []) <= set(ids):
-        st.session_state["versions.cands"] = [i for i in st.session_state.get("versions.cands") or [] if i in ids]
-    cand_ids = c2.multiselect("Candidates (B …)", [i for i in ids if i != base_id], key="versions.cands",
-                              format_func=lambda i: by_id[i].label, help=TERMS["candidates"],
-                              placeholder="pick one or more runs")
+    base_id = c1.selectbox("Baseline (A)", ids, key=_BASE, format_func=names.__getitem__, help=TERMS["baseline"],
+                           on_change=_on_baseline, args=(saved,))
+    if not set(st.session_state.get(_CANDS) or []) <= set(ids):
+        st.session_state[_CANDS] = [i for i in st.session_state.get(_CANDS) or [] if i in ids]
+    fit = _fitting(base_id, saved)
+    cand_ids = c2.multiselect("Candidates (B …)", [i for i in ids if i != base_id], key=_CANDS,
+                              format_func=lambda i: names[i] + ("" if i in fit else " (other questions)"),
+                              help=TERMS["candidates"], placeholder="pick one or more runs")
     cand_ids = [i for i in cand_ids if i != base_id]
+    base = names[base_id]
     if not cand_ids:
-        st.info("Pick at least one candidate to compare with the baseline.")
+        if fit:
+            st.info(f"Pick a candidate to compare with {base}. Runs on its questions: "
+                    + ", ".join(names[i] for i in fit) + ".")
+        else:
+            st.info(f"No other run asks {base}'s questions: evaluate another version of the answers to them "
+                    "(or pick another baseline).")
         return
+    st.session_state[_RECENT] = list(dict.fromkeys([base_id, *cand_ids, *(st.session_state.get(_RECENT) or [])]))[:20]
     run_ids = [base_id, *cand_ids]
     with st.spinner("Comparing…"):
         tables = [replace(_table(by_id[i]), name=names[i]) for i in run_ids]
         try:
             first = _compare(tables, None)
         except ComparisonError as exc:
-            st.warning(f"These runs cannot be compared: {exc}")
+            others = [names[i] for i in fit]
+            st.warning(f"These runs cannot be compared: {exc}. "
+                       + (f"Runs on {base}'s questions: {', '.join(others)}." if others else
+                          f"No other run asks {base}'s questions."))
             return
     if st.session_state.get("versions.metric") not in first.metrics:
         st.session_state["versions.metric"] = first.metric
@@ -195,15 +295,15 @@ def render() -> None:
                           help=TERMS["metric"] + "\n\n" + (vocab.help_text(
                               str(st.session_state.get("versions.metric") or first.metric)) or ""))
     c = _compare(tables, metric)
-    base = names[base_id]
     cands = [names[i] for i in cand_ids]
-    _words(c, base, cands, metric)
+    key = (tuple(t.name for t in tables), tuple(t.fingerprint for t in tables))
+    _words(c, base, cands, metric, [by_id[i].method for i in run_ids])
     app_view.retrieval(c, base, cands)  # the retrieval metrics: one grid, after every other metric
     _charts(c, base, cands, metric, by_id[base_id], saved)
-    _regressions(c, base, cands, metric, base_id, dict(zip(cands, cand_ids)))
+    _regressions(c, key, base, cands, metric, base_id, dict(zip(cands, cand_ids)))
 
 
-def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
+def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: list[str]) -> None:
     for cand in cands:
         p = c.pair(base, cand, metric)
         box = {"better": st.success, "worse": st.error, "same": st.info}[verdict_kind(p)]
@@ -230,39 +330,33 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str) -> None:
                 st.markdown(f"**{md_escape(name)}** ({len(ids)}): " + ", ".join(md_escape(i) for i in ids[:200])
                             + (" …" if len(ids) > 200 else ""))
     st.markdown("**Every metric**", help="Each row compares the candidate with the baseline on one metric. "
-                + TERMS["interval"] + " " + TERMS["detectable"])
+                + TERMS["interval"] + " " + TERMS["detectable"] + "\n\n" + TERMS["p"]
+                + (" " + TERMS["holm"] if c.corrected else "") + "\n\n" + TERMS["wins"])
     focus = cands[0] if len(cands) == 1 else st.selectbox("Candidate", cands, key="versions.table_cand")
-    st.dataframe(metrics_frame(c, base, focus), hide_index=True, width="stretch", placeholder="", column_config={
-        "baseline": st.column_config.NumberColumn(format="%.3f", help=f"{base}: " + TERMS["baseline"]),
-        "candidate": st.column_config.NumberColumn(format="%.3f", help=f"{focus}: " + TERMS["candidates"]),
-        "difference": st.column_config.NumberColumn("difference (B − A)", format="%+.3f",
-                                                    help="Mean over the paired questions of candidate − baseline."),
-        "95% interval": st.column_config.TextColumn(help=TERMS["interval"]),
-        "p-value": st.column_config.NumberColumn(format="%.4f", help=TERMS["p"]
-                                                 + (" " + TERMS["holm"] if c.corrected else "")),
-        "candidate is": st.column_config.TextColumn(help="Better or worse only when the 95 % interval excludes 0 "
-                                                         "and the p-value is below 0.05."),
-        "wins / ties / losses": st.column_config.TextColumn(help=TERMS["wins"]),
-    })
+    # an HTML table: its cells wrap on a narrow screen, never cut ("no detectable difference")
+    st.table(metrics_frame(c, base, focus), hide_index=True)
+    st.caption(f"baseline = {md_escape(base)}, candidate = {md_escape(focus)} · candidate is better or worse only "
+               "when the 95 % interval excludes 0 and the p-value is below 0.05.")
+    for words in dict.fromkeys(w for m in methods if (w := trust.caveat(m))):
+        st.caption(f"ℹ️ {words}")  # beside the absolute means of an offline method
 
 
 def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summary: RunSummary,
             saved: list[RunSummary]) -> None:
     left, right = st.columns(2)
-    left.plotly_chart(compare_charts.means_chart(c.standings[metric], metric, base), key="versions.means")
+    plot.show(compare_charts.means_chart(c.standings[metric], metric, base), "versions.means", left)
     focus = cands[0] if len(cands) == 1 else st.session_state.get("versions.table_cand") or cands[0]
     quality = [m for m in c.metrics if not is_retrieval_metric(m)]  # (retrieval: its grid, app_view)
-    right.plotly_chart(compare_charts.diff_chart([c.pair(base, focus, m) for m in quality], base, focus),
-                       key="versions.diffs")
+    plot.show(compare_charts.diff_chart([c.pair(base, focus, m) for m in quality], base, focus),
+              "versions.diffs", right)
     if len(c.names) >= 3:
         st.markdown("**Every pair of runs**", help=TERMS["holm"])
-        st.dataframe(standings_frame(c, metric), hide_index=True, width="stretch", placeholder="",
-                     column_config={"mean": st.column_config.NumberColumn(format="%.3f"),
-                                    "rank range": st.column_config.TextColumn(help=TERMS["rank"])})
-        st.plotly_chart(compare_charts.verdict_matrix(c, metric), key="versions.matrix")
+        st.table(standings_frame(c, metric), hide_index=True)
+        st.caption(TERMS["rank"])
+        plot.show(compare_charts.verdict_matrix(c, metric), "versions.matrix")
     points = _trend(base_summary, saved, metric)
     if len(points) >= 3:
-        st.plotly_chart(compare_charts.trend_chart(points, metric), key="versions.trend")
+        plot.show(compare_charts.trend_chart(points, metric), "versions.trend")
         st.caption(f"The {len(points)} most recent runs of your history on the baseline's questions, oldest first.")
 
 
@@ -279,28 +373,49 @@ def _trend(base: RunSummary, saved: list[RunSummary], metric: str) -> list[dict[
     return state.memo(("versions.trend", base.id, ids, metric), compute)
 
 
-def _regressions(c: Comparison, base: str, cands: list[str], metric: str, base_id: str,
+def _pager(total: int, key: str) -> int:
+    """The first row of the page shown (a page picker when there is more than one page)."""
+    pages = max(1, -(-total // PAGE))
+    if pages == 1:
+        st.session_state.pop(key, None)
+        return 0
+    if not 1 <= int(st.session_state.get(key) or 1) <= pages:
+        st.session_state[key] = 1
+    page = int(st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key=key,
+                               help=f"{PAGE} questions a page, worst first."))
+    return (page - 1) * PAGE
+
+
+def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric: str, base_id: str,
                  cand_ids: dict[str, str]) -> None:
     st.subheader("Regressions", help=TERMS["regressions"])
     cand = cands[0] if len(cands) == 1 else st.selectbox("Regressions of", cands, key="versions.reg_cand")
-    p = c.pair(base, cand, metric)
-    if not p.regressions:
+    total = _page(c, key, base, cand, metric, 0).total
+    if not total:
         st.caption(f"No question scores lower under {cand} than under {base} on {vocab.nice(metric)}.")
-    for k, r in enumerate(p.regressions, 1):
-        with st.container(border=True):
-            st.markdown(f"**{k}. {md_escape(r.question)}**")
-            st.caption(md_escape(f"{base}: {num(r.a)} → {cand}: {num(r.b)} ({num(r.diff, True)} on "
-                                 f"{vocab.nice(metric)})"))
-            for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
-                st.markdown(f"- {md_escape(line)}")
-            st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
-                         query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
-    conversations_view.render(p.conversations, base, cand, metric,  # runs of turns of chats
+    else:
+        start = _pager(total, "versions.reg_page")
+        page = _page(c, key, base, cand, metric, start)
+        st.caption(md_escape(f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
+                             f" than under {base} on {vocab.nice(metric)}, worst first."))
+        repeated = [r.a_id for r, rep in zip(page.changes, page.repeated) if rep]
+        sources = _sources(base_id, repeated) if repeated else {}
+        for k, (r, rep) in enumerate(zip(page.changes, page.repeated), page.start + 1):
+            with st.container(border=True):
+                st.markdown(f"**{k}. {md_escape(r.question)}**")
+                st.caption(md_escape(card_caption(r, base, cand, metric, sources.get(r.a_id) if rep else None)))
+                for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
+                    st.markdown(f"- {md_escape(line)}")
+                st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
+                             query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+    conversations_view.render(c.pair(base, cand, metric).conversations, base, cand, metric,  # turns of chats
                               lambda a, b: side_by_side_params(base_id, cand_ids[cand], a, b), INSPECT_PAGE)
-    if p.improvements:
-        with st.expander(f"Improvements ({len(p.improvements)}): where {cand} scores higher"):
-            for r in p.improvements:
-                st.markdown(f"- {md_escape(r.question)} — {num(r.a)} → {num(r.b)} ({num(r.diff, True)})")
+    ups = _page(c, key, base, cand, metric, 0, improvements=True)
+    if ups.total:
+        more = f" (the {len(ups.changes)} largest)" if ups.total > len(ups.changes) else ""
+        with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores higher{more}")):
+            for r in ups.changes:
+                st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon="🔎",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
 

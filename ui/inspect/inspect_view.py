@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from evaluators import trust
 from evaluators.review import differences
 from evaluators.review.queue import QueueItem
 from evaluators.review.transfer import labels_from_case
@@ -147,6 +148,10 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
     cols[4].metric("Not fully supported", scores.partially_supported_sentences + scores.unsupported_sentences,
                    help=f"{scores.fully_supported_sentences} fully, {scores.partially_supported_sentences}"
                         f" partially, {scores.unsupported_sentences} not supported")
+    shown = labels if labels is not None else r.labels
+    labeler = (shown.method if shown is not None else r.labeled_by) or ""
+    if which != "your review" and (words := trust.caveat(labeler)):
+        st.caption(f"ℹ️ {words}")  # beside an offline labeler's absolute figures
 
 
 def labelings(r: CaseResult, review: SentenceLabels | None) -> dict[str, SentenceLabels | None]:

@@ -71,8 +71,14 @@ def server_files() -> list[Path]:
 
 
 def area(expanded: bool = False) -> None:
-    """The "open a results file" panel (Results page)."""
-    with st.expander("Open a results file (a run made with the CLI or the Ray engine)", expanded=expanded):
+    """The "open a results file" panel (Results page). Its content runs only while it is open (a rerun
+    when opened): closed, the page sends no file uploader, whose scripts a visitor's browser would
+    otherwise load before showing the run's first figures (a shared link, bench/share_link.py)."""
+    box = st.expander("Open a results file (a run made with the CLI or the Ray engine)", expanded=expanded,
+                      key="open.area", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("`python -m evaluators evaluate DATA --out results.jsonl` (or `.json`, `--engine ray`) writes "
                    "a results file of any size; open it here to see it like a run of the dashboard. It joins "
                    "your run history, read case by case.")

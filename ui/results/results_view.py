@@ -1,7 +1,8 @@
-"""The Results page's parts beyond the page itself: metric help on cards and columns, the retrieval
-metrics as one table (kind × K), the per-case
-table (scores and the Inspect link first, filters, pages of :data:`PAGE_ROWS` rows, row selection
-that opens Inspect in this session), the agreement panel of hybrid runs (trace vs the LLM, from
+"""The Results page's parts beyond the page itself: the run in one sentence, metric help on cards and
+columns, renaming the run, the retrieval metrics as one table (kind × K), the per-case table (scores
+and the Inspect link first, the question wrapped on up to three lines, filters, pages of
+:data:`PAGE_ROWS` rows, row selection that opens Inspect in this session), the agreement panel of
+hybrid runs (trace vs the LLM, from
 ``evaluators.agreement.labeler_agreement``) and the downloads. A run is read from the store as the
 page needs it: its per-case table (``history.frame``), the texts of the rows shown, the whole cases
 only for what needs every label at once (small runs)."""
@@ -23,8 +24,59 @@ from .. import history, share, state, tables, vocab
 from . import exports
 
 INSPECT_PAGE = "pages/4_inspect.py"
+#: Width of a metric card (they flow in a wrapping row: two a row on a phone, in order).
+CARD_PX = 150
+#: Width of the question column, and the characters a line of it holds (the browser test measures
+#: the real text against it); a row is as tall as its longest question needs, up to :data:`MAX_LINES`.
+QUESTION_PX = 420
+CHARS_PER_LINE = 52
+MAX_LINES = 3
+#: Height of a row of 1, 2, 3 lines (Streamlit's default row is 35 px; its grid wraps a cell's text
+#: only in rows taller than 4rem, 64 px).
+ROW_PX = {1: 35, 2: 68, 3: 88}
 #: Bootstrap resamples of the interactive agreement panel (the CLI uses the library default).
 N_BOOT = 400
+
+
+def summary_words(df: pd.DataFrame, method: str) -> str | None:
+    """The run in one sentence: how many answers have a sentence the documents do not fully support
+    ("6 of 16 answers have a sentence the documents do not fully support (2 with one not supported at
+    all), by trace's labels."); None when nothing was scored."""
+    if OVERALL_SUPPORTED not in df:
+        return None
+    ok = pd.to_numeric(df[OVERALL_SUPPORTED], errors="coerce")
+    scored = ok.notna()
+    n = int(scored.sum())
+    if not n:
+        return None
+    bad = int((ok[scored] < 0.5).sum())
+    none = (pd.to_numeric(df["unsupported_sentences"], errors="coerce")[scored] > 0).sum() \
+        if "unsupported_sentences" in df else 0
+    who = f"by {method}'s labels"
+    if not bad:
+        return f"All {n} answers are fully supported by their documents, {who}."
+    some = f" ({int(none)} with one not supported at all)" if 0 < none < bad else ""
+    noun = "answer has" if n == 1 else "answers have"
+    return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."
+
+
+def rename_button(run_id: str | None, run: Any) -> None:
+    """Rename one of the visitor's own runs (its name is what every page shows)."""
+    if not run_id:
+        return
+    current = str(getattr(run, "name", "") or "")
+    with st.popover("Rename", icon=":material/edit:", help="The name every page shows for this run."):
+        with st.form("results.rename_form", border=False):
+            new = st.text_input("Name", value=current, key=f"results.rename.{run_id}", max_chars=120)
+            if st.form_submit_button("Rename") and new.strip() and new.strip() != current:
+                history.rename(run_id, new.strip())
+                st.rerun()
+
+
+def question_lines(questions: Any) -> int:
+    """Lines the longest question needs in the question column (1 to :data:`MAX_LINES`)."""
+    longest = max((len(str(q)) for q in questions), default=0)
+    return max(1, min(MAX_LINES, -(-longest // CHARS_PER_LINE)))
 
 
 def card_interval(iv: dict[str, Any] | None, row: Any) -> str:
@@ -78,7 +130,7 @@ def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
     for c in columns:
         h = vocab.help_text(c)
         if c == "question":
-            cfg[c] = st.column_config.TextColumn("question", width="medium", help="The question of the case")
+            cfg[c] = st.column_config.TextColumn("question", width=QUESTION_PX, help="The question of the case")
         elif c in metrics and c != OVERALL_SUPPORTED:
             cfg[c] = st.column_config.NumberColumn(vocab.nice(c), help=h, format="%.3f")
         elif h:
@@ -183,8 +235,9 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     span = f" · showing {first + 1:,}–{first + len(view):,}" if pages > 1 else ""
     st.caption(f"{n_match:,} of {len(df):,} cases{span} · hover a header for what it means, click it to "
                "sort · select a row to open the case here")
+    lines = question_lines(shown["question"]) if "question" in shown else 1
     picked = st.dataframe(shown, hide_index=True, width="stretch", key="results.table", placeholder="",
-                          column_config=column_config(metrics, list(shown.columns)),
+                          column_config=column_config(metrics, list(shown.columns)), row_height=ROW_PX[lines],
                           on_select="rerun", selection_mode="single-row")
     rows = picked.selection.rows if picked is not None else []
     if rows:

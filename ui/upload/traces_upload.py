@@ -46,13 +46,12 @@ def _rebuild(data: state.LoadedData, mapping: TraceMapping | None = None, flt: T
 def show(data: state.LoadedData) -> None:
     tr = data.traces
     st.subheader(data.filename)
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3 = st.columns(3)
     c1.metric("Traces in the file", len(tr.traces))
     c2.metric("Cases ready", len(tr.cases), help="One test case per trace: question, retrieved documents, answer.")
     c3.metric("Traces skipped", len(tr.skipped), help="Traces without a retriever span, a question or an "
                                                       "answer, or cut short: the table below says why.")
-    c4.metric("Detected format", tr.format_name.split(" (")[0], help=tr.format_name)
-    notes = []
+    notes = [f"Read as {tr.format_name}"]
     if tr.filtered_out:
         notes.append(f"{tr.filtered_out} trace(s) left out by the filter ({tr.options.filter.describe()})")
     if tr.options.mapping:
