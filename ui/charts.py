@@ -18,10 +18,7 @@ import plotly.graph_objects as go
 
 from evaluators.types import OVERALL_SUPPORTED, TRACE_METRICS, RunResult
 
-
-def nice(name: str) -> str:
-    return name.replace("_", " ").capitalize()
-
+from .vocab import nice
 
 #: Display names of the TRACE metrics, in report order.
 LABELS = {m: nice(m) for m in (*TRACE_METRICS, OVERALL_SUPPORTED)}

@@ -17,9 +17,18 @@ from evaluators.families.docs import better, range_text
 from evaluators.families.trace import COUNT_DESCRIPTIONS
 from evaluators.retrieval import split, template
 
+#: How a retrieval metric's kind reads (``ndcg@5`` -> "nDCG@5", ``mrr`` -> "MRR").
+_RETRIEVAL_NAMES = {"ndcg": "nDCG", "mrr": "MRR", "hit": "Hit rate", "recall": "Recall", "precision": "Precision",
+                    "map": "MAP"}
+
 
 def nice(name: str) -> str:
-    """'context_relevance' -> 'Context relevance'."""
+    """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
+    got = split(name)
+    if got is not None:
+        kind, k = got
+        label = _RETRIEVAL_NAMES.get(kind, kind)
+        return label if k is None else f"{label}@{k}"
     return name.replace("_", " ").capitalize()
 
 
