@@ -106,7 +106,9 @@ case "$cmd" in
     lint=$?
     "$VENV/bin/mypy"
     types=$?
-    "$VENV/bin/python" -m pytest -q "$@"
+    # two workers (2 cores: the browser tests wait on a server and a browser half the time), whole
+    # files per worker so a module's server is started once; RAG_EVAL_TEST_WORKERS=0 runs in-process
+    "$VENV/bin/python" -m pytest -q -n "${RAG_EVAL_TEST_WORKERS:-2}" --dist loadfile "$@"
     rc=$?
     set -e
     # pytest exit 5 = no tests collected; treat as failure-free only if asked to select nothing.

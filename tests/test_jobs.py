@@ -71,9 +71,11 @@ def queue(tmp_path):
 def test_owners_are_interleaved_by_chunks_and_every_chunk_is_stored(queue, rec):
     rec.gate.clear()  # hold the worker until every run is queued
     a = queue.submit("alice", cases("a", 6), "rec", OPTS, name="A", chunk_size=2)
+    # the worker holds alice's first chunk before the others arrive (under load its thread may start
+    # after all three submissions, and then either owner may rightly go first)
+    assert rec.started.wait(10)
     a2 = queue.submit("alice", cases("x", 2), "rec", OPTS, name="A2", chunk_size=2)
     b = queue.submit("bob", cases("b", 4), "rec", OPTS, name="B", chunk_size=2)
-    assert rec.started.wait(10)
     assert queue.store.get(a.id, owner="alice").status == "running"
     rec.gate.set()
     assert queue.wait_idle(30)
