@@ -21,9 +21,10 @@ Labels:
   ``supported_without_sentence`` / ``general`` and say so in their explanation.
 * relevant / utilized keys = the learned models of ``context_model`` (``context_params.json``):
   the expected number of most probable sentences; the supporting keys of every fully supported
-  sentence count as utilized, and utilized ones as relevant; without the
-  params file, relevant = cosine to the question (or shared keywords) and utilized = the supporting
-  keys of every (fully or partly) supported sentence.
+  sentence count as utilized. Relevance is a function of the question and the documents alone
+  (TRACE): two responses to one question over the same documents get the same relevant keys. Without
+  the params file, relevant = cosine to the question (or shared keywords) and utilized = the
+  supporting keys of every (fully or partly) supported sentence.
 
 ``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is 1 − the expected
 disagreement of trace's adherence with the truth (``confidence.py``, ``confidence_params.json``) —
@@ -411,23 +412,20 @@ class HeuristicMethod(BaseMethod):
                                                                  contradiction.missing(ev, sp["text"])),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
+        doc_ids = [s.doc or 0 for s in it.doc_sentences]
         if ctx is not None and ctx.get("utilization") and keys:
-            fr, fu = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
-                                                    p, [s.doc or 0 for s in it.doc_sentences])
+            fu = context_model.utilization_features(it.case.question, [s.text for s in it.response_sentences],
+                                                    p, doc_ids)
             p_util = context_model.predict(ctx["utilization"], fu)
             utilized = {int(i) for i in context_model.select(p_util, ctx["utilization"])}
             if ctx["utilization"].get("union_support"):
                 for sp, o in zip(p["sent"], out):
                     if o.fully_supported and sp["special"] is None:
                         utilized.update(sp["support"])
-        else:
-            fr = None
         if ctx is not None and ctx.get("relevance") and keys:
-            if fr is None:
-                fr, _ = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
-                                                       p, [s.doc or 0 for s in it.doc_sentences])
-            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr,
-                                                    utilized if ctx["relevance"].get("include_utilized") else None)
+            # question and documents only (TRACE): never the response, nor what it used
+            fr = context_model.relevance_features(it.case.question, p["dq"], p["doc"].infos, doc_ids)
+            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr)
         else:
             rel, rel_expl = self._relevance(it, p, st)
         unsupported = [s for s in out if not s.fully_supported]
