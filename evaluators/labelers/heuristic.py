@@ -52,12 +52,14 @@ from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
+from . import heuristic_entities as entities
 from . import confidence as confidence_mod
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features)
 
 METHOD = "trace"
+CONTRADICTION_MODES = ("substitutions", "numbers", "all", "off")
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
 
 DEFAULTS: dict[str, Any] = {
@@ -68,7 +70,8 @@ DEFAULTS: dict[str, Any] = {
     "support_margin": 0.08,
     "partial_floor": 0.45,
     "partial_p": 0.5,  # below it a sentence is "not supported", whatever matches it
-    "contradictions": "numbers",  # "numbers" | "all" (names too) | "off": which clashes override
+    # which clashes override: "substitutions" (numbers, dates, swapped terms) | "numbers" | "all" | "off"
+    "contradictions": "substitutions",
     "max_support": 3,
     "cross_encoder": None,
     "cross_encoder_weight": 0.5,
@@ -381,6 +384,9 @@ class HeuristicMethod(BaseMethod):
         out: list[SentenceSupport] = []
         utilized: set[int] = set()
         no_docs = not keys
+        # substitutions are read in prose only (a JSON record has no sentence to align with)
+        swap_ctx = ((it.case.response, " ".join(it.case.documents), it.case.question)
+                    if p["doc_kind"] == "prose" else None)
         for si, sp in enumerate(p["sent"]):
             prob = float(base[si]) if sp["feats"] is not None else None
             if sp["special"] is not None:
@@ -401,7 +407,8 @@ class HeuristicMethod(BaseMethod):
             assert prob is not None
             ev = sp["ev"]
             support = sp["support"]
-            level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]])
+            level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]],
+                                               swap_ctx)
             full, partial = level == "full", level == "partial"
             sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
             if full or partial:
@@ -453,18 +460,26 @@ class HeuristicMethod(BaseMethod):
         )
 
     @staticmethod
-    def _level(ev: dict[str, Any], prob: float, st: dict[str, Any], text: str, best_text: str
-               ) -> tuple[str, float, list[contradiction.Clash]]:
+    def _level(ev: dict[str, Any], prob: float, st: dict[str, Any], text: str, best_text: str,
+               swap_ctx: tuple[str, str, str] | None = None) -> tuple[str, float, list[contradiction.Clash]]:
         """(level, P(supported), clashes) of one response sentence, as a person reads them:
         *full* from the threshold up; *partial* only when the sentence is more likely supported than
         not (``partial_p``) and a document sentence matches it; else *none*. A number or date that
-        contradicts the best-matching sentence makes it *none* even above the threshold (option
-        ``contradictions``: "numbers" (default), "all" = names too, "off"), its P capped at
-        1 − threshold (as sure it is unsupported as a supported verdict must be sure)."""
+        contradicts the best-matching sentence, or a specific term swapped for the one it states
+        (``heuristic_entities``; ``swap_ctx`` = (whole response, all documents, question), None = not read),
+        makes it *none* even above the threshold, its P capped at 1 − threshold (as sure it is
+        unsupported as a supported verdict must be sure). Option ``contradictions``:
+        "substitutions" (default: numbers, dates and swapped terms), "numbers" (numbers and dates
+        only), "all" (also names that differ without an aligned slot), "off"."""
         thr = float(st["threshold"])
         mode = st["contradictions"]
+        if mode not in CONTRADICTION_MODES:
+            raise ValueError(f"contradictions={mode!r}: valid: {', '.join(CONTRADICTION_MODES)}")
         clashes = [] if mode == "off" else contradiction.find(ev, text, best_text, float(st["partial_floor"]))
-        decisive = [c for c in clashes if mode == "all" or c.kind == "number"]
+        if mode in ("substitutions", "all") and swap_ctx is not None:
+            clashes = entities.merge(clashes, entities.find_in(ev, text, best_text, *swap_ctx,
+                                                               partial_floor=float(st["partial_floor"])))
+        decisive = [c for c in clashes if mode == "all" or c.kind in ("number", "substitution")]
         if decisive and prob >= thr:
             prob = min(prob, 1.0 - thr)
         if prob >= thr and not decisive:

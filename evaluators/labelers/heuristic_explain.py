@@ -75,7 +75,10 @@ def _and(items: Sequence[str]) -> str:
 
 
 def clash_text(c: Clash, key: str) -> str:
-    """"the document says 1989, not 1991 (0a)" / "the document names Stewart Adams, not Marie Curie (0a)"."""
+    """"the document says 1989, not 1991 (0a)" / "the document names Stewart Adams, not Marie Curie (0a)"
+    / "the documents say metformin, not insulin (0a)" (a swapped term)."""
+    if c.kind == "substitution":
+        return f"the documents say {_and(c.said)}, not {_and(c.claimed)} ({key})"
     verb = "says" if c.kind == "number" else "names"
     return f"the document {verb} {_and(c.said)}, not {_and(c.claimed)} ({key})"
 

