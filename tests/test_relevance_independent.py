@@ -39,7 +39,7 @@ def model():
 
 def test_relevance_features_take_no_response():
     params = set(inspect.signature(cm.relevance_features).parameters)
-    assert params == {"question", "dq", "infos", "doc_ids"}
+    assert params == {"question", "dq_in", "infos", "doc_ids"}
     assert not {"r_cos", "r_cos_rel", "r_cover"} & set(cm.REL_FEATURES)
     ctx = cm.load_params()
     assert ctx is not None and not ctx["relevance"].get("include_utilized")

@@ -93,13 +93,13 @@ def _doc_layout(doc_ids: Sequence[int], dq: np.ndarray
     return best_by_doc, first_by_doc, size_by_doc
 
 
-def relevance_features(question: str, dq: Sequence[float], infos: Sequence[TextInfo],
+def relevance_features(question: str, dq_in: Sequence[float] | np.ndarray, infos: Sequence[TextInfo],
                        doc_ids: Sequence[int]) -> np.ndarray:
     """Relevance features (``REL_FEATURES``), one row per document sentence, from the question and
-    the documents ONLY: ``dq`` the question–sentence cosines, ``infos`` the sentences' analyses
+    the documents ONLY: ``dq_in`` the question–sentence cosines, ``infos`` the sentences' analyses
     (``DocIndex.infos``), ``doc_ids`` the document of each sentence. No argument carries the
     response, so relevance cannot follow it."""
-    dq = np.asarray(dq, dtype=np.float64)
+    dq = np.asarray(dq_in, dtype=np.float64)
     n = len(dq)
     if n == 0:
         return np.zeros((0, len(REL_FEATURES)))

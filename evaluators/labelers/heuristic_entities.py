@@ -277,7 +277,7 @@ def find(resp_text: str, doc_text: str, response: str = "", documents: str = "",
     resp_words = words | {stem(w) for w in words}
     seen = _Seen((_lower_seen(documents), _lower_seen(response), _lower_seen(rt), _lower_seen(dt)))
 
-    def caps(toks: list[_Tok], text: str) -> list[bool]:
+    def caps(toks: Sequence[_Tok], text: str) -> list[bool]:
         return [i + 1 < len(toks) and toks[i + 1].text[:1].isupper()
                 and not text[t.start + len(t.text): toks[i + 1].start].strip(" -") for i, t in enumerate(toks)]
 
