@@ -10,6 +10,7 @@ st.set_page_config(page_title="RAG evaluation dashboard", page_icon="🔎", layo
 PAGES = [
     st.Page("pages/0_start.py", title="Start", icon=":material/home:", url_path="start", default=True),
     st.Page("pages/1_upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
+    st.Page("pages/1_testset.py", title="Make a test set", icon=":material/quiz:", url_path="testset"),
     st.Page("pages/2_evaluate.py", title="Evaluate", icon=":material/play_circle:", url_path="evaluate"),
     st.Page("pages/3_results.py", title="Results", icon=":material/bar_chart:", url_path="results"),
     st.Page("pages/4_inspect.py", title="Inspect", icon=":material/manage_search:", url_path="inspect"),

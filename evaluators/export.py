@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Sequence
 
+from .appcost import summarize
+from .turns import history_dicts
 from .types import (
+    CASE_EXTRAS,
     CASE_METRICS,
     CaseResult,
     MetricValue,
@@ -54,7 +57,20 @@ def case_dict(r: CaseResult) -> dict[str, Any]:
         "seconds": r.seconds,
         "error": r.error,
         "spans": r.spans.model_dump(mode="json") if r.spans is not None else None,
+        **case_extras(r.case),
     }
+
+
+def case_extras(case: TestCase) -> dict[str, Any]:
+    """The optional fields a case has (``types.CASE_EXTRAS``: conversation, retrieval references),
+    JSON-ready; written to results files only where a case has them, so a plain case is written
+    exactly as before they existed."""
+    out: dict[str, Any] = {}
+    for name in CASE_EXTRAS:
+        v = getattr(case, name)
+        if v:
+            out[name] = history_dicts(v) if name == "history" else (list(v) if isinstance(v, tuple) else v)
+    return out
 
 
 def to_json_dict(run: RunResult) -> dict[str, Any]:
@@ -73,6 +89,7 @@ def to_json_dict(run: RunResult) -> dict[str, Any]:
         "errors": [{"id": i, "error": e} for i, e in run.errors],
         "warnings": list(run.warnings),
         "intervals": intervals(run),
+        **({"app": app} if (app := summarize((r.case.id, r.case.metadata) for r in run.results)) else {}),
         "detailed_results": [case_dict(r) for r in run.results],
     }
 
@@ -98,7 +115,8 @@ def case_from_dict(d: dict[str, Any]) -> CaseResult:
     return CaseResult(
         case=TestCase(id=str(d["id"]), question=d.get("question") or "", response=d.get("llm_response") or "",
                       documents=tuple(d.get("retrieved_documents") or ()), ground_truth=d.get("ground_truth"),
-                      labels=d.get("human_labels") or {}, metadata=d.get("metadata") or {}),
+                      labels=d.get("human_labels") or {}, metadata=d.get("metadata") or {},
+                      **{k: d[k] for k in CASE_EXTRAS if d.get(k)}),
         method=d.get("method") or "",
         labels=labels,
         scores=_scores(metrics, labels),

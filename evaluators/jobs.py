@@ -38,6 +38,7 @@ from .jobs_worker import Backend, ChunkDone, WorkerDied, WorkerProcess, backend_
 from .limits import CallLedger
 from .llm.settings import LLMSettings
 from .options import EvalOptions
+from .retrieval import with_plan
 from .store import RunStatus, RunStore
 from .types import TestCase, Usage
 
@@ -186,6 +187,7 @@ class JobQueue:
         """Queue a run (registered at once in the store as ``running``, its cases with it).
         ``chunk_size``: cases per chunk (None: sized by time)."""
         self._check_room(owner)
+        options = with_plan(options, cases)  # retrieval matched by id or text: decided over the whole run
         settings = {"method": method, **options.public_dict()}
         run_id = self.store.start(method, cases, name=name or None, settings=settings,
                                   owner=owner, needs_key=needs_key)

@@ -4,7 +4,12 @@ link-local addresses (``169.254.0.0/16``, ``fe80::/10``: the metadata services o
 …) and the metadata host names are refused, whatever the name resolves to first. The owner can
 refuse typed addresses altogether with ``RAG_EVAL_TYPED_URLS=off`` (then only the official
 endpoints and the owner's own ``RAG_EVAL_BASE_URL`` / ``PHOENIX_BASE_URL`` are used). Addresses
-the owner configured are never checked here."""
+the owner configured are never checked here.
+
+An app a visitor asks the server to call (``evaluators.targets``, ``allow_private=False``) is held
+to more: loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10) and
+unspecified addresses are refused too — the server's own neighbours — unless the owner allows them
+with ``RAG_EVAL_TYPED_PRIVATE_URLS=on`` (:func:`private_urls_allowed`)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ from typing import Mapping
 from urllib.parse import urlsplit
 
 ENV_TYPED_URLS = "RAG_EVAL_TYPED_URLS"
+#: The owner's switch letting visitors' typed app addresses reach loopback and private ranges.
+ENV_TYPED_PRIVATE_URLS = "RAG_EVAL_TYPED_PRIVATE_URLS"
 #: Host names of cloud metadata services (besides their link-local addresses).
 METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
                             "instance-data.ec2.internal"})
@@ -27,6 +34,12 @@ class AddressRefused(ValueError):
 def typed_urls_allowed(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     return (env.get(ENV_TYPED_URLS) or "").strip().lower() not in {"0", "off", "false", "no"}
+
+
+def private_urls_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the owner lets typed app addresses reach loopback / private ranges (default: no)."""
+    env = os.environ if environ is None else environ
+    return (env.get(ENV_TYPED_PRIVATE_URLS) or "").strip().lower() in {"1", "on", "true", "yes"}
 
 
 def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
@@ -47,9 +60,11 @@ def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]
     return out
 
 
-def check_typed_url(url: str, what: str, environ: Mapping[str, str] | None = None) -> None:
+def check_typed_url(url: str, what: str, environ: Mapping[str, str] | None = None, *,
+                    allow_private: bool = True) -> None:
     """Raise :class:`AddressRefused` (naming ``what`` and the reason) unless a request may go to
-    ``url``, an address someone typed."""
+    ``url``, an address someone typed. ``allow_private=False``: loopback, private, shared and
+    unspecified addresses are refused too (the message names the owner's switch)."""
     if not typed_urls_allowed(environ):
         raise AddressRefused(f"{what}: this deployment sends no requests to typed addresses "
                              f"({ENV_TYPED_URLS}=off); use the endpoints its owner configured")
@@ -64,3 +79,14 @@ def check_typed_url(url: str, what: str, environ: Mapping[str, str] | None = Non
         if mapped.is_link_local:
             raise AddressRefused(f"{what}: {host} is a link-local address ({ip}, where cloud metadata services "
                                  "live): refused")
+        if not allow_private and _private(mapped):
+            raise AddressRefused(f"{what}: {host} is a loopback or private address ({ip}): refused for "
+                                 f"addresses typed here (the owner may allow them with {ENV_TYPED_PRIVATE_URLS}=on)")
+
+
+_SHARED = ipaddress.ip_network("100.64.0.0/10")
+
+
+def _private(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return (ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_reserved or ip.is_multicast
+            or (ip.version == 4 and ip in _SHARED))

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .llm.settings import LLMSettings
+
+#: The cutoffs K of the retrieval metrics (``hit@K``, ``precision@K``, ...) unless told otherwise.
+DEFAULT_RETRIEVAL_K: tuple[int, ...] = (1, 3, 5, 10)
+#: How retrieved passages are matched to the reference passages: by ``id``, by ``text``, or ``auto``
+#: (decided once per run: ids when any retrieved id of the run is a reference id, else text).
+RetrievalMatch = Literal["auto", "id", "text"]
+
+
+class RetrievalRun(BaseModel):
+    """How one run's retrieval metrics match passages, decided over the whole run before it is cut
+    into chunks (``evaluators.retrieval.plan_run``): ``id`` / ``text``, or ``none`` when no case of the
+    run carries reference passages; ``reason`` says why, in words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    match: Literal["id", "text", "none"]
+    reason: str = ""
 
 
 class EvalOptions(BaseModel):
@@ -28,6 +45,27 @@ class EvalOptions(BaseModel):
     dry_run: bool = False
     #: Heuristic labeler options (thresholds overrides, optional cross-encoder path/name).
     heuristic: dict[str, Any] = Field(default_factory=dict)
+    #: Cutoffs K of the retrieval metrics (``--k 1,3,5,10``): positive, each once, ascending.
+    retrieval_k: tuple[int, ...] = DEFAULT_RETRIEVAL_K
+    #: Match retrieved passages to the references by ``id``, ``text`` or ``auto`` (``--match``). An
+    #: explicit id / text overrides a case's own ``metadata["retrieval_match"]``; auto follows it.
+    retrieval_match: RetrievalMatch = "auto"
+    #: The run's decision (set by the library before a run is cut into chunks; None: each
+    #: ``Evaluation.run`` call decides over its own cases). Not a user setting.
+    retrieval_run: RetrievalRun | None = None
+
+    @field_validator("retrieval_k", mode="before")
+    @classmethod
+    def _ks(cls, v: Any) -> tuple[int, ...]:
+        if isinstance(v, str):
+            v = [x for x in v.replace(" ", "").split(",") if x]
+        try:
+            ks = sorted({int(x) for x in v})
+        except (TypeError, ValueError):
+            raise ValueError(f"retrieval_k: expected whole numbers such as 1,3,5,10, got {v!r}") from None
+        if not ks or ks[0] < 1 or any(float(x) != int(x) for x in v if not isinstance(x, str)):
+            raise ValueError(f"retrieval_k: expected positive whole numbers such as 1,3,5,10, got {v!r}")
+        return tuple(ks)
 
     def public_dict(self) -> dict[str, Any]:
         d = self.model_dump(mode="json", exclude={"llm", "jury", "metric_params"})

@@ -1,7 +1,9 @@
 """``evaluate`` / ``evaluate_batch``: the library entry points.
 
 Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress and
-cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics ->
+cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
+metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
+decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) ->
 ``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
 """
 
@@ -13,10 +15,14 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
+from .appcost import app_call
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
+from .retrieval import score_cases, with_plan
 from .sentencize import sentencize_case, spans_of
+from .turns import read_history
 from .types import (
+    CASE_EXTRAS,
     CaseResult,
     LabelOutcome,
     MetricValue,
@@ -42,26 +48,46 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
         raise TypeError(f"case {index}: expected a TestCase or a dict, got {type(obj).__name__}")
     q = obj.get("question", obj.get("query"))
     docs = obj.get("retrieved_documents", obj.get("documents", obj.get("contexts", ())))
-    if isinstance(docs, str):
+    if isinstance(docs, (str, Mapping)):
         docs = [docs]
+    docs = [d for d in (docs or ()) if d is not None]
+    given = [d for d in docs if isinstance(d, Mapping)]
+    if given:  # documents as {id, text} (LangChain page_content / content too)
+        if len(given) != len(docs):
+            raise ValueError(f"case {index}: give every document as text or every one as an object, not both")
+        texts = [next((str(d[k]) for k in ("text", "page_content", "content") if d.get(k) is not None), None)
+                 for d in given]
+        if any(t is None for t in texts):
+            raise ValueError(f"case {index}: document {texts.index(None) + 1} is an object without a text field")
+        ids = [d.get("id") for d in given]
+        if "document_ids" not in obj and all(i is not None for i in ids):
+            obj = {**obj, "document_ids": [str(i) for i in ids]}
+        docs = texts
     if q is None or obj.get("response") is None:
         missing = [k for k, v in (("question/query", q), ("response", obj.get("response"))) if v is None]
         raise ValueError(f"case {index}: missing {', '.join(missing)}")
+    extras = {k: obj[k] for k in CASE_EXTRAS if obj.get(k)}
+    if "history" in extras:
+        extras["history"] = read_history(extras["history"])[0]
     known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
-             "ground_truth", "labels", "metadata"}
+             "ground_truth", "labels", "metadata", *CASE_EXTRAS}
     return TestCase(
         id=str(obj.get("id", obj.get("query_id", index))),
         question=str(q),
         response=str(obj["response"]),
-        documents=tuple(str(d) for d in (docs or ()) if d is not None),
+        documents=tuple(str(d) for d in docs),
         ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
         labels=dict(obj.get("labels") or {}),
         metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
+        **extras,
     )
 
 
 def _precheck(case: TestCase) -> str | None:
     if not case.response.strip():
+        call = app_call(case.metadata)
+        if call is not None and call.failed:  # the target runner's record of a question left unanswered
+            return f"the app call failed, no answer to evaluate: {call.error}"
         return "response is empty: nothing to evaluate"
     return None
 
@@ -91,7 +117,9 @@ class Evaluation:
     many (a file read chunk by chunk, the dashboard's background worker): the method's fixed cost
     (building it, checking the options) is paid once per run, not once per chunk.
 
-    ``evaluate_batch`` is ``Evaluation(...).run(cases)``."""
+    ``evaluate_batch`` is ``Evaluation(...).run(cases)``. A run cut into chunks decides how its
+    retrieval metrics match passages over all its cases first (``retrieval.with_plan`` into the
+    options); without that decision each ``run`` call makes its own over its cases."""
 
     def __init__(self, method: str = "trace", options: EvalOptions | None = None, *, engine: str = "local",
                  ray_address: str | None = None, **option_overrides: Any) -> None:
@@ -146,14 +174,19 @@ class Evaluation:
                                                progress, should_stop, self.engine, self.ray_address)
         final = [r for r in results if r is not None]
         t_metrics = 0.0
+        tm = time.perf_counter()
         if opts.metrics:
-            tm = time.perf_counter()
             final = _add_family_metrics(final, opts)
-            t_metrics = time.perf_counter() - tm
+        settings = self.settings
+        if opts.retrieval_run is None:  # this call is the whole run: decide its matching over it
+            opts = with_plan(opts, case_list)
+            settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
+        final = _add_retrieval_metrics(final, opts)
+        t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
             results=tuple(final),
-            settings=self.settings,
+            settings=settings,
             timings={"total_s": time.perf_counter() - t0, "labeling_s": t_label, "metrics_s": t_metrics},
             usage=Usage.total(r.usage for r in final),
             started_at=started,
@@ -276,6 +309,13 @@ def _add_family_metrics(results: list[CaseResult], opts: EvalOptions) -> list[Ca
     per_case, usages = compute_metrics_with_usage(results, opts)
     return [r.model_copy(update={"metrics": m, "usage": r.usage + u})
             for r, m, u in zip(results, per_case, usages)]
+
+
+def _add_retrieval_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
+    """Each case's retrieval metrics (``evaluators.retrieval``) after its family metrics; nothing
+    when the run carries no reference passage."""
+    per_case = score_cases([r.case for r in results], opts)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

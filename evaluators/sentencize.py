@@ -20,8 +20,18 @@ are re-attached to their item; German ordinal dates ("am 3. Oktober") and titles
 continuation ("… at help@ibm.com. to fix it.") stay one sentence (one claim, judged once). Bullet
 markers stay in the sentence text; pieces with no letters or digits (a lone "-" or "•") are dropped.
 A sentence longer than ``MAX_SENTENCE_CHARS`` is cut at the last ``;``/``,``/space before the limit,
-so one run-on "sentence" (e.g. serialized JSON) cannot swallow a whole document. Every sentence
-keeps its character span in the original text.
+so one run-on "sentence" cannot swallow a whole document. Every sentence keeps its character span
+in the original text.
+
+Structured documents
+--------------------
+A document that reads as JSON (an object, an array of records, JSON Lines) or holds tables
+(Markdown, HTML, CSV) is split into its facts instead (``evaluators.structured``): one sentence per
+leaf value (``hours › Monday: 08:00–14:00``), per sentence of a long text value, per table row.
+Such a sentence's ``text`` is the fact as it reads and its ``start`` / ``end`` the fact's place in
+the original text (``"Monday": "8:0-14:0"``), so there ``text`` differs from
+``document[start:end]``; for prose they are equal. Keys are the same ``0a, 0b, …``; prose is split
+exactly as before.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
+from . import structured
 from .types import CaseResult, Sentence, SentenceSpans, SentencizedCase, TestCase
 
 MAX_SENTENCE_CHARS = 600
@@ -231,10 +242,19 @@ def split_sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in split_spans(text)]
 
 
+def document_pieces(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, text) of the sentences of a document: its facts when it is structured (see
+    the module's docstring), else its prose sentences."""
+    st = structured.parse(text, split_spans)
+    if st is not None:
+        return tuple((f.start, f.end, f.text) for f in st.facts)
+    return tuple((s, e, text[s:e]) for s, e in split_spans(text or ""))
+
+
 def sentencize_document(text: str, doc_index: int) -> tuple[Sentence, ...]:
     return tuple(
-        Sentence(key=f"{doc_index}{letters(i)}", text=text[s:e], start=s, end=e, doc=doc_index)
-        for i, (s, e) in enumerate(split_spans(text or ""))
+        Sentence(key=f"{doc_index}{letters(i)}", text=t, start=s, end=e, doc=doc_index)
+        for i, (s, e, t) in enumerate(document_pieces(text or ""))
     )
 
 
@@ -290,12 +310,16 @@ def from_spans(case: TestCase, spans: SentenceSpans) -> SentencizedCase:
 
     def build(text: str, pairs: tuple[tuple[int, int], ...], doc: int | None) -> list[Sentence]:
         out = []
+        # a structured document's sentences read as its facts (matched by span; spans stored by
+        # an earlier splitter match none and read as the text they cover)
+        st = structured.parse(text, split_spans) if doc is not None and pairs else None
+        facts = {(f.start, f.end): f.text for f in st.facts} if st is not None else {}
         for i, (s, e) in enumerate(pairs):
             if not 0 <= s < e <= len(text):
                 where = "response" if doc is None else f"document {doc}"
                 raise ValueError(f"case {case.id}: span ({s}, {e}) lies outside the {where}")
             key = letters(i) if doc is None else f"{doc}{letters(i)}"
-            out.append(Sentence(key=key, text=text[s:e], start=s, end=e, doc=doc))
+            out.append(Sentence(key=key, text=facts.get((s, e), text[s:e]), start=s, end=e, doc=doc))
         return out
 
     docs = [x for d, (text, pairs) in enumerate(zip(case.documents, spans.documents))

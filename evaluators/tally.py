@@ -2,7 +2,8 @@
 
 A :class:`RunTally` takes each finished case (a ``CaseResult``, or its results-file dict) and keeps
 only its numbers — the TRACE metrics of a scored case, each family metric's value, the group of
-``--group-column``, the error of an unscored case, the usage. From them come the run's means (equal
+``--group-column``, the error of an unscored case, the usage, the app's own call (latency, error,
+tokens: ``evaluators.appcost``). From them come the run's means (equal
 to ``RunResult.means()``), the 95 % intervals (equal to ``agreement.run_intervals``) and the counts
 of the results file's top level: what the CLI's summary, its CI gates and the dashboard's cards
 need, in a few bytes per case (100,000 cases: ~6 MB) instead of the whole run.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Iterable, Mapping
 
+from .appcost import AppTally
 from .stats import N_BOOT, mean_ci, proportion_ci
 from .types import AVERAGE, EXPECTED_ADHERENCE, OVERALL_SUPPORTED, TRACE_METRICS, CaseResult, Usage
 
@@ -60,6 +62,8 @@ class RunTally:
         self._trace: dict[str, array] = {m: array("d") for m in KEPT}
         self._groups: list[Any] = []  # of the scored cases (with group_column)
         self._family: dict[str, tuple[array, list[Any]]] = {}  # name -> (values, groups), first seen first
+        #: The app's own calls (the target runner's metadata: latency, errors, tokens).
+        self.app = AppTally()
 
     # ------------------------------------------------------------------ adding cases
     @classmethod
@@ -106,6 +110,7 @@ class RunTally:
              usage: Usage) -> None:
         self.num_cases += 1
         self.usage = self.usage + usage
+        self.app.add(metadata, case_id)
         if error is not None:
             self.errors.append((case_id, error))
         group = group_of(metadata, labels, self.group_column) if self.group_column else None
@@ -191,6 +196,7 @@ class RunTally:
             "errors": [{"id": i, "error": e} for i, e in self.errors],
             "warnings": list(warnings),
             **({"intervals": self.intervals()} if intervals else {}),
+            **({"app": app} if (app := self.app.summary()) is not None else {}),
         }
 
 

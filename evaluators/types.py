@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 # ----------------------------------------------------------------------------- metric vocabulary
 # Every TRACE metric name, typed once: types, export, gate, CLI, agreement statistics and the
@@ -71,8 +71,30 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: The optional fields of a ``TestCase`` (the conversation, the retrieval references), by name.
+CASE_EXTRAS: tuple[str, ...] = ("history", "conversation_id", "document_ids", "reference_context_ids",
+                                "reference_context_relevance", "reference_contexts")
+
+#: Who spoke an earlier turn of a conversation.
+Speaker = Literal["user", "agent"]
+
+
+class Turn(_Frozen):
+    """One earlier turn of a conversation (``TestCase.history``); reading the shapes users give
+    (``{speaker, text}``, chat ``{role, content}``) is :mod:`evaluators.turns`."""
+
+    speaker: Speaker
+    text: str
+
+
 class TestCase(_Frozen):
-    """One RAG interaction to evaluate."""
+    """One RAG interaction to evaluate.
+
+    Besides the question, the response and the documents, a case may carry the conversation it is
+    a turn of (``history``, ``conversation_id``) and, for scoring the retriever, the ids of its
+    documents and the passages that should have been retrieved (``reference_context_ids``, graded
+    ``reference_context_relevance``, or their texts ``reference_contexts``). Every one of these is
+    optional; a case without them scores exactly as a plain one."""
 
     __test__ = False  # not a pytest test class
 
@@ -85,10 +107,40 @@ class TestCase(_Frozen):
     labels: dict[str, Any] = Field(default_factory=dict)
     #: Anything else the row carried (source id, latency, generator model, ...).
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The earlier turns of the conversation, oldest first; the question is the user turn after them.
+    history: tuple[Turn, ...] = ()
+    #: The conversation this case is a turn of (cases of one conversation share it).
+    conversation_id: str | None = None
+    #: The ids of ``documents``, one per document in the same order (empty: the documents carry none).
+    document_ids: tuple[str, ...] = ()
+    #: Ids of the passages that should have been retrieved (every one relevant, grade 1).
+    reference_context_ids: tuple[str, ...] = ()
+    #: Graded relevance of passages by id (``{id: grade}``; grade > 0 is relevant, 0 judged not
+    #: relevant). Where given it is the judgment retrieval is scored against.
+    reference_context_relevance: dict[str, int] = Field(default_factory=dict)
+    #: Texts of the passages that should have been retrieved (matched by text when ids differ).
+    reference_contexts: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _ids_fit_documents(self) -> TestCase:
+        if self.document_ids and len(self.document_ids) != len(self.documents):
+            raise ValueError(f"document_ids has {len(self.document_ids)} ids for {len(self.documents)} "
+                             "documents: give one id per document, in the same order")
+        return self
+
+    def relevance_judgments(self) -> dict[str, int]:
+        """{passage id: grade > 0} of the passages that should have been retrieved: the graded
+        ``reference_context_relevance`` where given (its relevant ids), else every
+        ``reference_context_ids`` at grade 1."""
+        if self.reference_context_relevance:
+            return {k: int(g) for k, g in self.reference_context_relevance.items() if g > 0}
+        return dict.fromkeys(self.reference_context_ids, 1)
 
 
 class Sentence(_Frozen):
-    """A keyed sentence with its character span in the original text."""
+    """A keyed sentence with its character span in the original text. For prose ``text`` is
+    exactly that span; a structured document's sentence is a fact (``hours › Monday: 08:00–14:00``)
+    whose span is where the fact sits in the original (``"Monday": "8:0-14:0"``)."""
 
     key: str
     text: str

@@ -4,7 +4,8 @@ click, and what to upload (with a template)."""
 import streamlit as st
 
 from ui import data as ud
-from ui import home, state
+from ui import state
+from ui.start import home
 
 st.title("RAG evaluation dashboard")
 st.markdown(

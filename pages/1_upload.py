@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from ui import data as ud
-from ui import home, layout, state, traces_upload
+from ui import layout, state
+from ui.upload import traces_upload
 
 st.title("Upload test cases")
 if notice := state.pop_notice():
@@ -34,7 +35,7 @@ with right:
         st.caption("No sample files in data/.")
     for p in samples:
         if st.button(f"Load {p.name}", key=f"upload.sample.{p.name}", width="stretch",
-                     help=home.SAMPLE_FORMATS.get(p.name)):
+                     help=ud.SAMPLE_FORMATS.get(p.name)):
             try:
                 state.set_data(ud.load_path(p))
                 st.session_state["upload.error"] = None

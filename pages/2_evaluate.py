@@ -9,12 +9,13 @@ from evaluators.llm.settings import LLMSettings
 from evaluators.methods import METHODS
 from evaluators.options import EvalOptions
 from evaluators.pipeline import estimate
-from ui import jobs, layout, state
+from ui import history, jobs, layout, state
+from ui.evaluate import resume
 
 st.title("Evaluate")
 if notice := state.pop_notice():
     st.info(notice)
-jobs.interrupted_area()
+resume.interrupted_area()
 
 cases = state.get_cases()
 if not cases:
@@ -122,7 +123,7 @@ if going:
     st.caption(f"⏳ Your run “{going[0].name}” is going on (progress at the top): Run is available "
                "again when it ends or is cancelled.")
 
-if (run := state.get_current_run()) is not None:
+if (run := history.get_current_run()) is not None:
     st.divider()
     st.caption(f"Latest run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored"
                + (" · cancelled" if run.cancelled else ""))

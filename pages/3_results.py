@@ -6,9 +6,11 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
-from ui import charts, glossary, history, layout, open_results, results_view, share, state, tables, traces_view
+from ui import charts, history, layout, share, state, tables, vocab
+from ui.results import open_results, results_view, traces_view
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -54,14 +56,23 @@ st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
            + tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)
            + " · hover a metric for what it means (all of them: Glossary)")
 
-cards = st.columns(min(5, max(1, len(metrics))))
 card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
+retrieval, mrr = results_view.retrieval_table(stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
+stats = stats[~stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
+cards = st.columns(min(5, max(1, len(stats))))
 for i, row in stats.iterrows():
     with cards[i % len(cards)]:
         mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
-        st.metric(glossary.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
+        st.metric(vocab.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
         if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
             st.caption(line)
+
+if not retrieval.empty:
+    st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
+                help="\n\n".join(f"**{m}**: {vocab.help_text(m)}" for m in ("hit@K", "precision@K", "recall@K",
+                                                                            "map@K", "ndcg@K", "mrr")))
+    st.dataframe(retrieval, width="stretch")
+    st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
 
 errors = results_view.errors_of(df)
 if len(errors):
@@ -70,7 +81,7 @@ if len(errors):
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")
 
-names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if results_view.has_two_labelings(run) else []),
+names = ["Charts", "Cases", *(["Agreement (trace vs LLM)"] if history.has_two_labelings(run) else []),
          "Download"]
 tabs = dict(zip(names, st.tabs(names, key="results.tab", on_change="rerun")))
 
@@ -90,18 +101,18 @@ with tabs["Charts"]:
         else:
             a, b = st.columns(2)
             a.markdown("**Mean of each metric**", help="\n\n".join(
-                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in plotted["metric"]))
+                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in plotted["metric"]))
             a.plotly_chart(fig("bars", lambda: charts.metric_bars(plotted, card_ci or None)), key="results.bars")
             b.markdown("**The four TRACE metrics at a glance**", help="\n\n".join(
-                f"**{glossary.nice(m)}**: {glossary.short_help(m)}" for m in TRACE_METRICS))
+                f"**{vocab.nice(m)}**: {vocab.short_help(m)}" for m in TRACE_METRICS))
             b.plotly_chart(fig("radar", lambda: charts.radar({picked: results_view.means_of(run, stats)})),
                            key="results.radar")
             a.markdown("**Spread over the cases**", help="Each box: the middle half of the cases; the line "
                        "is the median; dots are outlying cases.")
             a.plotly_chart(fig("box", lambda: charts.distributions(df, list(plotted["metric"]))), key="results.box")
             hist_metric = b.selectbox("Histogram of", list(plotted["metric"]), key="results.hist",
-                                      format_func=glossary.nice,
-                                      help=glossary.help_text(str(st.session_state.get("results.hist")
+                                      format_func=vocab.nice,
+                                      help=vocab.help_text(str(st.session_state.get("results.hist")
                                                                   or plotted["metric"].iloc[0])))
             b.plotly_chart(fig("hist", lambda: charts.histogram(df, hist_metric), hist_metric),
                            key="results.histogram")

@@ -7,7 +7,8 @@ import streamlit as st
 from evaluators.review import next_case
 from evaluators.sentencize import sentences_of
 from evaluators.store import RunSummary
-from ui import history, inspect_runs, inspect_view, layout, results_view, review_view, side_by_side, state, traces_view
+from ui import history, layout, reviews, share, state
+from ui.inspect import inspect_runs, inspect_view, review_view, side_by_side
 
 st.title("Inspect a case")
 if st.query_params.get("vs"):  # Compare's "side by side": the same question under two versions
@@ -27,7 +28,7 @@ rows = df.assign(id=df["id"].astype(str)).set_index("id", drop=False) if not df.
 
 # ---- which case: the review queue's order, a filter, the case picker ---------------------------
 c_case, c_order, c_next = st.columns([5, 3, 2], vertical_alignment="bottom")
-orders = ["run", "uncertainty"] + (["variants"] if results_view.has_two_labelings(run) else [])
+orders = ["run", "uncertainty"] + (["variants"] if history.has_two_labelings(run) else [])
 others = {k: v for k, v in history.choices().items() if getattr(v, "id", None) != run_id}
 how = c_order.selectbox("Order cases by", orders + (["runs"] if others else []), key="inspect.order",
                         format_func=review_view.ORDER_NAMES.get,
@@ -107,9 +108,9 @@ queue_box = st.expander(f"Review queue — {n_done} of {len(queue)} cases review
                         key="inspect.queue_box", on_change="rerun")
 if queue_box.open:
     with queue_box:
-        review_view.queue_table(queue, run_id, lambda c: inspect_view.case_link(c, run_id))
+        review_view.queue_table(queue, run_id, lambda c: share.case_link(c, run_id))
         if run_id:  # the reviews of the run on screen (Compare exports those of every run)
-            review_view.export_button("inspect.export", run_id)
+            reviews.export_button("inspect.export", run_id)
 
 r = history.case(run, cid)
 if r is None:
@@ -117,6 +118,6 @@ if r is None:
     layout.stop()
 sc = sentences_of(r)  # the split the labels refer to (stored with them)
 inspect_view.header(r)
-traces_view.trace_panel(r.case)  # a case from a trace: its trace and spans
+inspect_view.trace_panel(r.case)  # a case from a trace: its trace and spans
 inspect_view.compare_section(r, sc, expanded=st.query_params.get("compare") == "1")
 inspect_view.case_view(run, run_id, r, sc, queue)

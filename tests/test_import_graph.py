@@ -1,7 +1,12 @@
-"""The house flows one way: the import graph of the library (``evaluators/``) and of ``bench/`` has
-no cycle, between modules or between the library's packages; the library never imports the
-dashboard (``ui/``, ``pages/``, ``app.py``) or Streamlit; the types layer imports nothing of the
+"""The house flows one way: the import graph of the library (``evaluators/``), of ``bench/`` and of
+the dashboard (``ui/``) has no cycle, between modules or between packages; the library never imports
+the dashboard (``ui/``, ``pages/``, ``app.py``) or Streamlit; the types layer imports nothing of the
 project; and no module takes another module's private names.
+
+The dashboard's rooms: every package under ``ui/`` is one page's own code, named after its page file
+(``pages/4_inspect.py`` -> ``ui/inspect/``), and every page has one. A page's package and its page
+file import the shared modules at the top of ``ui/`` and that page's package alone, never another
+page's; the shared modules and ``app.py`` import no page's package; nothing imports ``pages/``.
 
 Every import counts, wherever it stands (module top, inside a function, under ``TYPE_CHECKING``):
 a lazy import is still a dependency. The graph is read from the source with ``ast``; nothing is run.
@@ -197,7 +202,7 @@ def _scoped(edges: dict[str, dict[str, int]], prefix: str) -> dict[str, dict[str
             for a, t in edges.items() if a.split(".")[0] == prefix}
 
 
-@pytest.mark.parametrize("prefix", [LIBRARY, "bench"])
+@pytest.mark.parametrize("prefix", [LIBRARY, "bench", "ui"])
 def test_no_module_cycles(graph, prefix):
     _, g = graph
     edges = _scoped(g.edges, prefix)
@@ -212,6 +217,71 @@ def test_no_cycles_between_library_packages(graph):
     edges = collapse(_scoped(g.edges, LIBRARY), LIBRARY)
     found = cycles(edges)
     assert not found, "package cycles:\n" + "\n".join(describe(c, edges) for c in found)
+
+
+def test_no_cycles_between_ui_packages(graph):
+    """A page's package (``ui/inspect/``) and each shared module (``ui/state.py``) is one room of the
+    dashboard: imports between them run one way too."""
+    _, g = graph
+    edges = collapse(_scoped(g.edges, "ui"), "ui")
+    found = cycles(edges)
+    assert not found, "ui package cycles:\n" + "\n".join(describe(c, edges) for c in found)
+
+
+# ---- the dashboard's rooms: one package per page ---------------------------------------------------
+def page_rooms(modules: dict[str, Path]) -> tuple[set[str], set[str]]:
+    """(the pages' names, from ``pages/N_name.py``; the packages directly under ``ui/``)."""
+    pages = {m.split(".", 1)[1].split("_", 1)[1] for m in modules if m.startswith("pages.")}
+    packages = {m.split(".")[1] for m in modules
+                if m.startswith("ui.") and m.count(".") == 1 and modules[m].name == "__init__.py"}
+    return pages, packages
+
+
+def room(mod: str, pages: set[str]) -> str | None:
+    """The page whose room ``mod`` is in: ``ui.inspect.review_view`` and ``pages.4_inspect`` ->
+    ``inspect``; a shared module (``ui.state``), ``app`` or the library -> None."""
+    parts = mod.split(".")
+    if parts[0] == "pages" and len(parts) > 1:
+        return parts[1].split("_", 1)[-1]
+    if parts[0] == "ui" and len(parts) > 1 and parts[1] in pages:
+        return parts[1]
+    return None
+
+
+def room_violations(edges: dict[str, dict[str, int]], pages: set[str]) -> list[str]:
+    """Imports that cross the dashboard's rooms: a page (file or package) importing another page's
+    package, a shared module or ``app`` importing any page's package, anything importing ``pages/``."""
+    bad = []
+    for a, targets in sorted(edges.items()):
+        if a.split(".")[0] not in DASHBOARD:
+            continue
+        mine = room(a, pages)
+        for b, line in sorted(targets.items()):
+            if b.split(".")[0] == "pages":
+                bad.append(f"{a} imports {b} (line {line}): page files are entry points, never imported")
+                continue
+            theirs = room(b, pages) if b.split(".")[0] == "ui" else None
+            if theirs is not None and theirs != mine:
+                who = f"the {mine} page" if mine else "a shared module"
+                bad.append(f"{a} imports {b} (line {line}): {who} reaches into the {theirs} page's package "
+                           "(move what both use to a shared module at the top of ui/)")
+    return bad
+
+
+def test_every_page_has_a_package_and_every_ui_package_is_a_pages(graph):
+    modules, _ = graph
+    pages, packages = page_rooms(modules)
+    assert len(pages) >= 7
+    assert packages - pages == set(), (f"ui/ packages named after no page in pages/: {sorted(packages - pages)} "
+                                       "(a page's own code goes in ui/<page>/, shared code at the top of ui/)")
+    assert pages - packages == set(), f"pages without a package of their own in ui/: {sorted(pages - packages)}"
+
+
+def test_no_page_reaches_into_another_pages_package(graph):
+    modules, g = graph
+    pages, _ = page_rooms(modules)
+    bad = room_violations(g.edges, pages)
+    assert not bad, "imports across the dashboard's rooms:\n" + "\n".join(bad)
 
 
 def test_library_never_imports_the_dashboard(graph):
@@ -233,7 +303,7 @@ def test_the_types_layer_imports_nothing_of_the_project(graph):
 def test_no_module_takes_another_modules_private_names(graph):
     _, g = graph
     bad = [f"{a} line {line}: {name}" for a, line, name in g.private
-           if a.split(".")[0] in (LIBRARY, "bench")]
+           if a.split(".")[0] in (LIBRARY, "bench", "ui", "pages")]
     assert not bad, "private names taken across modules:\n" + "\n".join(sorted(bad))
 
 
@@ -246,3 +316,30 @@ def test_the_checker_sees_a_cycle_and_a_private_name(tmp_path):
     collapsed = collapse({"evaluators.p.x": {"evaluators.q.y": 1}, "evaluators.q.y": {"evaluators.p.z": 2},
                           "evaluators.p.z": {}}, LIBRARY)
     assert cycles(collapsed) == [["evaluators.p", "evaluators.q"]]
+
+
+def test_the_checker_sees_the_dashboards_rooms_crossed():
+    """The room checks can fail: a ui cycle, a page package taking another page's, a shared module
+    taking a page's, and an import of a page file are each found and named; a page's own and shared
+    imports pass."""
+    pages = {"results", "inspect"}
+    edges = {
+        "ui.state": {"ui.history": 4}, "ui.history": {"ui.state": 9},            # a cycle between rooms
+        "ui.results.results_view": {"ui.inspect.inspect_view": 12, "ui.state": 3, "ui.results.exports": 5},
+        "ui.share": {"ui.inspect": 7},                                          # shared -> a page's package
+        "ui.inspect.inspect_view": {"ui.share": 2, "ui.inspect.review_view": 3},
+        "pages.4_inspect": {"ui.inspect.inspect_view": 8, "ui.results.results_view": 9},
+        "ui.jobs": {"pages.2_evaluate": 1},
+    }
+    found = cycles(collapse(edges, "ui"))  # (share <-> inspect closes a second one)
+    assert ["ui.history", "ui.state"] in found and ["ui.inspect", "ui.share"] in found and len(found) == 2
+    assert cycles(_scoped(edges, "ui")) == [["ui.history", "ui.state"]]
+    bad = room_violations(edges, pages)
+    assert len(bad) == 4, bad
+    assert any(b.startswith("ui.results.results_view imports ui.inspect.inspect_view (line 12): the results page")
+               for b in bad)
+    assert any(b.startswith("ui.share imports ui.inspect (line 7): a shared module") for b in bad)
+    assert any(b.startswith("pages.4_inspect imports ui.results.results_view (line 9): the inspect page") for b in bad)
+    assert any(b.startswith("ui.jobs imports pages.2_evaluate") for b in bad)
+    assert room("pages.4_inspect", pages) == "inspect" and room("ui.inspect.review_view", pages) == "inspect"
+    assert room("ui.state", pages) is None and room("app", pages) is None

@@ -38,7 +38,8 @@ def test_the_blocker_blocks(tmp_path):
 @pytest.mark.slow
 def test_cli_builds_measures_and_scores_without_torch(tmp_path):
     """A fresh model cache: the ONNX graphs are built, checked against the committed reference
-    vectors and measured with no torch, then the sample data scores."""
+    vectors and measured with no torch, then the sample data scores; the CLI says on stderr what it
+    is doing while it builds, and says nothing of it once built."""
     env = _env(tmp_path, RAG_EVAL_MODEL_CACHE=str(tmp_path / "models"))
     out = tmp_path / "r.json"
     cmd = [sys.executable, "-m", "evaluators", "evaluate", "data/sample_rag.jsonl", "--method", "trace",
@@ -52,6 +53,15 @@ def test_cli_builds_measures_and_scores_without_torch(tmp_path):
                if c["ground_truth"])
     meta = json.loads(next((tmp_path / "models").glob("*/meta.json")).read_text(encoding="utf-8"))
     assert set(meta["measured"]["backends"]) == {"onnx-int8", "onnx-fp32"}  # torch was not there to measure
+    # a first run says on stderr what it waits for, and how long it may take (stdout: the summary only)
+    assert "note: first use of this install: building the ONNX encoder" in res.stderr and "20-30 s" in res.stderr
+    assert "note: measuring the encoder backends on this CPU" in res.stderr
+    assert "note:" not in res.stdout and "building" not in res.stdout
+    # built once: the next run is silent about it, and a JSON output stays JSON
+    info = subprocess.run([sys.executable, "-m", "evaluators", "encoder", "info"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert info.returncode == 0 and "building" not in info.stderr and "measuring" not in info.stderr, info.stderr
+    assert json.loads(info.stdout)["backend"] == d["encoder"]["backend"]
 
 
 def test_torch_paths_say_how_to_add_the_extra(tmp_path):

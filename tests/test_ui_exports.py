@@ -1,4 +1,4 @@
-"""Downloads of a stored run (``ui/exports.py``) are the CLI's results file: the same top level as
+"""Downloads of a stored run (``ui/results/exports.py``) are the CLI's results file: the same top level as
 the run itself gives, the cases that could not be scored listed with their reasons."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from evaluators.export import to_json_dict
 from evaluators.store import RunStore, view
 from tests import ui_fixtures as fx
-from ui import exports
+from ui.results import exports
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "fake_method")
 

@@ -12,8 +12,9 @@ from evaluators.sentencize import sentencize_case
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS, RunResult
 from tests.ui_fixtures import XSS_DOC, fake_run, sample_cases
-from ui import charts, compare_view, jobs, tables
+from ui import charts, jobs, tables
 from ui import highlight as hl
+from ui.compare import compare_view
 
 pytestmark = pytest.mark.usefixtures("fake_method")
 
@@ -210,7 +211,7 @@ def test_key_resolution_order(monkeypatch):
 
 def test_upload_templates_round_trip_through_the_reader(tmp_path):
     from evaluators.datasets import load_cases
-    from ui import home
+    from ui.start import home
 
     for name, raw in (("t.csv", home.template_csv()), ("t.jsonl", home.template_jsonl())):
         path = tmp_path / name
@@ -226,17 +227,20 @@ def test_upload_templates_round_trip_through_the_reader(tmp_path):
 
 def test_help_texts_come_from_the_metric_declarations():
     from evaluators.families import get_metric
-    from ui import glossary
+    from ui import vocab
 
     for name in ("adherence", "expected_adherence", "overall_supported", "faithfulness", "answer_similarity"):
         m = get_metric(name)
-        h = glossary.help_text(name)
+        h = vocab.help_text(name)
         assert m.formula in h and m.example in h and f"{m.direction} is better" in h
-    assert "0 / 1" in glossary.help_text("overall_supported")
-    assert "0–5" in glossary.help_text("answer_similarity")
-    assert "partly supported" in glossary.help_text("partially_supported_sentences")
-    assert glossary.help_text("question") is None
-    assert glossary.help_text("aspect_critique.coherence") == glossary.help_text("coherence")
+    assert "0 / 1" in vocab.help_text("overall_supported")
+    assert "0–5" in vocab.help_text("answer_similarity")
+    assert "partly supported" in vocab.help_text("partially_supported_sentences")
+    assert vocab.help_text("question") is None
+    assert vocab.help_text("aspect_critique.coherence") == vocab.help_text("coherence")
+    ndcg = vocab.help_text("ndcg@5")  # a retrieval metric reads its kind's declaration, with its K
+    assert get_metric("ndcg@K").formula in ndcg and "Here K = 5." in ndcg and "Here K" not in vocab.help_text("mrr")
+    assert vocab.short_help("recall@10") == vocab.short_help("recall@3") != ""
 
 
 def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
@@ -250,7 +254,7 @@ def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
 
 
 def test_compare_words_and_default_pair():
-    from ui import compare_view as cv
+    from ui.compare import compare_view as cv
 
     assert cv.method_words("hybrid:gpt_labeling") == "hybrid (its gpt_labeling labels)"
     assert cv.method_words("trace") == "trace"
@@ -270,7 +274,7 @@ def test_compare_words_and_default_pair():
 
 def _every_figure() -> dict[str, go.Figure]:
     from evaluators.comparison import compare_runs
-    from ui import compare_charts as cc
+    from ui.compare import compare_charts as cc
 
     run = fake_run()
     df = tables.case_frame(run)
@@ -332,7 +336,7 @@ def test_the_sample_and_its_method_table_are_read_once_per_process_and_again_whe
     import shutil
 
     from ui import data as ud
-    from ui import home
+    from ui.start import home
 
     src = next(p for p in ud.sample_files() if p.name == "sample_rag.jsonl")
     path = tmp_path / "sample_rag.jsonl"

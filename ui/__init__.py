@@ -1,0 +1,30 @@
+"""The dashboard's Streamlit code (``app.py`` and ``pages/`` are its thin entry files).
+
+A page's own code lives in a sub-package of its own, named after the page (``pages/3_results.py``
+-> ``ui/results/``); only what several pages (or ``app.py`` / ``serve.py``) use stays at this
+level. Imports run one way (``tests/test_import_graph.py``): a page file imports its own package
+and the shared modules; a page package imports the shared modules, never another page's package;
+the shared modules import no page package; nothing here imports ``pages/``.
+
+    # pages/4_inspect.py
+    from ui import history, layout, share, state
+    from ui.inspect import inspect_view, review_view
+
+Page packages: ``start``, ``upload``, ``evaluate``, ``results``, ``inspect``, ``compare``,
+``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
+``st.Page`` line in ``app.py``, and ``ui/name/`` for its code.
+
+Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the
+visitor's token, the session's run ids, LLM settings, memo), ``history`` (every read of the
+visitor's runs, the session's runs included), ``resources`` (the process's store, review store and
+job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``layout`` (page flow),
+``cookies``, ``base_url`` (``serve.py``), ``warm`` (the image's build step). Widgets and words:
+``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
+(the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
+``md_escape``), ``vocab`` (metric names and help texts), ``charts``, ``tables``, ``highlight``
+(``record_html``: a JSON record or table drawn as a tree / tables of its keyed facts).
+
+Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
+``layout``, ``resources``, ``charts``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``state`` -> ``data``,
+``history`` -> ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
+"""

@@ -19,6 +19,13 @@ SAMPLE_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
 #: Keep in sync with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
 MAPPING_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+#: What each sample file is (its content is counted from the file itself).
+SAMPLE_FORMATS = {
+    "sample_rag.jsonl": "JSONL, one case per line (RAGBench-style columns)",
+    "sample_rag.csv": "CSV, the same cases (documents as a JSON list)",
+    "sample_ragas_v2.json": "JSON in the ragas v2 layout (user_input, retrieved_contexts, response, reference)",
+    "sample_rag_version2.jsonl": "JSONL: version 2 of the system on the same 16 questions (other answers), to compare",
+}
 
 
 class DataError(Exception):
@@ -26,9 +33,11 @@ class DataError(Exception):
 
 
 def sample_files() -> list[Path]:
+    """The sample test sets of data/ (not its question files, which have no answers to evaluate)."""
     if not DATA_DIR.is_dir():
         return []
-    return sorted(p for p in DATA_DIR.iterdir() if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file())
+    return sorted(p for p in DATA_DIR.iterdir()
+                  if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file() and "questions" not in p.stem)
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -1,4 +1,5 @@
-"""Sentence highlighting as HTML. Pure functions (no Streamlit), unit-tested.
+"""Sentence highlighting as HTML, and sentences not fully supported said in words (:func:`sentence_lines`,
+Inspect's side by side and Compare's regressions). Pure functions (no Streamlit), unit-tested.
 
 Cross-highlighting: a **focus** (a response or document sentence the reader picked) is outlined,
 and the sentences it is linked to by the labels' keys (:func:`related`: the supporting document
@@ -17,6 +18,8 @@ from html import escape
 from typing import Iterable, Literal, Sequence
 
 from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase, split_explanation
+
+from . import record_html
 
 DocRole = Literal["both", "relevant", "utilized", "neither"]
 
@@ -80,14 +83,14 @@ def stylesheet() -> str:
              ".rag-mark[data-m=diff]{background:#ffd6d6}",
              ".rag-details{display:inline;margin-left:6px;color:#666}",
              ".rag-details summary{display:inline;cursor:pointer;color:#1f4fd6;font-size:0.9em}",
-             ".rag-details[open]{display:block;margin:2px 0 0 0}"]
+             ".rag-details[open]{display:block;margin:2px 0 0 0}", record_html.STYLE]
     return "<style>" + "".join(rules) + "</style>"
 
 
-def _span(s: Sentence, tip: str, attrs: str, state: str = "", marks: str = "") -> str:
+def _span(s: Sentence, tip: str, attrs: str, state: str = "", marks: str = "", shown: str | None = None) -> str:
     attrs += f' data-state="{state}"' if state else ""
     return (f'<span class="rag-s" {attrs} title="{e(tip)}"><span class="rag-key">{e(s.key)}</span>'
-            f"{marks}{e(s.text)}</span>")
+            f"{marks}{e(s.text if shown is None else shown)}</span>")
 
 
 def _marks(key: str, changed: Iterable[str], diff: Iterable[str]) -> tuple[str, str]:
@@ -125,16 +128,23 @@ def document_html(doc_index: int, text: str, sentences: Sequence[Sentence],
     util = set(labels.utilized_keys) if labels else set()
     fkey = focus[1] if focus and focus[0] == "document" else None
     lit, changed, diff = set(lit), set(changed), set(diff)
-    spans = []
+    parts: dict[str, tuple[str, str, str, str]] = {}  # key -> (attributes, hover text, state, marks)
     for s in sentences:
         role = doc_role(s.key, rel, util) if labels else "neither"
-        name = DOC_COLORS[role][1]
         attrs, marks = _marks(s.key, changed, diff)
-        spans.append(_span(s, f"{s.key}: {name}", f'data-key="{e(s.key)}" data-role="{role}"{attrs}',
-                           _state(s.key, fkey, lit), marks))
+        parts[s.key] = (f'data-key="{e(s.key)}" data-role="{role}"{attrs}', f"{s.key}: {DOC_COLORS[role][1]}",
+                        _state(s.key, fkey, lit), marks)
+
+    def span(s: Sentence, shown: str | None = None) -> str:
+        attrs, tip, state, marks = parts[s.key]
+        return _span(s, tip, attrs, state, marks, shown)
+
+    # a JSON record or a table reads as a tree / tables of its facts (record_html); prose as written
+    body = record_html.body(text, sentences, span, lambda s: parts[s.key])
+    if body is None:
+        body = _stitch(text, sentences, [span(s) for s in sentences])
     return (f'<div class="rag-doc" data-doc="{doc_index}">'
-            f'<div style="font-weight:600;margin-bottom:4px">Document {doc_index}</div>'
-            f"{_stitch(text, sentences, spans)}</div>")
+            f'<div style="font-weight:600;margin-bottom:4px">Document {doc_index}</div>{body}</div>')
 
 
 def documents_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Focus | None = None,
@@ -230,3 +240,15 @@ def support_rows(sc: SentencizedCase, labels: SentenceLabels | None) -> list[dic
             "details": split_explanation(v.explanation)[1] if v else "",
         })
     return rows
+
+
+def sentence_lines(rows: Sequence[dict], other: str = "the other version") -> list[str]:
+    """Sentences not fully supported (``unsupported_sentences`` rows) in short words."""
+    out = []
+    for x in rows:
+        how = {"none": "not supported at all", "partial": "only partly supported"}.get(x["level"], "not labeled")
+        was = {"supported": f" — {other} had the same sentence fully supported",
+               "not supported": f" — not fully supported in {other} either",
+               "absent": " (a new sentence)"}[x["in_other"]]
+        out.append(f"“{x['sentence']}”: {how}{was}")
+    return out

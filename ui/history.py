@@ -89,10 +89,41 @@ def live_tag(s: RunSummary) -> str:
     return {"running": "⏳ running", "interrupted": "⏸ interrupted"}.get(s.status, "")
 
 
+def _open(label: str, rid: str) -> StoredRun:
+    """The session's run ``label`` (history id ``rid``): read-only by its share token when another
+    visitor shared it with this session, else from this visitor's history (KeyError: deleted)."""
+    shared = state.shared_runs()
+    return load_shared(rid, shared[label]) if label in shared else load(rid)
+
+
+def get_runs() -> dict[str, StoredRun]:
+    """Runs of this session by label (insertion order = age), each read from the store as needed
+    (``evaluators.store.StoredRun``: a summary, and its cases on demand). A run deleted from the
+    history meanwhile is left out."""
+    out = {}
+    for label, rid in state.run_ids().items():
+        try:
+            out[label] = _open(label, rid)
+        except KeyError:
+            continue
+    return out
+
+
+def get_current_run() -> StoredRun | None:
+    """The session's current run (``StoredRun``), or None."""
+    label = state.current_run_label()
+    if not label:
+        return None
+    try:
+        return _open(label, state.run_ids()[label])
+    except KeyError:  # deleted from the history meanwhile
+        return None
+
+
 def choices() -> dict[str, StoredRun | RunSummary]:
     """Display label -> a run of this session, or a history entry not in the session (runs going
     on first, then finished ones, newest first)."""
-    out: dict[str, StoredRun | RunSummary] = dict(state.get_runs())
+    out: dict[str, StoredRun | RunSummary] = dict(get_runs())
     in_session = set(state.saved_ids().values())
     rest = [s for s in summaries() if s.id not in in_session]
     for s in sorted(rest, key=lambda s: not live_tag(s)):
@@ -107,6 +138,16 @@ def store_id(label: str, choice: Any) -> str | None:
     if isinstance(choice, SharedRun):
         return None
     return getattr(choice, "id", None) or state.saved_ids().get(label)
+
+
+def has_two_labelings(run: Any) -> bool:
+    """The run keeps two labelings of its cases (a hybrid run: trace and gpt_labeling)."""
+    if isinstance(run, RunResult):
+        return any("trace" in r.variants and "gpt_labeling" in r.variants for r in run.results)
+    if run.method != "hybrid":  # only hybrid runs keep two labelings
+        return False
+    return state.memo(("two labelings", run.id, len(run)),
+                      lambda: any("v" in aux for _, aux in run.store.aux(run.id, owner=run.owner)))
 
 
 # ---- per-case tables and cases, read as pages need them -------------------------------------------

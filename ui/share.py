@@ -6,7 +6,7 @@ the one run it names. The signature is an HMAC of the run id with the server's s
 (``evaluators.paths.share_key_path``, created on first use, readable by the server only), so a link
 cannot be made for another run, and it stops working when the run is deleted. The run opens in the
 session of whoever follows the link, read-only: it is not added to their history, review mode is
-off, and Inspect links of its cases carry the same signature.
+off, and Inspect links of its cases carry the same signature (:func:`case_link`).
 """
 
 from __future__ import annotations
@@ -142,3 +142,13 @@ def button(run_id: str | None) -> None:
         except Exception:  # noqa: BLE001 - no browser connection
             here = None
         st.code(link(run_id, here), language=None, wrap_lines=True)
+
+
+def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
+    """A relative link to Inspect one case (of the history run ``run_id`` when it has one);
+    ``compare``: open with the labelings of a hybrid run side by side. A run shared with this
+    session is named by its share link instead (the link opens it in the new tab too)."""
+    shared = None if run_id else state.shared_runs().get(state.current_run_label() or "")
+    where = {"run": run_id} if run_id else {PARAM: shared} if shared else {}
+    q = {**where, "case": case_id, **({"compare": "1"} if compare else {})}
+    return "inspect?" + urlencode(q)

@@ -9,7 +9,7 @@ from evaluators.llm.settings import KEY_ENV
 from evaluators.paths import store_is_temporary
 from evaluators.types import RunResult
 
-from . import resources, share, state
+from . import history, resources, share, state
 
 
 def _reset_model() -> None:
@@ -59,7 +59,7 @@ def render() -> None:
 def render_status() -> None:
     """Dataset, current run and runs going on: drawn after the page (inside the sidebar container
     app.py reserved), so an upload or a finished run shows in the same script run."""
-    data, run = state.get_data(), state.get_current_run()
+    data, run = state.get_data(), history.get_current_run()
     st.caption(dataset_text(data, run))
     if run is not None:
         st.caption(f"Current run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored")

@@ -2,10 +2,15 @@
 another page's raw keys.
 
 What lives here (per browser session, never on disk): the visitor's history token (kept by the
-browser in a cookie, never in the address), the loaded dataset and its cases, which background jobs
+browser in a cookie, never in the address), the loaded dataset and its cases, the saved test set
+(``TESTSET_KEY``), which background jobs
 this session follows, which runs of the history this session opened (their ids: a run itself is read
 from the store as pages need it, never held here), the selected case, and the LLM settings
 (including the API key, which is only ever held in memory).
+
+Below ``ui.history``: this module keeps ids and never reads a run, so it never imports the history;
+the history reads the session's runs (``history.get_runs``, ``history.get_current_run``) by the ids
+and the visitor's token kept here.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ _SAVED = "state.saved_ids"
 _SHARED = "state.shared"
 _MEMO = "state.memo"
 _SIDEBAR_KEPT = "state.sidebar_kept"
+#: The test set saved on "Make a test set": ``{"name", "rows", "saved_at"}`` with ``rows`` the question
+#: file's rows (id, question, ground_truth, reference_contexts, reference_context_ids, history,
+#: metadata). The one session key other pages ("Run your app") read it by: :func:`get_testset`.
+TESTSET_KEY = "state.testset"
 
 # Widget keys of the shared sidebar (app.py renders them on every page, so they persist).
 PROVIDER = "sidebar.provider"
@@ -170,24 +179,10 @@ def _ids() -> dict[str, str]:
     return runs
 
 
-def get_runs() -> dict[str, Any]:
-    """Runs of this session by label (insertion order = age), each read from the store as needed
-    (``evaluators.store.StoredRun``: a summary, and its cases on demand). A run deleted from the
-    history meanwhile is left out."""
-    out = {}
-    for label, rid in _ids().items():
-        try:
-            out[label] = _load(label, rid)
-        except KeyError:
-            continue
-    return out
-
-
-def _load(label: str, rid: str) -> Any:
-    from . import history
-
-    shared = shared_runs()
-    return history.load_shared(rid, shared[label]) if label in shared else history.load(rid)
+def run_ids() -> dict[str, str]:
+    """Label -> history id of every run this session opened (insertion order = age), shared runs
+    included; ``ui.history.get_runs`` reads the runs themselves."""
+    return dict(_ids())
 
 
 def _unique(label: str, taken: dict[str, str]) -> str:
@@ -251,17 +246,6 @@ def current_run_label() -> str | None:
 def set_current_run(label: str) -> None:
     if label in _ids():
         _ss()[_CURRENT] = label
-
-
-def get_current_run() -> Any:
-    """The current run (``StoredRun``), or None."""
-    label = current_run_label()
-    if not label:
-        return None
-    try:
-        return _load(label, _ids()[label])
-    except KeyError:  # deleted from the history meanwhile
-        return None
 
 
 # ---- selected case ----------------------------------------------------------------------------
@@ -333,6 +317,19 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
     settings = LLMSettings(provider=choice["provider"], model=choice["model"], base_url=creds.base_url,
                            api_key=SecretStr(creds.key) if creds.key else None)
     return settings, f"{choice['provider']} · {choice['model']} · {creds.describe()}"
+
+
+# ---- the saved test set -----------------------------------------------------------------------------
+def get_testset() -> dict[str, Any] | None:
+    """The test set this session saved (``TESTSET_KEY``), or None."""
+    return _ss().get(TESTSET_KEY)
+
+
+def set_testset(name: str, rows: list[dict[str, Any]]) -> None:
+    from datetime import datetime, timezone
+
+    _ss()[TESTSET_KEY] = {"name": name, "rows": [dict(r) for r in rows],
+                          "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 # ---- per-session memo for derived views (tables, intervals) of immutable runs --------------------

@@ -1,5 +1,6 @@
 """What every command shares: exit codes, the usage error, the LLM flags and how they become
-``EvalOptions``, metric parameters, the input file and the progress bar.
+``EvalOptions``, metric parameters, the input file, the progress bar, and the notes on stderr of the
+encoder's one-off work on first use (:func:`first_use_notes`).
 
 API keys come only from the environment (the names in ``evaluators.llm.settings.KEY_ENV``) and go
 only where ``evaluators.llm.settings`` allows (the official endpoint, or RAG_EVAL_BASE_URL); they
@@ -9,11 +10,13 @@ are never flags and never printed or written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from ..datasets import LoadResult
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
+#: An unexpected failure (a bug; the traceback is printed): never 1, which a CI gate reads as "failed".
+EXIT_INTERNAL = 3
 
 #: Columns ``--map FIELD=COLUMN`` may name.
 MAP_FIELDS = ("question", "response", "documents", "ground_truth", "id")
@@ -35,6 +40,42 @@ class UsageError(Exception):
 
 def eprint(*a: Any) -> None:
     print(*a, file=sys.stderr)
+
+
+#: The library logger whose INFO lines the CLI says on stderr: the encoder's one-off work on first use
+#: (building the ONNX graphs, measuring the backends), so a first run says what it is waiting for.
+NOTED_LOGGERS = ("evaluators.encoder.backends",)
+
+
+@contextlib.contextmanager
+def first_use_notes() -> Iterator[None]:
+    """While a command runs, say the encoder's first-use work on stderr as ``note: …`` lines (through
+    tqdm, so a progress bar is redrawn below them). stdout — summaries, JSON — is never touched."""
+
+    class ToStderr(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                from tqdm import tqdm
+
+                tqdm.write(f"note: {record.getMessage()}", file=sys.stderr)
+            except Exception:  # noqa: BLE001 - a note is never worth a failed run
+                self.handleError(record)
+
+    handler = ToStderr(logging.INFO)
+    saved = []
+    for name in NOTED_LOGGERS:
+        lg = logging.getLogger(name)
+        saved.append((lg, lg.level, lg.propagate))
+        lg.addHandler(handler)
+        lg.setLevel(logging.INFO)
+        lg.propagate = False  # said once, here (not again by a root handler someone configured)
+    try:
+        yield
+    finally:
+        for lg, level, propagate in saved:
+            lg.removeHandler(handler)
+            lg.setLevel(level)
+            lg.propagate = propagate
 
 
 def split_names(s: str | None) -> list[str]:
@@ -74,10 +115,12 @@ def write_json(path: str, data: Any) -> None:
 # ------------------------------------------------------------------------------------- LLM flags
 
 
-def add_llm_options(p: argparse.ArgumentParser) -> None:
+def add_llm_options(p: argparse.ArgumentParser, title: str = "for gpt_labeling / hybrid / jury and LLM metrics",
+                    method_flags: bool = True) -> None:
+    """The LLM flags; ``method_flags=False`` leaves out the evaluation methods' own (selective, jury)."""
     from ..llm.settings import KEY_ENV, OWNER_BASE_URL_ENV, PROVIDERS
 
-    g = p.add_argument_group("LLM (for gpt_labeling / hybrid / jury and LLM metrics; key from env)")
+    g = p.add_argument_group(f"LLM ({title}; key from env)")
     g.add_argument("--provider", choices=PROVIDERS, default=None,
                    help="LLM provider (default groq); key from " + " / ".join(KEY_ENV.values()))
     g.add_argument("--base-url", default=None,
@@ -93,6 +136,9 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds per LLM call")
     g.add_argument("--dry-run", action="store_true",
                    help="only estimate LLM calls / tokens / cost; evaluate nothing")
+    if not method_flags:
+        p.set_defaults(selective_budget=None, selective_share=None, jury_models=None)
+        return
     g.add_argument("--selective-budget", type=int, default=None, metavar="N",
                    help="hybrid: at most N LLM-labeled cases (the least certain first)")
     g.add_argument("--selective-share", type=float, default=None, metavar="F",
@@ -136,7 +182,8 @@ def build_llm_settings(args: argparse.Namespace, needs_llm: bool) -> LLMSettings
         raise UsageError("--timeout must be positive")
     settings = LLMSettings(**given)
     if needs_llm or "provider" in given:
-        _check_credentials(settings.provider, settings.base_url, f"method {args.method!r}", args.dry_run)
+        what = getattr(args, "llm_purpose", None) or f"method {args.method!r}"
+        _check_credentials(settings.provider, settings.base_url, what, args.dry_run)
     return settings
 
 
@@ -167,11 +214,16 @@ def validate_metric_names(names: list[str]) -> None:
     if not names:
         return
     from ..families import family_metric_names
+    from ..retrieval import is_retrieval_metric
 
     known = family_metric_names()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}")
+        retrieval = [n for n in unknown if is_retrieval_metric(n)]
+        hint = (f" ({', '.join(retrieval)}: retrieval metrics are computed for every case with reference passages "
+                "without being asked for; choose their cutoffs with --k)") if retrieval else ""
+        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(sorted(known)) or '(none)'}"
+                         + hint)
 
 
 def parse_metric_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
@@ -228,10 +280,10 @@ def load_input(path: str, overrides: Sequence[str], trace: TraceOptions | None =
     """LoadResult of the input file, rows or traces, read whole (DatasetError for file/column problems)."""
     from ..datasets import load_input as load
 
-    return load(path, overrides=_map_overrides(overrides), trace=trace)
+    return load(path, overrides=map_overrides(overrides), trace=trace)
 
 
-def _map_overrides(overrides: Sequence[str]) -> dict[str, str]:
+def map_overrides(overrides: Sequence[str]) -> dict[str, str]:
     mapped: dict[str, str] = {}
     for item in overrides:
         fld, sep, col = item.partition("=")
@@ -250,7 +302,7 @@ def open_input(path: str, overrides: Sequence[str], chunk_rows: int | None = Non
 
     if chunk_rows is not None and chunk_rows < 1:
         raise UsageError("--chunk-rows must be at least 1")
-    return open_any(path, overrides=_map_overrides(overrides), trace=trace, chunk_rows=chunk_rows or CHUNK_ROWS)
+    return open_any(path, overrides=map_overrides(overrides), trace=trace, chunk_rows=chunk_rows or CHUNK_ROWS)
 
 
 def progress_bar(total_hint: int | None, enabled: bool) -> tuple[Callable[[int, int | None], None] | None, Any]:

@@ -3,10 +3,15 @@
     python -m evaluators compare main.json branch.json [MORE.json ...] [--metric NAME ...]
         [--json OUT] [--fail-on-regression METRIC=DELTA ...]
 
-Runs are results files written by ``evaluate --out``, named by their file's stem (the first is the
-baseline). Exit codes: 0 ok (an identical rerun is never a regression), 1 ``--fail-on-regression``:
-the last run is worse than the first by more than DELTA with 95 % confidence, 2 bad input (a file
-that cannot be read, files that share no case, a metric no run has, one file only).
+Runs are results files written by ``evaluate --out`` (JSON, JSON Lines, either gzip-compressed),
+named by their file's stem (the first is the baseline). Exit codes: 0 ok (an identical rerun is never
+a regression), 1 ``--fail-on-regression``: the last run is worse than the first by more than DELTA
+with 95 % confidence, 2 bad input: a file that is not a readable results file (missing, empty,
+binary, cut short, nested 5,000 deep, another tool's file — whatever the bytes, never a traceback
+and never exit 1, which a CI gate reads as a regression), the file of a run that did not finish
+(unless ``--allow-unfinished``), files that share no case, a metric no run has, one file only.
+Values that are not numbers (NaN, a text) are left out of the figures and counted in the words and
+the JSON (``left_out``).
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N", help="regressions / improvements listed per pair")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--allow-unfinished", action="store_true",
+                   help="compare the cases a results file of an interrupted run holds (default: exit 2; "
+                        "finish it with `evaluate ... --resume`)")
     p.set_defaults(func=cmd_compare)
 
 
@@ -59,6 +67,33 @@ def parse_gates(items: list[str] | None) -> dict[str, float]:
     return gates
 
 
+def read_tables(files: list[str], allow_unfinished: bool = False) -> list[Any]:
+    """The comparison table of each results file, read one case at a time; UsageError naming the
+    file for anything that makes it unreadable (whatever the bytes: never a traceback)."""
+    from ..comparison import table_from_file
+    from ..export import ResultsFileError
+
+    tables = []
+    for f in files:
+        try:
+            t = table_from_file(Path(f))
+        except ResultsFileError as exc:
+            msg = str(exc)
+            hint = "" if "cannot read" in msg or "evaluate" in msg else \
+                " (compare reads the results files `evaluate --out` writes)"
+            raise UsageError(f"{msg}{hint}") from None
+        except Exception as exc:  # noqa: BLE001 - any other failure on a file is still that file's: exit 2
+            raise UsageError(f"{f}: cannot be read as a results file ({type(exc).__name__}: {exc})") from None
+        if t.unfinished and not allow_unfinished:
+            raise UsageError(f"{f}: the run did not finish (the file holds {len(t)} case(s) and no summary): "
+                             "finish it with the same `evaluate ... --out` command and --resume, or pass "
+                             "--allow-unfinished to compare the cases it holds")
+        if t.unfinished:
+            eprint(f"note: {f} is of a run that did not finish: its {len(t)} case(s) are compared")
+        tables.append(t)
+    return tables
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..comparison import ComparisonError, compare_runs, comparison_text
     from ..export import ResultsFileError
@@ -71,18 +106,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     gates = parse_gates(args.fail_on_regression)
     metrics = [m for item in (args.metric or []) for m in split_names(item)]
     metrics += [m for m in gates if m not in metrics] if metrics else []
+    tables = read_tables(args.files, args.allow_unfinished)
     try:
-        result = compare_runs([Path(f) for f in args.files], metrics or None, top=args.top, n_boot=args.n_boot,
-                              seed=args.seed)
+        result = compare_runs(tables, metrics or None, top=args.top, n_boot=args.n_boot, seed=args.seed)
         missing = [m for m in gates if m not in result.metrics]
         if missing:  # a gate on a metric outside the default list: compare it too
             result = compare_runs(result.tables, [*result.metrics, *missing], top=args.top,
                                   n_boot=args.n_boot, seed=args.seed)
-    except ComparisonError as exc:
+    except (ComparisonError, ResultsFileError) as exc:  # ResultsFileError: a case's sentences, read when listed
         raise UsageError(str(exc)) from None
-    except ResultsFileError as exc:
-        hint = "" if "cannot read" in str(exc) else " (compare reads the results files `evaluate --out` writes)"
-        raise UsageError(f"{exc}{hint}") from None
     print(comparison_text(result))
     if args.json:
         write_json(args.json, {**result.to_dict(), "files": [str(f) for f in args.files]})

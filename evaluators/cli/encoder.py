@@ -9,6 +9,8 @@ import json
 import time
 from typing import Any
 
+from .common import UsageError
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("encoder", help="the embedded encoder: build / info / reference",
@@ -26,9 +28,13 @@ def cmd_encoder(args: argparse.Namespace) -> int:
         print(f"wrote {backends.write_reference()}")
         return 0
     t = time.perf_counter()
-    choice = embeddings.choose()
+    try:
+        choice = embeddings.choose()
+        if args.action == "build":
+            embeddings.load()  # the chosen model loads and passes its check here, not at the first visit
+    except (RuntimeError, ImportError) as exc:  # no backend this install can run, or none passed its check
+        raise UsageError(f"the encoder cannot run on this install: {exc}") from None
     if args.action == "build":
-        embeddings.load()  # the chosen model loads and passes its check here, not at the first visit
         print(f"encoder ready in {time.perf_counter() - t:.1f} s: {choice['backend']} ({choice['reason']})")
         print(f"graphs and measurement: {choice.get('folder', '-')}")
         return 0

@@ -5,6 +5,12 @@ Exit codes: 0 success; 1 a ``--fail-under`` threshold failed (each failed metric
 also when some rows of the input were invalid: the valid rows are still evaluated and written,
 with the invalid ones listed under ``input_errors``. Thresholds are checked by
 ``evaluators.gate`` (the library's one threshold implementation).
+
+``--target TARGET.yaml``: INPUT is a question file; the app is called first (``cli.run.run_step``:
+the cases file is written beside ``--out`` as ``NAME.cases.jsonl``, or at ``--cases``, and named in
+the results under ``target``), then its answers are evaluated. A run that cannot call the app (or
+a bad target / question file) exits 2 before evaluating; questions the app did not answer are
+evaluated as cases flagged with its error, and the exit code is then at least 1.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..types import SUMMARY_METRICS, CaseResult, RunResult
@@ -29,7 +36,15 @@ from .common import (
     open_input,
     progress_bar,
 )
-from .traces import add_trace_arguments, check_send_flags, report_input, send_back, trace_options
+from .run import add_run_arguments, run_step
+from .traces import (
+    add_trace_arguments,
+    check_send_flags,
+    nothing_readable,
+    report_input,
+    send_back,
+    trace_options,
+)
 
 if TYPE_CHECKING:
     from ..options import EvalOptions
@@ -68,6 +83,7 @@ def add_parser(sub: Any) -> None:
                     help='metric parameters as a JSON object {"metric": {"key": value}}')
     add_map_option(ev, "map a column explicitly (fields: question, response, documents, "
                        "ground_truth, id); repeatable")
+    add_retrieval_arguments(ev)
     ev.add_argument("--max-errors-shown", type=int, default=20, metavar="N",
                     help="print at most N input errors (all are written to --out)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -77,7 +93,31 @@ def add_parser(sub: Any) -> None:
     add_llm_options(ev)
     add_gate_arguments(ev)
     add_trace_arguments(ev)
+    add_run_arguments(ev, out_required=False)
     ev.set_defaults(func=cmd_evaluate)
+
+
+def add_retrieval_arguments(parser: Any) -> None:
+    """The retrieval metrics' flags (cases with reference passages get hit@K, precision@K, ...)."""
+    g = parser.add_argument_group("retrieval metrics (cases with reference_context_ids / reference_contexts)")
+    g.add_argument("--k", default=None, metavar="K,K",
+                   help="cutoffs of hit@K, precision@K, recall@K, map@K, ndcg@K (default 1,3,5,10)")
+    g.add_argument("--match", choices=("auto", "id", "text"), default="auto",
+                   help="match retrieved passages to the references by id, by text, or auto (default: ids when "
+                        "any retrieved id of the run is a reference id, else text)")
+
+
+def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOptions:
+    """``options`` with ``--k`` / ``--match`` (a usage error names a bad cutoff)."""
+    from ..retrieval import parse_k
+
+    update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto"}
+    if getattr(args, "k", None):
+        try:
+            update["retrieval_k"] = parse_k(args.k)
+        except ValueError as exc:
+            raise UsageError(f"--k {args.k!r}: {exc}") from None
+    return options.model_copy(update=update)
 
 
 def add_gate_arguments(parser: Any) -> None:
@@ -107,11 +147,19 @@ def parse_fail_under(items: list[str]) -> dict[str, float]:
 
 
 def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions) -> None:
-    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics)
+    from ..retrieval import is_retrieval_metric, metric_names
+
+    retrieval = metric_names(options.retrieval_k)
+    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval)
     bad = [n for n in thresholds if n not in allowed]
     if bad:
+        other_k = [n for n in bad if is_retrieval_metric(n)]
+        hint = (f"; {', '.join(other_k)}: a cutoff not in --k {','.join(map(str, options.retrieval_k))} (add it)"
+                if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
-                         f"{', '.join(sorted(allowed))} (family metrics must also be in --metrics)")
+                         f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics)))}, the retrieval "
+                         f"metrics {retrieval[0]} … {retrieval[-1]} (family metrics must also be in --metrics)"
+                         + hint)
 
 
 def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mapping[str, float]) -> list[str]:
@@ -134,9 +182,13 @@ def apply_gate(args: argparse.Namespace, out: dict[str, Any], thresholds: Mappin
 def print_summary(d: dict[str, Any]) -> None:
     print(f"method: {d.get('method')}  cases: {d.get('num_samples')}  scored: {d.get('num_scored')}  "
           f"errors: {d.get('num_errors')}")
+    from ..retrieval import is_retrieval_metric
+
     skip = {"num_samples", "num_scored", "num_errors", "schema_version"}
     intervals = d.get("intervals") or {}
     for k, v in d.items():
+        if is_retrieval_metric(k):
+            continue  # one table below
         if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool):
             iv = intervals.get(k) or {}  # 95% interval
             ci = (f"  [{iv['low']:.4f}, {iv['high']:.4f}]"
@@ -144,6 +196,42 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} {v:.4f}{ci}")
         elif v is None and k in CORE_THRESHOLD_METRICS:
             print(f"  {k:<28} n/a")
+    rr = (d.get("settings") or {}).get("retrieval_run") or {}
+    if rr.get("match") in ("id", "text"):
+        print(f"retrieval: matched by {rr['match']} ({rr.get('reason')}); means (their 95 % intervals: the "
+              "results file's intervals)")
+        for line in retrieval_lines(d):
+            print(line)
+    if d.get("app"):
+        from ..appcost import words
+
+        print(f"app: {words(d['app'])}")
+
+
+def retrieval_lines(d: dict[str, Any]) -> list[str]:
+    """The run's retrieval means as a small table: a row per kind, a column per cutoff (mrr apart)."""
+    from ..retrieval import split
+
+    rows: dict[str, dict[int, float | None]] = {}
+    mrr = None
+    for k, v in d.items():
+        got = split(k)
+        if got is None:
+            continue
+        if got[1] is None:
+            mrr = v
+        else:
+            rows.setdefault(got[0], {})[got[1]] = v
+    if not rows:
+        return []
+    ks = sorted({k for r in rows.values() for k in r})
+    out = ["  " + f"{'':<12}" + "".join(f"{'@' + str(k):>9}" for k in ks)]
+    for kind, vals in rows.items():
+        out.append(f"  {kind:<12}" + "".join(f"{'n/a' if vals.get(k) is None else format(vals[k], '.4f'):>9}"
+                                             for k in ks))
+    if mrr is not None:
+        out.append(f"  {'mrr':<12}{mrr:>9.4f}")
+    return out
 
 
 def _dry_run(cases: list[TestCase], method: str, options: EvalOptions) -> int:
@@ -175,7 +263,36 @@ def _input_problems(args: argparse.Namespace, errors: list[Any], warnings: list[
         eprint(f"input warning: {w}")
 
 
+def cases_path(args: argparse.Namespace) -> str:
+    """Where ``evaluate --target`` writes the app's answers: ``--cases``, else beside ``--out``."""
+    if args.cases:
+        return str(args.cases)
+    if not args.out:
+        raise UsageError("--target writes the app's answers beside --out: give --out (or --cases)")
+    out = Path(args.out)
+    return str(out.with_name(f"{out.stem}.cases.jsonl"))
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    """With ``--target``: call the app first (``run_step``); then evaluate."""
+    if not args.target:
+        return evaluate_input(args)
+    cases = cases_path(args)
+    if not cases.lower().endswith((".jsonl", ".ndjson")):
+        raise UsageError(f"--cases {cases}: the cases file is JSON Lines: give a .jsonl name")
+    if args.out and Path(cases).resolve() == Path(args.out).resolve():
+        raise UsageError("--cases and --out name the same file")
+    code, report = run_step(args, args.input, cases, None, args.max_errors_shown)
+    if report is None or report.fatal or code == EXIT_BAD_INPUT:
+        return EXIT_BAD_INPUT
+    eprint(f"evaluating the app's answers: {cases}")
+    target_info = {"name": report.target, "questions": str(args.input), "cases": cases,
+                   "answered": report.answered, "failed": len(report.failed), **report.latency_summary()}
+    args.input, args.map, args.target_info = cases, [], target_info
+    return max(evaluate_input(args), code)
+
+
+def evaluate_input(args: argparse.Namespace) -> int:
     """Read the input in chunks, write each finished case as it goes (``resultfiles.evaluate_file``),
     gate on the summary of the per-case values."""
     from ..datasets import DatasetError
@@ -184,7 +301,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     spec = get_method_or_usage_error(args.method)
     thresholds = parse_fail_under(args.fail_under)
-    options = build_options(args, spec.needs_llm)
+    options = retrieval_options(args, build_options(args, spec.needs_llm))
     check_threshold_names(thresholds, options)
     check_send_flags(args)
     topts = trace_options(args)
@@ -196,6 +313,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         report_input(loaded)
         _input_problems(args, loaded.errors, loaded.warnings)
+        empty = nothing_readable(loaded)
+        if empty:
+            eprint(f"error: {empty}")
+            return EXIT_BAD_INPUT
         code = _dry_run(loaded.cases, args.method, options)
         return EXIT_BAD_INPUT if loaded.errors else code
     if args.resume and not args.out:
@@ -217,6 +338,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     def decorate(top: dict[str, Any], _tally: Any) -> None:
         _encoder_note(top)
+        if getattr(args, "target_info", None):
+            top["target"] = args.target_info
         if traced is not None and traced.traces is not None:
             top["traces"] = traced.traces.summary()
         failures.extend(apply_gate(args, top, thresholds))  # reports
@@ -254,9 +377,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"FAILED {f}")
     for problem in sent:
         eprint(f"error: {problem}")
+    empty = nothing_readable(traced) if traced is not None else None
+    if empty:  # the results file is written (its 'traces' lists every skipped trace), but nothing passed
+        eprint(f"error: {empty}")
+        return EXIT_BAD_INPUT
     if stream.errors:
-        eprint(f"error: {len(stream.errors)} invalid input row(s); the other "
-               f"{fr.tally.num_cases} were evaluated")
+        eprint(f"error: {len(stream.errors)} invalid input row(s); the other {fr.tally.num_cases} were evaluated"
+               if fr.tally.num_cases else
+               f"error: every input row is invalid ({len(stream.errors)}, listed above); nothing was evaluated")
         return EXIT_BAD_INPUT
     if sent:
         return EXIT_BAD_INPUT

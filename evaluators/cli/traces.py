@@ -103,6 +103,22 @@ def report_input(loaded: LoadResult) -> None:
         eprint(f"... and {len(tr.skipped) - _SHOWN} more skipped trace(s) (all are in --out under 'traces')")
 
 
+def nothing_readable(loaded: LoadResult) -> str | None:
+    """Why a trace export gave no case at all (None when it gave some, or is not a trace export):
+    ``evaluate`` then exits 2 — a CI job must not pass on a broken export."""
+    tr = loaded.traces
+    if tr is None or tr.cases:
+        return None
+    if not tr.traces:
+        what = "holds no trace"
+    elif tr.skipped:
+        what = (f"no trace gave a case: {len(tr.skipped)} of {len(tr.traces)} skipped (the reasons are above"
+                + (f"; {tr.filtered_out} more left out by the filter" if tr.filtered_out else "") + ")")
+    else:
+        what = f"the filter ({tr.options.filter.describe()}) left out every one of its {len(tr.traces)} traces"
+    return f"{tr.name}: {what}; nothing was evaluated"
+
+
 def _phoenix_target(value: str) -> tuple[str, str | None]:
     """(address, key) for ``--to-phoenix``: a typed address gets no key from the environment."""
     if value != FROM_ENV:

@@ -9,11 +9,14 @@ Modules (private; this package's surface is below): ``table`` (the compact per-r
 builders), ``matching`` (which cases are the same question), ``paired`` (paired bootstrap, t-test,
 Holm, joint ranks), ``verdict`` (verdicts and their sentences), ``changes`` (regressions and
 improvements with the sentences behind them), ``compare`` (the engine and its result types),
-``report`` (the comparison in words), ``trend`` (a metric over a series of runs).
+``report`` (the comparison in words), ``trend`` (a metric over a series of runs), ``left_out``
+(values that are not numbers — NaN, a text — counted per run and metric, and said), ``app`` (the
+app's own latency, tokens and errors, B against A, paired by question: ``Comparison.app_between``).
 """
 
 from __future__ import annotations
 
+from .app import AppDiff, compare_app
 from .changes import unsupported as unsupported_sentences
 from .compare import Comparison, PairResult, Standing, compare_runs, compare_tables, headline_metric
 from .matching import ComparisonError, Matching, Paired, match
@@ -35,9 +38,9 @@ from .verdict import regression_words
 from .verdict import sentence as verdict_sentence
 
 __all__ = [
-    "Comparison", "ComparisonError", "Matching", "PairResult", "PairStats", "Paired", "RunTable", "SentenceDetail",
-    "Standing", "TableBuilder", "compare_runs", "compare_tables", "comparison_text", "headline_metric", "holm",
-    "match", "paired_rows", "paired_stats", "regression_words", "same_test_set", "sentence_details",
-    "short_number", "table_from_file", "table_from_records", "table_from_run", "trend", "unsupported_sentences",
-    "verdict_sentence",
+    "AppDiff", "Comparison", "ComparisonError", "Matching", "PairResult", "PairStats", "Paired", "RunTable",
+    "SentenceDetail", "Standing", "TableBuilder", "compare_app", "compare_runs", "compare_tables", "comparison_text",
+    "headline_metric", "holm", "match", "paired_rows", "paired_stats", "regression_words", "same_test_set",
+    "sentence_details", "short_number", "table_from_file", "table_from_records", "table_from_run", "trend",
+    "unsupported_sentences", "verdict_sentence",
 ]

@@ -5,7 +5,8 @@ paired by one rule for all runs (:mod:`.matching`); for every metric compared, e
 gets the paired statistics of :mod:`.paired` and a verdict in words (:mod:`.verdict`); with three
 or more runs the p-values of a metric are corrected for the number of pairs (Holm) and said so;
 the runs are ranked on the cases they all share (:func:`.paired.standings`); for the headline
-metric each pair lists its regressions and improvements (:mod:`.changes`).
+metric each pair lists its regressions and improvements (:mod:`.changes`); where the runs record
+their app calls, every pair also gets the app's own latency, tokens and errors compared (:mod:`.app`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import numpy as np
 
 from ..stats import LEVEL, N_BOOT
 from ..types import EXPECTED_ADHERENCE, RunResult
+from . import left_out
+from .app import AppDiff, compare_app
 from .changes import Change, pick, with_sentences
 from .matching import ComparisonError, Matching, common_rows, match, pair
 from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
@@ -96,6 +99,8 @@ class Comparison:
     n_boot: int = N_BOOT
     seed: int = 0
     tables: list[RunTable] = field(default_factory=list, repr=False)
+    #: The app's own latency, tokens and errors, every pair whose runs record app calls (:mod:`.app`).
+    app: list[AppDiff] = field(default_factory=list)
 
     @property
     def matched_on(self) -> str:
@@ -118,6 +123,10 @@ class Comparison:
             if (p.a, p.b) == (a, b):
                 return p
         raise KeyError(f"no pair {a!r} vs {b!r} for {m!r}")
+
+    def app_between(self, a: str, b: str) -> AppDiff | None:
+        """B against A on the app's own latency, tokens and errors (None: neither records calls)."""
+        return next((d for d in self.app if (d.a, d.b) == (a, b)), None)
 
     def matching_words(self) -> str:
         n = len(self.names)
@@ -154,6 +163,8 @@ class Comparison:
             "seed": self.seed, "correction": "holm" if self.corrected else None,
             "correction_text": self.correction_words() or None,
             "other_metrics": {m: block(m, False) for m in self.metrics if m != self.metric},
+            "left_out": left_out.as_dict(self.tables, self.metrics),
+            **({"app": [d.as_dict() for d in self.app]} if self.app else {}),
         }
 
 
@@ -265,8 +276,11 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
     in_common = [set(rows.tolist()) for rows in common]
     for t, keep in zip(tables, in_common):
         lone[t.name] = [t.ids[r] for r in range(len(t)) if r not in keep]
+    app = [d for i, j in index_pairs if (d := compare_app(
+        tables[i].name, tables[j].name, {k: v[paired[i, j].rows_a] for k, v in tables[i].app.items()},
+        {k: v[paired[i, j].rows_b] for k, v in tables[j].app.items()}, n_boot=n_boot, seed=seed, level=level))]
     return Comparison(headline, wanted, [t.name for t in tables], matching, len(common[0]), lone, result_standings,
-                      result_pairs, direction, level, n_boot, seed, tables)
+                      result_pairs, direction, level, n_boot, seed, tables, app)
 
 
 def _standings(tables: list[RunTable], common: list[np.ndarray], metrics: list[str], direction: dict[str, bool],

@@ -1,10 +1,13 @@
 """A comparison in words, as the ``compare`` command prints it: how the cases were paired, the
-leaderboard (three or more runs), every pair's verdict on the headline metric, the other metrics
-of the baseline against the last run, its regressions with the sentences that lost their support,
-and the cases without a partner."""
+leaderboard (three or more runs), every pair's verdict on the headline metric, the app's own
+latency, tokens and errors of the last run against the first (when the runs record them), the
+other metrics of the baseline against the last run (the retrieval metrics as one table), its
+regressions with the sentences that lost their support, and the cases without a partner."""
 
 from __future__ import annotations
 
+from ..retrieval import is_retrieval_metric
+from . import left_out
 from .compare import Comparison
 from .verdict import num
 
@@ -30,7 +33,8 @@ def leaderboard_lines(c: Comparison, metric: str | None = None) -> list[str]:
 def text(c: Comparison, top: int = 5) -> str:
     first, last = c.names[0], c.names[-1]
     better = "higher" if c.higher_better[c.metric] else "lower"
-    lines = [c.matching_words(), f"Headline metric: {c.metric} ({better} is better)."]
+    lines = [c.matching_words(), *left_out.lines(c.tables, c.metrics),
+             f"Headline metric: {c.metric} ({better} is better)."]
     if c.corrected:
         lines.append(c.correction_words())
     if len(c.names) >= 3:
@@ -38,10 +42,17 @@ def text(c: Comparison, top: int = 5) -> str:
                       "range is where the rank falls in 95 % of resamples):", *leaderboard_lines(c)]
     lines += ["", f"Verdicts on {c.metric}:"]
     lines += [f"  {p.text}" for p in c.pairs[c.metric]]
-    others = [m for m in c.metrics if m != c.metric]
+    app = c.app_between(first, last)
+    if app is not None and app.lines:
+        lines += ["", f"The app itself, {last} against {first} (paired by question):"]
+        lines += [f"  {x}" for x in app.lines]
+    others = [m for m in c.metrics if m != c.metric and not is_retrieval_metric(m)]
     if others:
         lines += ["", f"Other metrics, {last} against {first}:"]
         lines += [f"  {c.pair(first, last, m).text}" for m in others]
+    retrieval = [m for m in c.metrics if m != c.metric and is_retrieval_metric(m)]
+    if retrieval:
+        lines += ["", *retrieval_table(c, first, last, retrieval)]
     head = c.pair(first, last)
     if head.regressions:
         lines += ["", f"Regressions of {last} against {first} on {c.metric}, worst first "
@@ -59,6 +70,29 @@ def text(c: Comparison, top: int = 5) -> str:
         lines += ["", "Cases without a partner (left out of every figure above):"]
         lines += [f"  {name}: {len(ids)} — {_ids(ids)}" for name, ids in lone.items()]
     return "\n".join(lines)
+
+
+def retrieval_table(c: Comparison, a: str, b: str, metrics: list[str]) -> list[str]:
+    """The retrieval metrics of ``b`` against ``a`` as one compact table (a line per metric: the two
+    means, B − A with its interval, the verdict in a word)."""
+    pct = f"{c.level:.0%}".replace("%", " %")
+    rows = [c.pair(a, b, m) for m in metrics]
+    n = sorted({p.stats.n for p in rows})
+    on = f"{n[0]} paired questions" if len(n) == 1 else f"{n[0]}–{n[-1]} paired questions"
+    width = max(6, *(len(m) for m in metrics))
+    out = [f"Retrieval metrics, {b} against {a} ({on}; better / worse only where the {pct} interval of B − A "
+           "excludes 0):", f"  {'metric':<{width}}  {a[:8]:>8}  {b[:8]:>8}  {'B − A':>7}  {pct + ' CI':<17}  verdict"]
+    for p in rows:
+        s = p.stats
+        if s.diff is None:
+            out.append(f"  {p.metric:<{width}}  {'n/a':>8}  {'n/a':>8}  {'':>7}  {'':<17}  {s.note}")
+            continue
+        ci = f"{num(s.ci_low, True)} to {num(s.ci_high, True)}" if s.ci_low is not None and s.ci_high is not None \
+            else "n/a"
+        word = {"b_better": "better", "a_better": "worse"}.get(p.verdict, "no difference")
+        out.append(f"  {p.metric:<{width}}  {num(s.mean_a or 0.0):>8}  {num(s.mean_b or 0.0):>8}  "
+                   f"{num(s.diff, True):>7}  {ci:<17}  {word}")
+    return out
 
 
 def _sentence_line(b: str, x: dict) -> str:

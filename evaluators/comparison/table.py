@@ -1,5 +1,6 @@
 """The compact per-run table a comparison works on: one row per case with its id, question, a hash
-of its documents and the value of every comparable metric (NaN where a case has none). Nothing
+of its documents and the value of every comparable metric (NaN where a case has none), and the
+app's own latency, tokens and failure where the case records its call (``RunTable.app``). Nothing
 else of a case is kept: the sentence-level detail of the few cases a comparison lists (its
 regressions) is fetched on demand through ``RunTable.details``.
 
@@ -35,6 +36,9 @@ from ..types import (
     CaseResult,
     RunResult,
 )
+from .app import APP_COLUMNS, app_columns
+from .left_out import LeftOut
+from .left_out import record as record_left_out
 
 #: Per-case metrics that are counts, not scores: never compared.
 NOT_COMPARED = frozenset(SENTENCE_COUNTS)
@@ -73,6 +77,13 @@ class RunTable:
     #: A hash of every case's id, question, documents and response: two runs of the same file (say,
     #: two methods) share it; two versions of a system's answers do not.
     fingerprint: str = ""
+    #: metric -> the values that are not numbers (NaN, text …), left out of every figure (:mod:`.left_out`).
+    left_out: dict[str, LeftOut] = field(default_factory=dict)
+    #: The results file is of a run that did not finish (a JSON Lines file without its summary).
+    unfinished: bool = False
+    #: The app's own numbers per case (``app.APP_COLUMNS``: latency, tokens, failed; NaN where a case
+    #: records none); empty when no case records an app call.
+    app: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -112,11 +123,18 @@ class TableBuilder:
         self.questions: list[str] = []
         self.hashes: list[str] = []
         self.cols: dict[str, array] = {}
+        self.left_out: dict[str, LeftOut] = {}
+        self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
-            response: str | None = None) -> None:
+            response: str | None = None, metadata: Mapping[str, Any] | None = None) -> None:
         n = len(self.ids)
+        app = app_columns(metadata)
+        if app is not None and not self.app:
+            self.app = {k: array("d", [float("nan")] * n) for k in APP_COLUMNS}
+        for k, app_col in self.app.items():
+            app_col.append(float("nan") if app is None else app[k])
         self.ids.append(str(case_id))
         self.questions.append("" if question is None else str(question))
         self.hashes.append(doc_hash(documents or ()))
@@ -129,6 +147,7 @@ class TableBuilder:
             if col is None:
                 col = self.cols[m] = array("d", [float("nan")] * n)
             col.append(_number(v))
+            record_left_out(self.left_out, m, self.ids[-1], v)
         for col in self.cols.values():
             if len(col) == n:
                 col.append(float("nan"))
@@ -138,7 +157,8 @@ class TableBuilder:
         if AVERAGE not in values and all(m in values for m in TRACE_METRICS):
             values[AVERAGE] = np.mean([values[m] for m in TRACE_METRICS], axis=0)
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
-                        self.started_at, details, self._content.hexdigest()[:16])
+                        self.started_at, details, self._content.hexdigest()[:16], self.left_out,
+                        app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()})
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -151,8 +171,12 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
         if not isinstance(rec, Mapping) or "id" not in rec:
             raise ResultsFileError(f"{name}: case {i + 1} is not a case record (a JSON object with an 'id')")
         docs = rec.get("retrieved_documents", rec.get("documents")) or ()
+        if not isinstance(rec.get("metrics") or {}, Mapping) or not isinstance(docs, (str, list, tuple)):
+            bad = "metrics" if not isinstance(rec.get("metrics") or {}, Mapping) else "retrieved_documents"
+            raise ResultsFileError(f"{name}: case {i + 1} (id {rec['id']!r}): '{bad}' is a "
+                                   f"{type(rec.get(bad)).__name__}, not what a results file holds")
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
-              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")))
+              rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"))
     return b.build(details)
 
 
@@ -192,7 +216,7 @@ def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTabl
     b = TableBuilder(name, run.method, run.started_at)
     stored = hasattr(run, "iter_results") and hasattr(run, "cases")
     for r in (run.iter_results() if stored else run.results):
-        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response)
+        b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata)
     if not keep_details:
         return b.build(None)
     if not stored:
@@ -217,7 +241,12 @@ def file_details(path: str | Path) -> DetailFetcher:
         out: dict[int, tuple[SentenceDetail, ...]] = {}
         for i, d in enumerate(iter_case_dicts(path)):
             if i in wanted:
-                out[i] = sentence_details(case_from_dict({"method": "", **d}))
+                try:
+                    out[i] = sentence_details(case_from_dict({"method": "", **d}))
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pydantic's errors are ValueErrors
+                    first = (str(exc).splitlines() or [type(exc).__name__])[0]
+                    raise ResultsFileError(f"{path}: case {i + 1} (id {d.get('id')!r}) cannot be read: "
+                                           f"{first}") from None
                 if len(out) == len(wanted):
                     break
         return out
@@ -232,5 +261,10 @@ def table_from_file(path: str | Path, name: str | None = None) -> RunTable:
 
     p = Path(path)
     top = read_top(p)
-    return table_from_records(name or p.stem, iter_case_dicts(p), method=str(top.get("method") or ""),
-                              started_at=str(top.get("started_at") or ""), details=file_details(p))
+    try:
+        t = table_from_records(name or p.stem, iter_case_dicts(p), method=str(top.get("method") or ""),
+                               started_at=str(top.get("started_at") or ""), details=file_details(p))
+    except ResultsFileError as exc:  # name the file, not only the run
+        raise ResultsFileError(str(exc) if str(exc).startswith(str(p)) else f"{p}: {exc}") from None
+    t.unfinished = top.get("status") == "unfinished"
+    return t

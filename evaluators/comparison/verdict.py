@@ -67,7 +67,9 @@ def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float
         return (f"{b} is {word} than {a} on {metric} by {num(abs(s.diff))} ({pct} CI {num(lo)}–{num(hi)}), "
                 f"{on}{tail}.")
     if s.ci_low is not None and s.ci_low == s.ci_high == s.diff == 0.0:
-        return f"{b} and {a} give the same {metric} on all {s.n} paired questions: no difference."
+        return (f"{b} and {a} give the same {metric} on all {s.n} paired questions"
+                + (f" with a score in both runs ({s.n_missing} more paired but without one, left out)"
+                   if s.n_missing else "") + ": no difference.")
     if s.ci_low is None or s.ci_high is None:
         return f"No detectable difference between {b} and {a} on {metric} ({s.note}; {b} − {a} = {num(s.diff, True)})."
     det = (f"; these cases could have detected a difference of about {num(s.detectable)}"

@@ -2,7 +2,9 @@
 
 A package by job: :mod:`.read` (file formats, size and width limits), :mod:`.encoding` (bytes ->
 text), :mod:`.json_records` (JSON / JSONL -> records), :mod:`.mapping` (columns -> fields),
-:mod:`.validate` (rows -> TestCases), :mod:`.values` (value helpers), :mod:`.errors`.
+:mod:`.validate` (rows -> TestCases), :mod:`.ids` (unique case ids), :mod:`.values` (value
+helpers), :mod:`.errors`; :mod:`.questions` reads a question file (a test set without responses,
+for an app to answer: ``load_questions``).
 
 Trace files (a Phoenix spans export, OTLP JSON, LangSmith runs, Langfuse traces) are recognised
 by their shape and read by :mod:`evaluators.traces`, one case per trace (:mod:`.sources`,
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .errors import DatasetError
 from .mapping import LABEL_COLUMNS, MAPPABLE_FIELDS, ColumnMapping, guess_mapping
+from .questions import QuestionRow, QuestionSet, load_questions
 from .read import MAX_COLUMNS, SUPPORTED_EXTENSIONS, frame_of, read_table
 from .sources import Input, load_input, read_input, trace_result
 from .validate import MAX_TEXT_CHARS, LoadResult, to_cases
@@ -58,8 +61,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LABEL_COLUMNS", "MAPPABLE_FIELDS", "MAX_COLUMNS", "MAX_DEPTH", "MAX_TEXT_CHARS", "SUPPORTED_EXTENSIONS",
-    "ColumnMapping", "DatasetError", "Input", "LoadResult", "cases_from_records", "guess_mapping",
-    "load_cases", "load_input", "nesting_depth", "read_input", "read_table", "to_cases", "trace_result",
+    "ColumnMapping", "DatasetError", "Input", "LoadResult", "QuestionRow", "QuestionSet", "cases_from_records",
+    "guess_mapping", "load_cases", "load_input", "load_questions", "nesting_depth", "read_input", "read_table",
+    "to_cases", "trace_result",
 ]
 
 

@@ -22,7 +22,17 @@ class ColumnMapping(BaseModel):
     label_columns: tuple[str, ...] = ()
     #: 'ragas_v1' | 'ragas_v2' | 'ragbench' | 'batch' | 'custom'
     format: str = "custom"
+    #: Optional fields of a case (``CASE_FIELDS``): the conversation and the retrieval references.
+    history: str | None = None
+    conversation_id: str | None = None
+    document_ids: str | None = None
+    reference_context_ids: str | None = None
+    reference_context_relevance: str | None = None
+    reference_contexts: str | None = None
 
+    def columns(self) -> dict[str, str]:
+        """{field: column} of every mapped field (labels apart)."""
+        return {f: c for f in MAPPABLE_FIELDS if (c := getattr(self, f)) is not None}
 
 
 _QUESTION = ("question", "user_input", "query", "prompt", "input", "instruction")
@@ -33,6 +43,21 @@ _DOCUMENTS = ("retrieved_contexts", "contexts", "documents", "retrieved_document
 _GROUND_TRUTH = ("ground_truth", "reference", "ground_truths", "reference_answer", "gold_answer",
                  "expected_answer", "expected_output", "ideal_answer")
 _ID = ("id", "query_id", "question_id", "sample_id", "case_id", "example_id", "uid", "qid")
+#: The optional fields of a case and the column names that hold them (first match wins).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "history": ("history", "chat_history", "conversation_history", "previous_turns", "turns"),
+    "conversation_id": ("conversation_id", "session_id", "thread_id", "dialog_id",
+                        "dialogue_id", "conv_id", "chat_id"),
+    "document_ids": ("document_ids", "retrieved_context_ids", "retrieved_document_ids", "context_ids",
+                     "doc_ids", "retrieved_ids", "passage_ids"),
+    "reference_context_ids": ("reference_context_ids", "relevant_context_ids", "relevant_doc_ids",
+                              "relevant_document_ids", "gold_context_ids", "reference_doc_ids",
+                              "relevant_passage_ids", "gold_passage_ids"),
+    "reference_context_relevance": ("reference_context_relevance", "qrels", "relevance_judgments",
+                                    "graded_relevance"),
+    "reference_contexts": ("reference_contexts", "reference_context", "gold_contexts", "relevant_contexts",
+                           "reference_passages", "gold_passages"),
+}
 #: Human / reference label columns (RAGBench annotation columns included).
 LABEL_COLUMNS = (
     "labels", "hallucinated", "is_hallucinated", "hallucination", "adherence_score", "relevance_score",
@@ -53,16 +78,18 @@ def _find(columns: Sequence[str], candidates: Iterable[str], taken: set[str]) ->
     return None
 
 
-MAPPABLE_FIELDS = ("question", "response", "documents", "ground_truth", "id")
+MAPPABLE_FIELDS = ("question", "response", "documents", "ground_truth", "id", *OPTIONAL_COLUMNS)
 
 
 def guess_mapping(columns: Sequence[str], filename: str = "",
-                  overrides: Mapping[str, str] | None = None) -> ColumnMapping:
+                  overrides: Mapping[str, str] | None = None, *, answered: bool = True) -> ColumnMapping:
     """Map known column names (case-insensitive) to fields.
 
     ``overrides`` ({field: column}) fixes some fields; the rest are guessed from the remaining
     columns (the format is then 'custom'). Raises :class:`DatasetError` when no question or no
     response column can be found, or an override names a missing column or an unknown field.
+    ``answered=False``: a question file (questions an app is yet to answer): no response column is
+    looked for, and an ``answer`` column is the reference answer.
     """
     cols = [str(c) for c in columns]
     fixed = dict(overrides or {})
@@ -81,8 +108,8 @@ def guess_mapping(columns: Sequence[str], filename: str = "",
         return c
 
     q = pick("question", _QUESTION)
-    r = pick("response", _RESPONSE)
-    missing = [n for n, v in (("question", q), ("response", r)) if v is None]
+    r = pick("response", _RESPONSE) if answered else fixed.get("response")
+    missing = [n for n, v in (("question", q), ("response", r)) if v is None and (answered or n == "question")]
     if missing:
         want = {"question": _QUESTION, "response": _RESPONSE}
         detail = "; ".join(f"{m} (one of: {', '.join(want[m])})" for m in missing)
@@ -93,10 +120,11 @@ def guess_mapping(columns: Sequence[str], filename: str = "",
         )
     d = pick("documents", _DOCUMENTS)
     gt_candidates = list(_GROUND_TRUTH)
-    if r and r.lower() != "answer":
+    if not answered or (r and r.lower() != "answer"):
         gt_candidates.append("answer")  # {question, answer (gold), response (model)}
     gt = pick("ground_truth", gt_candidates)
     ident = pick("id", _ID)
+    optional = {fld: pick(fld, names) for fld, names in OPTIONAL_COLUMNS.items()}
     labels = tuple(
         c for c in cols
         if c not in taken and (c.lower() in LABEL_COLUMNS or c.lower().startswith(_LABEL_PREFIXES))
@@ -115,5 +143,5 @@ def guess_mapping(columns: Sequence[str], filename: str = "",
     else:
         fmt = "custom"
     return ColumnMapping(question=q, response=r, documents=d, ground_truth=gt, id=ident,
-                         label_columns=labels, format=fmt)
+                         label_columns=labels, format=fmt, **optional)
 

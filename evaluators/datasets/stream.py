@@ -4,7 +4,7 @@
 the :class:`CaseStream` then yields one :class:`Chunk` of validated ``TestCase``s at a time, so
 memory holds one chunk, never the file. Rows are checked exactly as :func:`load_cases` checks them:
 a bad row is an error naming file, row and column (the other rows still load), ids are made unique
-across the whole file (:class:`~.validate.IdRegistry`), row numbers are the file's.
+across the whole file (:class:`~.ids.IdRegistry`), row numbers are the file's.
 
 How each format is read in pieces:
 
@@ -31,6 +31,7 @@ from typing import Any, Iterator, Mapping
 from ..types import TestCase
 from .encoding import binary_kind, bom_encoding, decode_text
 from .errors import DatasetError
+from .ids import IdRegistry
 from .json_records import parse_jsonl_line
 from .mapping import ColumnMapping, guess_mapping
 from .read import (
@@ -43,7 +44,7 @@ from .read import (
     sniff_delimiter,
     too_wide,
 )
-from .validate import IdRegistry, LoadResult, to_cases
+from .validate import LoadResult, to_cases
 
 #: Rows per chunk by default.
 CHUNK_ROWS = 1000
@@ -246,7 +247,7 @@ class CaseStream:
             return Chunk([], errors)
         df = frame_of([r for _, r in records], self.name)
         m = self.mapping
-        for col in (m.question, m.response, m.documents, m.ground_truth, m.id, *m.label_columns):
+        for col in (*m.columns().values(), *m.label_columns):  # optional fields too (history, references)
             if col and col not in df.columns:
                 df[col] = None  # a key these records lack: a missing value (flagged when required)
         df.attrs["source_rows"] = [row for row, _ in records]

@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..appcost import app_call
+from ..turns import HistoryError, read_history
 from ..types import TestCase
 from .errors import DatasetError
-from .mapping import ColumnMapping
+from .ids import IdRegistry, unique_ids
+from .mapping import MAPPABLE_FIELDS, ColumnMapping
 from .values import (
     MAX_DEPTH,
     is_missing,
@@ -51,6 +54,8 @@ class LoadResult:
     warnings: list[DatasetError] = field(default_factory=list)
     #: For a trace file: what its traces gave (skipped traces and why, format, filter, previews).
     traces: TraceRead | None = None
+    #: The file's row number of each case, in the order of ``cases`` (rows read by ``to_cases``).
+    rows: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -122,14 +127,15 @@ def _looks_like_list(s: str) -> bool:
     return rest[:1] in ('"', "'", "[", "{", "]") or bool(_NUMBER_LIST.fullmatch(s))
 
 
-def _documents(v: Any, column: str) -> tuple[str, ...]:
+def _documents(v: Any, column: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(texts, ids) of a documents cell; ids only where documents are objects with an id."""
     if is_missing(v):
-        return ()
+        return (), ()
     v = to_python(v)
     if isinstance(v, str):
         s = v.strip()
         if not s:
-            return ()
+            return (), ()
         if _looks_like_list(s):
             if too_deep_to_parse(s):
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
@@ -153,15 +159,34 @@ def _documents(v: Any, column: str) -> tuple[str, ...]:
                 raise _RowError(column, f"documents are nested too deeply (over {MAX_DEPTH} levels "
                                         "of lists)")
         else:
-            return (_doc_text(v, column, 0),)
+            return (_doc_text(v, column, 0),), ()
     if isinstance(v, dict):
-        return (_doc_text(v, column, 0),)
+        return (_doc_text(v, column, 0),), _doc_ids([v], column)
     if not isinstance(v, (list, tuple)):
         raise _RowError(column, f"expected a list of documents or text, got a {type_name(v)} ({shorten(v)})")
     missing = [i + 1 for i, d in enumerate(v) if is_missing(d)]
     if missing:
         raise _RowError(column, f"document {missing[0]} is null; remove it or give its text")
-    return tuple(_doc_text(d, column, i) for i, d in enumerate(v))
+    return tuple(_doc_text(d, column, i) for i, d in enumerate(v)), _doc_ids(v, column)
+
+
+_DOC_ID_KEYS = ("id", "doc_id", "document_id", "passage_id", "chunk_id")
+
+
+def _doc_ids(docs: Any, column: str) -> tuple[str, ...]:
+    """The ids inside documents given as objects (``{"id", "text"}``): one per document, or none
+    when no document has one; some with and some without is an error naming the first without."""
+    ids: list[str | None] = []
+    for d in docs:
+        raw = next((d[k] for k in _DOC_ID_KEYS if isinstance(d, dict) and d.get(k) is not None), None)
+        ids.append(None if raw is None else _ident(raw, column))
+    if all(i is None for i in ids):
+        return ()
+    if any(i is None for i in ids):
+        first = ids.index(None) + 1
+        raise _RowError(column, f"document {first} has no id while others have one; give every document "
+                                "an id or none")
+    return tuple(i for i in ids if i is not None)
 
 
 def _ground_truth(v: Any, column: str) -> str | None:
@@ -218,31 +243,22 @@ def _ident(v: Any, column: str) -> str | None:
     return s
 
 
-@dataclass
-class IdRegistry:
-    """The ids given so far, kept across the chunks of a file read in pieces (``stream``): a
-    duplicate of an id of an earlier chunk is renamed like one within a chunk."""
-
-    taken: set[str] = field(default_factory=set)
-    #: id -> the row that first had it
-    first: dict[str, int] = field(default_factory=dict)
-    #: ids made by renaming (``q1#2``, ``row-7``): a later row that has one of them is renamed too
-    made: dict[str, int] = field(default_factory=dict)
-
-
-def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdRegistry | None = None) -> LoadResult:
+def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdRegistry | None = None,
+             require_response: bool = True) -> LoadResult:
     """Turn a DataFrame into TestCases; bad rows become errors (see module doc for row numbers).
     ``ids``: the ids of earlier chunks of the same file (a file read in pieces).
+    ``require_response=False``: rows are questions an app is yet to answer (cases with an empty
+    response; a response column, if mapped, may be empty).
 
     Raises :class:`DatasetError` when a mapped column is not in the frame or no question/response
     column is mapped.
     """
     name = filename
     cols = [str(c) for c in df.columns]
-    for fld in ("question", "response"):
+    for fld in ("question", "response") if require_response else ("question",):
         if not getattr(mapping, fld):
             raise DatasetError(name, f"no {fld} column mapped; columns: {', '.join(cols)}", column=fld)
-    mapped = {f: getattr(mapping, f) for f in ("question", "response", "documents", "ground_truth", "id")}
+    mapped = {f: getattr(mapping, f) for f in MAPPABLE_FIELDS}
     for fld, col in mapped.items():
         if col is not None and col not in cols:
             raise DatasetError(name, f"column {col!r} (mapped to {fld}) is not in the file; "
@@ -258,29 +274,37 @@ def to_cases(df: pd.DataFrame, mapping: ColumnMapping, filename: str, ids: IdReg
         list(range(1, len(df) + 1))
     errors: list[DatasetError] = list(df.attrs.get("parse_errors") or [])
     good: list[tuple[int, str | None, dict[str, Any]]] = []  # (row, id or None, TestCase fields)
+    notes_seen: list[DatasetError] = []  # rows loaded with a part left out (a history cut to its last turns)
     for row_no, rec in zip(source_rows, df.to_dict("records")):
         try:
-            ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no)
+            ident, fields, row_errors = _check_row(rec, mapping, meta_cols, row_no, require_response)
         except Exception as exc:  # noqa: BLE001 - last resort: this row is flagged, the rest load
             problem = _RowError(None, f"could not read this row ({type(exc).__name__}: {exc})")
             ident, fields, row_errors = None, {}, [problem]
         errors.extend(DatasetError(name, e.message, row=row_no, column=e.column) for e in row_errors)
+        notes_seen += [DatasetError(name, note, row=row_no, column=col) for col, note in fields.pop("_notes", ())]
         if not row_errors:
             good.append((row_no, ident, fields))
-    cases, warnings = _with_unique_ids(good, mapping.id, name, ids or IdRegistry())
+    cases, warnings = unique_ids(good, mapping.id, name, ids or IdRegistry())
+    warnings = sorted([*warnings, *notes_seen], key=lambda w: w.row or 0)
     final: list[TestCase] = []
+    kept: list[int] = []
     for row_no, fields in cases:
         try:
             final.append(TestCase(**fields))
+            kept.append(row_no)
         except Exception as exc:  # noqa: BLE001 - e.g. a value pydantic rejects
             errors.append(DatasetError(name, f"invalid record: {exc}", row=row_no))
     errors.sort(key=lambda e: (e.row if e.row is not None else 0))
-    return LoadResult(cases=final, errors=errors, mapping=mapping, warnings=warnings)
+    return LoadResult(cases=final, errors=errors, mapping=mapping, warnings=warnings, rows=kept)
 
 
-def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str],
-               row_no: int) -> tuple[str | None, dict[str, Any], list[_RowError]]:
-    """(id or None when missing, TestCase fields, problems) of one row."""
+def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str], row_no: int,
+               require_response: bool = True) -> tuple[str | None, dict[str, Any], list[_RowError]]:
+    """(id or None when missing, TestCase fields, problems) of one row. A ``metadata`` column
+    holding an object is the case's metadata (the other columns added to it). A row whose
+    metadata names the app's ``error`` (a question the app did not answer, written by ``run``) may
+    have an empty response: the case is kept and flagged with that error when evaluated."""
     deep = [_RowError(c, f"value is nested too deeply (over {MAX_DEPTH} levels of lists / objects)")
             for c, v in rec.items() if not isinstance(v, str) and nesting_depth(v) > MAX_DEPTH]
     if deep:
@@ -295,8 +319,14 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
             return None
 
     question = field_(_text, mapping.question, True)
-    response = field_(_text, mapping.response, True)
-    docs = field_(_documents, mapping.documents) if mapping.documents else ()
+    # a question the app failed to answer (the target runner's metadata.error) is a case, not a bad row
+    own_meta = to_python(rec.get("metadata")) if "metadata" in meta_cols else None
+    own_meta = _label_value(own_meta) if isinstance(own_meta, str) else own_meta
+    failed = app_call({**(own_meta if isinstance(own_meta, dict) else {}),
+                       **{c: to_python(rec[c]) for c in meta_cols if not is_missing(rec[c])}})
+    need = require_response and (failed is None or not failed.failed)
+    response = (field_(_text, mapping.response, need) if mapping.response else None) or ""
+    docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
     gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
     labels: dict[str, Any] = {}
@@ -312,49 +342,118 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
             labels.update(v)
         else:
             labels[col] = v
-    metadata = {c: to_python(rec[c]) for c in meta_cols
+    metadata = {c: to_python(rec[c]) for c in meta_cols if c != "metadata" or not isinstance(own_meta, dict)
                 if not is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
+    if isinstance(own_meta, dict):
+        metadata = {**own_meta, **metadata}
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
+    fields.update(_optional_fields(rec, mapping, doc_ids, len(docs or ()), row_errors))
     return ident, fields, row_errors
 
 
-def _with_unique_ids(good: list[tuple[int, str | None, dict[str, Any]]], id_col: str | None,
-                     name: str, ids: IdRegistry) -> tuple[list[tuple[int, dict[str, Any]]], list[DatasetError]]:
-    """Give every row a unique id, deterministically: the first row with an id keeps it, a later
-    duplicate becomes ``id#2``, ``id#3`` …, a row without one becomes ``row-N``; each renaming is
-    a warning naming both rows."""
-    taken, first = ids.taken, ids.first
-    taken.update(ident for _, ident, _ in good if ident is not None and ident not in first)
-    out: list[tuple[int, dict[str, Any]]] = []
-    warnings: list[DatasetError] = []
-    column = id_col or "id"
-    for row_no, ident, fields in good:
-        if ident is None:
-            new = _free(f"row-{row_no}", taken)
-            ids.made[new] = row_no
-            warnings.append(DatasetError(name, f"missing id; this row is kept as id {new!r}",
-                                         row=row_no, column=column))
-        elif ident in first or ident in ids.made:
-            k = 2
-            while f"{ident}#{k}" in taken:
-                k += 1
-            new = f"{ident}#{k}"
-            taken.add(new)
-            ids.made[new] = row_no
-            earlier = first[ident] if ident in first else ids.made[ident]
-            warnings.append(DatasetError(name, f"duplicate id {ident!r} (first in row {earlier}); "
-                                               f"this row is kept as id {new!r}", row=row_no, column=column))
+def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple[str, ...], n_docs: int,
+                     row_errors: list[_RowError]) -> dict[str, Any]:
+    """The conversation and retrieval-reference fields of one row (``mapping.OPTIONAL_COLUMNS``);
+    a bad value is a row error naming its column."""
+    out: dict[str, Any] = {}
+
+    def read(fld: str, fn) -> None:
+        col = getattr(mapping, fld)
+        if col is None or is_missing(v := to_python(rec[col])) or (isinstance(v, str) and not v.strip()):
+            return
+        try:
+            value = fn(v, col)
+        except _RowError as exc:
+            row_errors.append(exc)
+            return
+        except HistoryError as exc:
+            row_errors.append(_RowError(col, str(exc)))
+            return
+        if value not in (None, (), {}):
+            out[fld] = value
+
+    def history(v: Any, col: str) -> Any:
+        turns, notes = read_history(v)
+        if notes:
+            out["_notes"] = [(col, n) for n in notes]
+        return turns
+
+    read("history", history)
+    read("conversation_id", _ident)
+    read("document_ids", lambda v, col: _id_list(v, col, "document ids"))
+    read("reference_context_ids", lambda v, col: _id_list(v, col, "reference context ids"))
+    read("reference_context_relevance", _grades)
+    read("reference_contexts", _text_list)
+    if "document_ids" in out:
+        if doc_ids and tuple(out["document_ids"]) != doc_ids:
+            row_errors.append(_RowError(mapping.document_ids, "document ids differ from the ids inside the "
+                                                               "documents; give them in one place"))
+        elif len(out["document_ids"]) != n_docs:
+            row_errors.append(_RowError(mapping.document_ids, f"{len(out['document_ids'])} document ids for "
+                                                               f"{n_docs} documents; give one id per document"))
+    elif doc_ids:
+        out["document_ids"] = doc_ids
+    return out
+
+
+def _listish(v: Any, column: str, what: str) -> list[Any]:
+    if isinstance(v, str):
+        s = v.strip()
+        if _looks_like_list(s):
+            try:
+                v = loads(s)
+            except (json.JSONDecodeError, RecursionError):
+                raise _RowError(column, f"{what} look like a JSON list but are not valid JSON") from None
         else:
-            new = ident
-            first[ident] = row_no
-        out.append((row_no, {"id": new, **fields}))
-    return out, warnings
+            return [x.strip() for x in s.split(",") if x.strip()] if what.endswith("ids") else [s]
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and what.endswith("ids"):
+        return [v]
+    raise _RowError(column, f"expected a list of {what}, got a {type_name(v)} ({shorten(v)})")
 
 
-def _free(base: str, taken: set[str]) -> str:
-    new, k = base, 2
-    while new in taken:
-        new, k = f"{base}#{k}", k + 1
-    taken.add(new)
-    return new
+def _id_list(v: Any, column: str, what: str) -> tuple[str, ...]:
+    out = []
+    for i, x in enumerate(_listish(v, column, what), start=1):
+        ident = _ident(x, column) if not isinstance(x, (list, dict)) else None
+        if ident is None:
+            raise _RowError(column, f"{what}: item {i} is not an id ({shorten(x)})")
+        out.append(ident)
+    return tuple(out)
+
+
+def _text_list(v: Any, column: str) -> tuple[str, ...]:
+    out = []
+    for i, x in enumerate(_listish(v, column, "reference contexts"), start=1):
+        if isinstance(x, dict):
+            x = next((x[k] for k in ("text", "page_content", "content") if isinstance(x.get(k), str)), None)
+        if not isinstance(x, str) or not x.strip():
+            raise _RowError(column, f"reference context {i} is not text ({shorten(x)})")
+        _check_text(x, column, f"reference context {i}: ")
+        out.append(x)
+    return tuple(out)
+
+
+def _grades(v: Any, column: str) -> dict[str, int]:
+    """{id: grade} from an object, or from a list of ``{id, grade|relevance|score}``."""
+    if isinstance(v, str):
+        v = _label_value(v)
+    if isinstance(v, list):
+        pairs = {}
+        for i, item in enumerate(v, start=1):
+            if not isinstance(item, dict) or "id" not in item:
+                raise _RowError(column, f"judgment {i} is not an object with an id ({shorten(item)})")
+            grade = next((item[k] for k in ("grade", "relevance", "score", "label") if k in item), 1)
+            pairs[item["id"]] = grade
+        v = pairs
+    if not isinstance(v, dict):
+        raise _RowError(column, f"expected an object {{passage id: grade}}, got a {type_name(v)} ({shorten(v)})")
+    out: dict[str, int] = {}
+    for k, g in v.items():
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or g != g or g < 0 or float(g) != int(g):
+            raise _RowError(column, f"grade of {k!r} is {shorten(g)}; grades are whole numbers ≥ 0 "
+                                    "(0 not relevant, 1 relevant, higher more relevant)")
+        out[str(k)] = int(g)
+    return out

@@ -175,7 +175,10 @@ def onnx_meta() -> tuple[Path, dict[str, Any]]:
             return folder, meta
     except (OSError, ValueError):
         pass
-    log.info("building the ONNX encoder in %s (first use; takes a few seconds)", folder)
+    # The CLI says these two lines on stderr (cli.main): a first run must not sit silent for half a minute.
+    log.info("first use of this install: building the ONNX encoder from the model's weights, once (about "
+             "20-30 s on 2 CPUs, less on more; `python -m evaluators encoder build` does it ahead of time) "
+             "in %s", folder)
     return folder, build_onnx(folder)
 
 
@@ -273,7 +276,8 @@ def kept_measurement(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
     if (isinstance(m, dict) and m.get("version") == MEASURE_VERSION and m.get("cpu") == cpu_signature()
             and m.get("available") == available() and m.get("choice") in (m.get("backends") or {})):
         return m
-    log.info("measuring the encoder backends on this machine (once; kept in %s)", folder)
+    log.info("measuring the encoder backends on this CPU to choose the fastest, once per machine (about "
+             "10 s; minutes when the torch extra is installed: it times PyTorch too); kept in %s", folder)
     return measure(folder, meta)
 
 

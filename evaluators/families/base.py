@@ -19,7 +19,7 @@ from ..types import MetricValue, TestCase, TraceScores
 if TYPE_CHECKING:  # pragma: no cover
     from .llm_groups import GroupOutcome
 
-Family = Literal["ragas", "tonic", "trace"]
+Family = Literal["ragas", "tonic", "trace", "retrieval"]
 Input = Literal["question", "response", "documents", "ground_truth", "latency"]
 Direction = Literal["higher", "lower"]
 
@@ -180,8 +180,11 @@ def has_input(case: TestCase, name: str, params: Mapping[str, Any] | None = None
 
 
 def latency_of(case: TestCase, column: str = "latency") -> float | None:
-    """Seconds from ``case.metadata[column]`` (numbers, or strings like '1.2', '1.2s', '850ms')."""
+    """Seconds from ``case.metadata[column]`` (numbers, or strings like '1.2', '1.2s', '850ms'); with
+    the default column and none such, the target runner's ``latency_s`` (a case ``run`` produced)."""
     raw = case.metadata.get(column)
+    if raw is None and column == "latency":
+        raw = case.metadata.get("latency_s")
     if raw is None or isinstance(raw, bool):
         return None
     if isinstance(raw, (int, float)):

@@ -12,6 +12,9 @@ import math
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..registry import RegistryError
+from ..retrieval import DECLARATIONS as RETRIEVAL_DECLARATIONS
+from ..retrieval import FAMILY as RETRIEVAL_FAMILY
+from ..retrieval import is_retrieval_metric
 from ..types import CaseResult, MetricValue, Usage
 from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input
 from .llm_groups import Needs, run_groups
@@ -31,10 +34,14 @@ def _dedupe(names: Iterable[str]) -> list[str]:
     return out
 
 
+#: Families computed without being requested: TRACE (from the labels), retrieval (with references).
+ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY)
+
+
 def family_metric_names() -> list[str]:
-    """Names of the metrics a run may request (every registered metric but the TRACE ones, which
-    are always computed from the labels), registry order."""
-    return [n for n, m in METRICS.items() if m.family != TRACE_FAMILY]
+    """Names of the metrics a run may request (every registered metric but the TRACE and retrieval
+    ones, which are always computed), registry order."""
+    return [n for n, m in METRICS.items() if m.family not in ALWAYS_COMPUTED]
 
 
 def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]] | None = None
@@ -70,8 +77,13 @@ def resolve(names: Iterable[str], metric_params: Mapping[str, Mapping[str, Any]]
 
 def _trace_hint(names: list[str]) -> str:
     trace = [n for n in names if n in METRICS and get_metric(n).family == TRACE_FAMILY]
-    return (f" ({', '.join(trace)}: TRACE metric(s), computed for every case without being requested)"
-            if trace else "")
+    retrieval = [n for n in names if is_retrieval_metric(n) or n in RETRIEVAL_DECLARATIONS]
+    out = (f" ({', '.join(trace)}: TRACE metric(s), computed for every case without being requested)"
+           if trace else "")
+    if retrieval:
+        out += (f" ({', '.join(retrieval)}: retrieval metric(s), computed for every case with reference passages "
+                "without being requested; choose the cutoffs with --k / retrieval_k)")
+    return out
 
 
 def validate_metric_names(names: Iterable[str],
@@ -236,5 +248,6 @@ def compute_metrics(results: Sequence[CaseResult], opts: Any) -> list[dict[str, 
 def list_metrics(include_trace: bool = False) -> list[dict[str, Any]]:
     """Declarations of the requestable metrics (name, family, inputs, range, direction, needs_llm,
     needs_embeddings, llm_calls_per_case, description, ...), registry order; with
-    ``include_trace`` the always-computed TRACE metrics too."""
-    return [m.declaration() for _, m in METRICS.items() if include_trace or m.family != TRACE_FAMILY]
+    ``include_trace`` the always-computed ones too: the TRACE metrics and the retrieval metrics (one
+    declaration per kind, named ``ndcg@K``: ``evaluators.retrieval.template`` maps ``ndcg@5`` to it)."""
+    return [m.declaration() for _, m in METRICS.items() if include_trace or m.family not in ALWAYS_COMPUTED]

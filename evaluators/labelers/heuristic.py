@@ -52,14 +52,14 @@ from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
-from . import heuristic_entities as entities
+from . import heuristic_levels as levels
+from . import heuristic_structured as structured
 from . import confidence as confidence_mod
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features)
 
 METHOD = "trace"
-CONTRADICTION_MODES = ("substitutions", "numbers", "all", "off")
 PARAMS_PATH = Path(__file__).with_name("heuristic_params.json")
 
 DEFAULTS: dict[str, Any] = {
@@ -256,7 +256,8 @@ class HeuristicMethod(BaseMethod):
         """Settings and, per item, its prepared sentences (features, evidence) or the Exception.
 
         Every text of the chunk (questions, document and response sentences) is embedded in ONE
-        ``embeddings.encode`` call. Also used by ``bench/train_detector.py``."""
+        ``embeddings.encode`` call (the facts of a big record only where the case's words reach them:
+        ``heuristic_structured.unread``). Also used by ``bench/train_detector.py``."""
         settings = self._settings(options, need_params=False)  # features do not use the combiner
         texts: list[str] = []
         for it in items:
@@ -265,8 +266,12 @@ class HeuristicMethod(BaseMethod):
             texts.extend(s.text for s in it.response_sentences)
         from ..encoder import embeddings
 
-        uniq = list(dict.fromkeys(texts))
+        quiet = structured.unread(items)  # facts of big records no word of their case reaches: not embedded
+        uniq = [t for t in dict.fromkeys(texts) if t not in quiet]
         vecs = embeddings.encode(uniq)
+        if quiet:  # their vectors are zeros: similarity 0 to everything
+            vecs = np.vstack([vecs.reshape(len(uniq), -1), np.zeros((len(quiet), embeddings.dimension()), vecs.dtype)])
+            uniq += sorted(quiet)
         row = {t: i for i, t in enumerate(uniq)}
         prepared: list[Any] = []
         for it in items:
@@ -387,6 +392,7 @@ class HeuristicMethod(BaseMethod):
         # substitutions are read in prose only (a JSON record has no sentence to align with)
         swap_ctx = ((it.case.response, " ".join(it.case.documents), it.case.question)
                     if p["doc_kind"] == "prose" else None)
+        fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
         for si, sp in enumerate(p["sent"]):
             prob = float(base[si]) if sp["feats"] is not None else None
             if sp["special"] is not None:
@@ -409,14 +415,16 @@ class HeuristicMethod(BaseMethod):
             support = sp["support"]
             level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]],
                                                swap_ctx)
+            level, prob, support, decided = structured.revise(fields[si] if fields else None, level, prob,
+                                                              support, thr)
             full, partial = level == "full", level == "partial"
             sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
             if full or partial:
                 utilized.update(support)
+            why = self._explain(ev, keys, support, level, prob, nli_p, _at(verified, si), clashes,
+                                contradiction.missing(ev, sp["text"]))
             out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
-                                       explanation=self._explain(ev, keys, support, level, prob, nli_p,
-                                                                 _at(verified, si), clashes,
-                                                                 contradiction.missing(ev, sp["text"])),
+                                       explanation=structured.explanation(why, decided, keys),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
         doc_ids = [s.doc or 0 for s in it.doc_sentences]
@@ -459,36 +467,7 @@ class HeuristicMethod(BaseMethod):
                    "novel_token_ratio": round(float(novel), 4)},
         )
 
-    @staticmethod
-    def _level(ev: dict[str, Any], prob: float, st: dict[str, Any], text: str, best_text: str,
-               swap_ctx: tuple[str, str, str] | None = None) -> tuple[str, float, list[contradiction.Clash]]:
-        """(level, P(supported), clashes) of one response sentence, as a person reads them:
-        *full* from the threshold up; *partial* only when the sentence is more likely supported than
-        not (``partial_p``) and a document sentence matches it; else *none*. A number or date that
-        contradicts the best-matching sentence, or a specific term swapped for the one it states
-        (``heuristic_entities``; ``swap_ctx`` = (whole response, all documents, question), None = not read),
-        makes it *none* even above the threshold, its P capped at 1 − threshold (as sure it is
-        unsupported as a supported verdict must be sure). Option ``contradictions``:
-        "substitutions" (default: numbers, dates and swapped terms), "numbers" (numbers and dates
-        only), "all" (also names that differ without an aligned slot), "off"."""
-        thr = float(st["threshold"])
-        mode = st["contradictions"]
-        if mode not in CONTRADICTION_MODES:
-            raise ValueError(f"contradictions={mode!r}: valid: {', '.join(CONTRADICTION_MODES)}")
-        clashes = [] if mode == "off" else contradiction.find(ev, text, best_text, float(st["partial_floor"]))
-        if mode in ("substitutions", "all") and swap_ctx is not None:
-            clashes = entities.merge(clashes, entities.find_in(ev, text, best_text, *swap_ctx,
-                                                               partial_floor=float(st["partial_floor"])))
-        decisive = [c for c in clashes if mode == "all" or c.kind in ("number", "substitution")]
-        if decisive and prob >= thr:
-            prob = min(prob, 1.0 - thr)
-        if prob >= thr and not decisive:
-            return "full", prob, clashes
-        matched = ev["sim_max"] >= float(st["partial_floor"]) or ev["cov_top"] >= 0.5
-        if not clashes and matched and prob >= float(st["partial_p"]):
-            return "partial", prob, clashes
-        return "none", prob, clashes
-
+    _level = staticmethod(levels.level)  # how a sentence's level is read (heuristic_levels)
     _explain = staticmethod(explain)
     _relevance_learned = staticmethod(relevance_learned)
     _relevance = staticmethod(relevance_rule)

@@ -215,7 +215,7 @@ def is_structured(doc: str) -> bool:
         return False
     try:
         return isinstance(json.loads(text), (dict, list))
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than json.loads can read
         return False
 
 
@@ -228,7 +228,7 @@ def json_attributes(doc: str) -> tuple[frozenset[str], frozenset[str], frozenset
         return empty
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return empty
     false_w: set[str] = set()
     true_w: set[str] = set()
@@ -284,7 +284,10 @@ def json_attributes(doc: str) -> tuple[frozenset[str], frozenset[str], frozenset
         elif v == "null":
             null_w.update(_key_forms(key))
 
-    walk(obj, None)
+    try:
+        walk(obj, None)
+    except RecursionError:  # a record nested too deep for this walk: no attribute evidence
+        return empty
     return (frozenset(false_w - true_w), frozenset(true_w - false_w),
             frozenset(null_w - true_w - false_w))
 

@@ -1,7 +1,8 @@
 """``gpt_labeling``: one LLM call per case labels every document and response sentence.
 
 The prompt (our own, versioned by ``PROMPT_VERSION``) shows the documents split into keyed
-sentences (``0a.``, ``0b.``, …), the question, and the response split into keyed sentences
+sentences (``0a.``, ``0b.``, …; a JSON record or table as its facts, ``0c. hours › Monday: 08:00–14:00``,
+its ``<document>`` tag saying how they read), the question, and the response split into keyed sentences
 (``a.``, ``b.``, …), and asks for one JSON object (explanation before verdict everywhere):
 
 * ``relevance_explanation``, ``all_relevant_sentence_keys`` — judged from documents and question only;
@@ -33,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
+from ..structured import is_structured
 from ..types import (
     SPECIAL_SUPPORT_KEYS,
     LabelOutcome,
@@ -93,6 +95,11 @@ Use only keys shown above. Reply with only this JSON object:
 }"""
 
 
+#: A structured document (a JSON record, a table) is shown as its facts; its tag says how they read.
+_STRUCTURED_TAG = (' kind="structured data: one fact per sentence, written path › field: value; a table row '
+                   'as column (row "label"): cell; null or (empty) means the record does not give it"')
+
+
 def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
     """The chat messages of one case (system + user)."""
     parts: list[str] = ["Documents:"]
@@ -101,7 +108,7 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
         parts.append("(no documents were retrieved)")
     for d in range(n_docs):
         sents = [s for s in item.doc_sentences if s.doc == d]
-        parts.append(f"<document {d}>")
+        parts.append(f"<document {d}{_STRUCTURED_TAG if is_structured(item.case.documents[d]) else ''}>")
         parts.extend(f"{s.key}. {s.text}" for s in sents)
         if not sents:
             parts.append("(empty)")

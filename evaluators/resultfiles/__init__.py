@@ -3,6 +3,9 @@
 * :mod:`.jsonl` — the JSON Lines results file (one finished case per line, the summary last),
   flushed chunk by chunk so a killed run loses nothing, and continued by ``--resume``;
 * :mod:`.jsondoc` — the one-document JSON file, written without building it in memory;
+* :mod:`.source` — what a path must be before it is parsed (a file, readable, not empty, not binary,
+  not another tool's CSV; gzip read through): every way a file fails ends as a ``ResultsFileError``
+  naming it, so every reader (``compare``, the dashboard's "Open a results file") refuses alike;
 * :mod:`.read` — both read back one case at a time (:func:`iter_cases`: light records or
   ``CaseResult``s), the run-level part (:func:`read_top`), or a small file whole (:func:`read_run`);
 * :mod:`.run` — :func:`evaluate_file`: a data file evaluated chunk by chunk into these files, with

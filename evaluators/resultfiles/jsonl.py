@@ -88,8 +88,8 @@ def scan(path: str | Path, on_case: Callable[[dict[str, Any]], None] | None = No
                 continue
             try:
                 rec = json.loads(text)
-            except ValueError as exc:
-                raise JournalError(f"{p}: line {lineno} is not JSON ({exc}); not a results file "
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested past the parser's depth
+                raise JournalError(f"{p}: line {lineno} is not JSON ({type(exc).__name__}: {exc}); not a results file "
                                    "written by `evaluate --out FILE.jsonl`?") from None
             if not isinstance(rec, dict):
                 raise JournalError(f"{p}: line {lineno} is not a JSON object")

@@ -8,11 +8,12 @@ dashboard's download) and JSON Lines (``--out FILE.jsonl``), whatever their size
 * :func:`read_top` — the run-level part (method, settings, means, intervals, timings …);
 * :func:`read_run` — a whole (small) file as a ``RunResult``.
 
-A JSON document written by this project keeps each case on a line of its own, so it is read line by
-line too; another layout (e.g. re-indented by a tool) is parsed whole. A JSON Lines file cut short
-by a kill reads as the cases it holds (the top level then comes from its ``run`` and ``progress``
-records). Every error is a :class:`~evaluators.export.ResultsFileError` naming the file (and the
-case).
+Either may be gzip-compressed. What a path must be before it is parsed (and every way it can fail
+to be a results file) is :mod:`.source`'s. A JSON document written by this project keeps each case
+on a line of its own, so it is read line by line too; another layout (e.g. re-indented by a tool) is
+parsed whole. A JSON Lines file cut short by a kill reads as the cases it holds (the top level then
+comes from its ``run`` and ``progress`` records). Every error is a
+:class:`~evaluators.export.ResultsFileError` naming the file (and the case).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any, Iterator, Mapping
 from ..export import ResultsFileError, case_from_dict
 from ..types import CASE_METRICS, CaseResult, RunResult, Usage
 from .jsonl import PROGRESS, RECORD, RUN, SUMMARY
+from .source import Source, open_source
 
 #: The line that opens the cases of a JSON document written by ``cli.common.dump_json``.
 _DOC_CASES = '  "detailed_results": ['
@@ -84,105 +86,90 @@ def record_of(d: Mapping[str, Any], index: int = 0) -> CaseRecord:
                       index=index)
 
 
-def _kind(path: Path) -> str:
-    """'jsonl' or 'json', by the extension, else by the first character that is not blank."""
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
+def _kind(src: Source) -> str:
+    """'jsonl' or 'json', by the extension (under a ``.gz``), else by the first character that is
+    not blank."""
+    if src.suffix in (".jsonl", ".ndjson"):
         return "jsonl"
-    if suffix == ".json":
+    if src.suffix == ".json":
         return "json"
-    with path.open("rb") as fh:
-        head = fh.read(4096).lstrip()
+    head = src.head.lstrip()
     return "json" if head.startswith(b"{\n") or head.startswith(b"{\r\n") else "jsonl"
 
 
-def _open_check(path: str | Path) -> Path:
-    p = Path(path)
-    if not p.is_file():
-        raise ResultsFileError(f"{p}: cannot read: {'no such file' if not p.exists() else 'not a file'}")
-    return p
-
-
-def _jsonl_dicts(p: Path) -> Iterator[dict[str, Any]]:
+def _jsonl_dicts(src: Source) -> Iterator[dict[str, Any]]:
     """Every object of a JSON Lines file (a last line cut short is skipped)."""
-    with p.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            text = raw.strip()
-            if not text:
-                continue
-            try:
-                rec = json.loads(text)
-            except ValueError as exc:
-                if not raw.endswith(b"\n"):
-                    return  # the last line, cut short by a kill: the case was not finished
-                raise ResultsFileError(f"{p}: line {lineno} is not valid JSON ({exc})") from None
-            if not isinstance(rec, dict):
-                raise ResultsFileError(f"{p}: line {lineno} is not a JSON object")
-            yield rec
+    p = src.path
+    for lineno, raw in src.lines():
+        text = raw.strip()
+        if not text:
+            continue
+        try:
+            rec = src.loads(src.decode(text, lineno), f"line {lineno}")
+        except ResultsFileError:
+            if not raw.endswith(b"\n"):
+                return  # the last line, cut short by a kill: the case was not finished
+            raise
+        if not isinstance(rec, dict):
+            raise ResultsFileError(f"{p}: line {lineno} is not a JSON object")
+        yield rec
 
 
-def _doc_stream(p: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]] | None:
+def _doc_stream(src: Source) -> tuple[dict[str, Any], Iterator[dict[str, Any]]] | None:
     """(top level, cases) of a JSON document in this project's layout, read line by line; None
     when the file has another layout. The top level is read first (one pass over the lines, the
     cases skipped), the cases by a second pass as they are iterated."""
     head: list[str] = []
     state = "top"
     seen = False
-    with p.open("r", encoding="utf-8") as fh:
-        first = fh.readline()
-        if first.rstrip("\r\n") != "{":
-            return None
-        head.append("{")
-        for line in fh:
-            s = line.rstrip("\r\n")
-            if state == "top":
-                if s == _DOC_CASES:
-                    state, seen = "cases", True
-                    head.append('  "detailed_results": []')
-                    continue
-                seen = seen or s in ('  "detailed_results": [],', '  "detailed_results": []')
-                head.append(s)
-            elif state == "cases":
-                if s.startswith("  ]"):
-                    head[-1] += s[3:]  # "]," -> the comma after the list
-                    state = "top"
-                elif not s.startswith("    {"):
-                    return None
+    for lineno, raw in src.lines():
+        s = src.decode(raw, lineno).rstrip("\r\n")
+        if lineno == 1:
+            if s != "{":
+                return None
+            head.append("{")
+            continue
+        if state == "top":
+            if s == _DOC_CASES:
+                state, seen = "cases", True
+                head.append('  "detailed_results": []')
+                continue
+            seen = seen or s in ('  "detailed_results": [],', '  "detailed_results": []')
+            head.append(s)
+        elif state == "cases":
+            if s.startswith("  ]"):
+                head[-1] += s[3:]  # "]," -> the comma after the list
+                state = "top"
+            elif not s.startswith("    {"):
+                return None
     if not seen:
         return None
     try:
         top = json.loads("\n".join(head))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(top, dict) or not isinstance(top.get("detailed_results"), list):
         return None
 
     def cases() -> Iterator[dict[str, Any]]:
         inside = False
-        with p.open("r", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                s = line.rstrip("\r\n")
-                if not inside:
-                    inside = s == _DOC_CASES
-                    continue
-                if s.startswith("  ]"):
-                    return
-                try:
-                    yield json.loads(s[4:].rstrip(","))
-                except ValueError as exc:
-                    raise ResultsFileError(f"{p}: line {lineno} (a case) is not valid JSON ({exc})") from None
+        for lineno, raw in src.lines():
+            s = src.decode(raw, lineno).rstrip("\r\n")
+            if not inside:
+                inside = s == _DOC_CASES
+                continue
+            if s.startswith("  ]"):
+                return
+            yield src.loads(s[4:].rstrip(","), f"line {lineno} (a case)")
 
     return top, cases()
 
 
-def _whole_doc(p: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ResultsFileError(f"{p}: not valid JSON: {exc}") from None
+def _whole_doc(src: Source) -> dict[str, Any]:
+    data = src.loads(src.read_text())
     if not isinstance(data, dict) or not isinstance(data.get("detailed_results"), list):
-        raise ResultsFileError(f"{p}: not a results file (a JSON object with 'detailed_results', as "
-                               "written by `evaluate --out`)")
+        raise src.error("not a results file (a JSON object with 'detailed_results', as written by "
+                        "`evaluate --out`)")
     return data
 
 
@@ -193,23 +180,28 @@ def _migrated_top(top: dict[str, Any], p: Path) -> dict[str, Any]:
         return migrate_export({**top, "detailed_results": []})
     except SchemaError as exc:
         raise ResultsFileError(f"{p}: {exc}") from None
+    except (RecursionError, TypeError, ValueError) as exc:  # a foreign top level
+        raise ResultsFileError(f"{p}: not a results file: its top level cannot be read "
+                               f"({type(exc).__name__}: {exc})") from None
 
 
-def _jsonl_top(p: Path) -> dict[str, Any]:
+def _jsonl_top(src: Source) -> dict[str, Any]:
     """The top level of a JSON Lines results file: its summary line, or (a run cut short) its first
     ``run`` record with the time of its ``progress`` records and the count of its cases."""
     runs: list[dict[str, Any]] = []
     seconds: list[float] = []
     summary: dict[str, Any] | None = None
     n = 0
-    for rec in _jsonl_dicts(p):
+    p = src.path
+    for rec in _jsonl_dicts(src):
         kind = rec.get(RECORD)
         if kind == RUN:
             runs.append(rec)
             seconds.append(0.0)
             summary = None
         elif kind == PROGRESS and seconds:
-            seconds[-1] = float(rec.get("elapsed_s") or 0.0)
+            elapsed = rec.get("elapsed_s")
+            seconds[-1] = float(elapsed) if isinstance(elapsed, (int, float)) else 0.0
         elif kind == SUMMARY:
             summary = rec
         elif kind is None:
@@ -233,31 +225,31 @@ def _jsonl_top(p: Path) -> dict[str, Any]:
 def read_top(path: str | Path) -> dict[str, Any]:
     """The run-level part of a results file (everything but ``detailed_results``), migrated to
     the current version. A JSON Lines file cut short has ``"status": "unfinished"``."""
-    p = _open_check(path)
-    if _kind(p) == "jsonl":
-        return _jsonl_top(p)
-    doc = _doc_stream(p)
-    top = doc[0] if doc is not None else _whole_doc(p)
-    out = _migrated_top({k: v for k, v in top.items() if k != "detailed_results"}, p)
+    src = open_source(path)
+    if _kind(src) == "jsonl":
+        return _jsonl_top(src)
+    doc = _doc_stream(src)
+    top = doc[0] if doc is not None else _whole_doc(src)
+    out = _migrated_top({k: v for k, v in top.items() if k != "detailed_results"}, src.path)
     out.pop("detailed_results", None)
     return out
 
 
 def iter_case_dicts(path: str | Path) -> Iterator[dict[str, Any]]:
     """Each case of a results file as its dict (``export.case_dict``), in file order, one at a time."""
-    p = _open_check(path)
-    if _kind(p) == "jsonl":
-        for rec in _jsonl_dicts(p):
+    src = open_source(path)
+    if _kind(src) == "jsonl":
+        for rec in _jsonl_dicts(src):
             if rec.get(RECORD) is None:
                 if "id" not in rec:
-                    raise ResultsFileError(f"{p}: a line has no 'id' and no '{RECORD}': not a results file")
+                    raise src.error(f"a line has no 'id' and no '{RECORD}': not a results file")
                 yield rec
         return
-    doc = _doc_stream(p)
+    doc = _doc_stream(src)
     if doc is not None:
         yield from doc[1]
         return
-    yield from _whole_doc(p)["detailed_results"]
+    yield from _whole_doc(src)["detailed_results"]
 
 
 def iter_cases(path: str | Path, *, full: bool = False, method: str | None = None) -> Iterator[Any]:

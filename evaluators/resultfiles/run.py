@@ -3,7 +3,9 @@
 :func:`evaluate_file` reads the input in chunks (``datasets.stream``), evaluates each chunk with one
 :class:`~evaluators.pipeline.Evaluation` (the method built once), writes every finished case at
 once to a JSON Lines journal (:mod:`.jsonl`) and keeps only the per-case metric values
-(:class:`~evaluators.tally.RunTally`) for the summary, the intervals and the CI gates. At the end:
+(:class:`~evaluators.tally.RunTally`) for the summary, the intervals and the CI gates. Before the
+first chunk, the run's retrieval matching (by id or by text) is decided over the whole input
+(:func:`plan_retrieval`), so every chunk — and every ``--resume`` session — scores alike. At the end:
 
 * ``out`` = ``*.jsonl``: the journal *is* the results file; the summary is appended as its last line;
 * ``out`` = ``*.json``: the journal is ``<out>.partial.jsonl`` beside it; the JSON document is
@@ -26,8 +28,9 @@ from typing import Any, Callable, Iterator, Mapping
 
 from ..datasets.stream import CHUNK_ROWS, CaseStream, LoadedStream, open_cases
 from ..export import case_dict, row_of, write_csv
-from ..options import EvalOptions
+from ..options import EvalOptions, RetrievalRun
 from ..pipeline import Evaluation
+from ..retrieval import with_plan
 from ..tally import RunTally
 from ..types import SCHEMA_VERSION, CaseResult, TestCase
 from .jsondoc import write_doc
@@ -117,6 +120,7 @@ def evaluate_file(
             if stream is not None:
                 stream.chunk_rows = chunk_rows
     stream = stream or open_cases(source, mapping=mapping, overrides=overrides, chunk_rows=chunk_rows)
+    ev.options = plan_retrieval(ev.options, stream)  # by id or by text: one decision for the whole run
     spool: tempfile.TemporaryDirectory | None = None
     jp: Path | None = None
     if out is not None:
@@ -204,6 +208,24 @@ def evaluate_file(
         if spool is not None:
             spool.cleanup()
     return res
+
+
+def plan_retrieval(options: EvalOptions, stream: CaseStream | LoadedStream) -> EvalOptions:
+    """``options`` with the run's retrieval matching decided over the whole input before it is cut
+    into chunks (``retrieval.plan``): a file whose columns hold no reference is not read again; one
+    that does is pre-scanned by a second reader (validated rows, one chunk in memory), which stops at
+    the first retrieved id that is a reference id — the whole file is read only when none is."""
+    if options.retrieval_run is not None:
+        return options
+    if isinstance(stream, LoadedStream):
+        return with_plan(options, stream.loaded.cases)
+    m = stream.mapping
+    if not (m.reference_context_ids or m.reference_context_relevance or m.reference_contexts):
+        return options.model_copy(update={"retrieval_run": RetrievalRun(
+            match="none", reason="the input has no reference column (reference_context_ids, "
+                                 "reference_context_relevance or reference_contexts)")})
+    again = open_cases(stream.path, mapping=m, chunk_rows=stream.chunk_rows)
+    return with_plan(options, (c for chunk in again for c in chunk.cases))
 
 
 def _mapping(stream: Any) -> dict[str, Any] | None:

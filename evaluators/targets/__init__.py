@@ -1,0 +1,50 @@
+"""Run your app: call one version of a RAG app on every question of a question file and write what
+it answered as a test-case file (``python -m evaluators run``), ready for ``evaluate`` and ``compare``.
+
+    from evaluators.datasets import load_questions
+    from evaluators.targets import TargetPolicy, load_target, run_target
+
+    target = load_target("data/sample_targets/v1.yaml")            # the owner's policy by default
+    report = run_target(target, load_questions("data/sample_questions.jsonl"), "cases_v1.jsonl",
+                        progress=lambda done, total: print(done, total))
+    report.answered, report.failed, report.latency_summary()      # failed: [(id, error), ...]
+
+An owner's targets file may hold several (``load_targets``: a list, or ``{targets: [...]}``).
+A dashboard serving visitors loads what they typed with ``TargetPolicy.visitor()`` (no Python
+target, no ``${VAR}``, the typed-URL rules), runs it in a background thread with
+``should_stop=event.is_set`` and ``on_record=...`` for live rows, and continues an interrupted run
+with ``resume=True``.
+
+Modules, each opening with the contract it keeps:
+
+* :mod:`.spec` — the fields of a target file (pydantic);
+* :mod:`.model` — the target file (YAML / JSON) -> a checked :class:`Target`; every bad field named;
+* :mod:`.policy` — :class:`TargetPolicy`: the owner's targets, or a visitor's (refused Python,
+  no environment, typed-URL rules);
+* :mod:`.template` — ``{column}`` and ``${VAR}`` filled in at call time; :class:`Secrets` masks what
+  must never be shown;
+* :mod:`.extract` — the JSON reply -> answer, passages, ids, usage (JMESPath);
+* :mod:`.call` — one question: the request, retries on 429 / 5xx / timeouts honouring Retry-After,
+  latency and attempts, the error in words;
+* :mod:`.casefile` — the cases file: one line per finished question, read back for resume;
+* :mod:`.runner` — :func:`run_target`: concurrency, repeat, resume, progress, cancellation;
+* :mod:`.errors` — :class:`TargetError` (a target or file that cannot be used), :class:`TargetRefused`.
+
+The question file is read by :func:`evaluators.datasets.load_questions`. The reference of the target
+file is docs/targets.md.
+"""
+
+from __future__ import annotations
+
+from .call import Outcome
+from .casefile import case_line, scan
+from .errors import TargetError, TargetRefused
+from .extract import Answer, ReplyError
+from .model import Target, load_target, load_targets, target_from_dict
+from .policy import TargetPolicy
+from .runner import RunReport, arun_target, run_target
+from .spec import HttpSpec, TargetSpec
+
+__all__ = ["Answer", "HttpSpec", "Outcome", "ReplyError", "RunReport", "Target", "TargetError", "TargetPolicy",
+           "TargetRefused", "TargetSpec", "arun_target", "case_line", "load_target", "load_targets", "run_target",
+           "scan", "target_from_dict"]

@@ -1,0 +1,295 @@
+"""A sentence read as *subject* + *verb group* + *the rest*, for the offline question rules.
+
+The verb group is found by the closed class of auxiliaries (is, was, has, can, ...), or by a word
+the dictionary knows as a finite verb standing after the subject (a word that may also be a noun —
+"supports", "effects" — counts as the verb only when no auxiliary follows soon and it does not
+follow an adjective); a capitalised base-form verb opening the sentence makes it an imperative,
+whose subject is the reader. A list marker and a linking phrase ("However, ") in front are left out.
+
+Contract: :func:`read_clause` returns a :class:`Clause` over the sentence's own text (every token an
+exact piece of it) or None when the sentence has no verb group the rules trust (a negated verb, a
+subordinate clause before the verb, a *do* auxiliary); :func:`remainder` gives the words after the
+verb without a fact's span and without parentheses, up to the end of the fact's clause.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .offline_words import (
+    ADVERBS,
+    AUX_BE,
+    AUX_DO,
+    AUX_HAVE,
+    AUXILIARIES,
+    CONJUNCTIONS,
+    DETERMINERS,
+    LINKERS,
+    NEGATIONS,
+    PERSONAL,
+    PREPOSITIONS,
+    PRONOUNS,
+    VAGUE_SUBJECT,
+    Tok,
+    can_be,
+    known,
+    lower_first,
+    tokens,
+    verb_lemma,
+    verb_tag,
+)
+
+LIST_MARKER = re.compile(r"^\s*(?:[-*•+▪◦]|\d{1,3}[.)]|\(?[a-z][.)])\s+")
+MARKUP = re.compile(r"https?://|www\.|\]\(|[|{}<>=\\`@#]|\.\w{2,4}/|_{2,}|\*\*")
+BOUNDARY = frozenset((",", ";", ":", "–", "—", "(", ")", "[", '"', "“", "”"))
+CLAUSE_WORDS = frozenset(("while", "whereas", "because", "although", "though", "which", "who", "whom", "whose",
+                           "where", "so", "but", "unless", "since", "if", "when", "as", "that", "and", "or"))
+
+@dataclass
+class Clause:
+    text: str  # the sentence from where the clause starts (list marker / linker removed)
+    offset: int  # where ``text`` starts in the sentence
+    toks: list[Tok]
+    subj: tuple[int, int]
+    verb: tuple[int, int]
+    aux: Tok | None
+    main: list[Tok]  # lexical verb(s) of the group (coordinated ones too)
+    imperative: bool = False
+
+
+def strip_front(sentence: str) -> int:
+    """Offset past a list marker and a linking phrase ("However, ")."""
+    off = 0
+    m = LIST_MARKER.match(sentence)
+    if m:
+        off = m.end()
+    low = sentence[off:].lower()
+    for linker in LINKERS:
+        if low.startswith(linker + ",") or low.startswith(linker + " "):
+            rest = off + len(linker)
+            if sentence[rest:rest + 1] == ",":
+                rest += 1
+            while rest < len(sentence) and sentence[rest] == " ":
+                rest += 1
+            return rest
+    return off
+
+
+def is_adverb(t: Tok) -> bool:
+    return t.low in ADVERBS or (t.low.endswith("ly") and len(t.low) > 4 and can_be(t.low, "ADV"))
+
+
+def finite_verb(toks: list[Tok], i: int) -> bool:
+    """Whether ``toks[i]`` reads as the finite verb after a subject ``toks[:i]``."""
+    t, prev = toks[i], toks[i - 1]
+    if not t.is_word or t.is_cap or verb_tag(t.text) not in ("VBD", "VBZ", "VBP"):
+        return False
+    if prev.low in DETERMINERS or prev.low in PREPOSITIONS or prev.low in ("to", "and", "or", ","):
+        return False
+    if is_adverb(prev) and (i < 2 or toks[i - 2].low in DETERMINERS):
+        return False
+    head = next((toks[k] for k in range(i - 1, -1, -1) if not is_adverb(toks[k])), prev)
+    if verb_tag(t.text) == "VBP" and not (head.low.endswith("s") and not head.low.endswith("ss")):
+        return False  # a base form after a singular word is a noun ("the power supply")
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if nxt is not None and (nxt.low in AUXILIARIES or nxt.low == "of"):
+        return False
+    if can_be(t.text, "NOUN") or can_be(t.text, "ADJ") or t.low.endswith("ed"):
+        if can_be(t.text, "NOUN") and (can_be(prev.text, "ADJ") and not can_be(prev.text, "NOUN")
+                                       or verb_tag(prev.text) in ("VBN", "VBG")):
+            return False  # "actively managed funds"
+        for k in range(i + 1, min(len(toks), i + 8)):  # "side effects of X are": the verb comes later
+            if toks[k].text in BOUNDARY:
+                break
+            if toks[k].low in AUXILIARIES:
+                return False
+    return True
+
+
+def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok], bool]:
+    """(end, lexical verbs, negated) of the verb group starting at ``start``."""
+    j = start + 1
+    negated = False
+    main: list[Tok] = [] if is_aux else [toks[start]]
+    while j < len(toks):
+        t = toks[j]
+        if t.low in NEGATIONS:
+            negated = True
+            j += 1
+        elif is_adverb(t) and j + 1 < len(toks) and verb_tag(toks[j + 1].text):
+            j += 1
+        elif is_aux and t.low in ("be", "been", "being", "have") and not main:
+            j += 1
+        elif is_aux and not main and t.is_word and not t.is_cap and verb_tag(t.text) in ("VBN", "VBD", "VBG", "VBP") \
+                and t.low not in PREPOSITIONS and t.low not in DETERMINERS:
+            if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not can_be(t.text, "VERB"):
+                break
+            main.append(t)
+            j += 1
+        elif main and t.low in ("and", "or") and j + 1 < len(toks) and \
+                verb_tag(toks[j + 1].text) == verb_tag(main[-1].text) and not toks[j + 1].is_cap:
+            main.append(toks[j + 1])
+            j += 2
+        else:
+            break
+    return j, main, negated
+
+
+def read_clause(sentence: str) -> Clause | None:
+    off = strip_front(sentence)
+    text = sentence[off:].rstrip()
+    if text.endswith("."):
+        text = text[:-1]
+    toks = tokens(text)
+    if len(toks) < 4:
+        return None
+    first = toks[0]
+    # an imperative: a capitalised base-form verb opening the sentence, an object after it
+    if first.is_cap and verb_tag(first.text) == "VBP" and can_be(first.text, "VERB") and len(toks) > 2 and \
+            (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap) and \
+            not any(t.low in AUXILIARIES for t in toks[1:12]):
+        end, main, negated = verb_group(toks, 0, False)
+        if negated:
+            return None
+        return Clause(text, off, toks, (0, 0), (0, end), None, main, imperative=True)
+    for i in range(1, min(len(toks), 14)):
+        t = toks[i]
+        if t.low in BOUNDARY or t.low in ("that", "which", "who", "whose", "when", "if", "because"):
+            return None
+        if t.low in AUXILIARIES:
+            end, main, negated = verb_group(toks, i, True)
+            if negated or t.low in AUX_DO:
+                return None
+            if t.low in AUX_HAVE and not main and toks[i + 1].low != "been":  # "has" as the verb: "Mars has two moons"
+                return Clause(text, off, toks, (0, i), (i, i + 1), None, [t])
+            return Clause(text, off, toks, (0, i), (i, end), t, main)
+        if finite_verb(toks, i):
+            end, main, negated = verb_group(toks, i, False)
+            if negated:
+                return None
+            return Clause(text, off, toks, (0, i), (i, end), None, main)
+    return None
+
+
+def subject_ok(c: Clause) -> bool:
+    if c.imperative:
+        return True
+    s = c.toks[c.subj[0]:c.subj[1]]
+    if not s or len(s) > 10:
+        return False
+    if s[0].low in VAGUE_SUBJECT or any(t.low in PERSONAL for t in s):
+        return False
+    if s[0].low in CONJUNCTIONS or s[0].low in PREPOSITIONS or not (s[0].is_word or s[0].is_num):
+        return False
+    if any(t.low in PRONOUNS and t.low not in DETERMINERS for t in s) or s[0].low == "following" or \
+            (len(s) > 1 and s[1].low == "following"):
+        return False
+    if sum(t.text.isupper() and len(t.text) > 2 and t.is_word and known(t.text) for t in s) >= 2:
+        return False  # "LIST OF COMPANIES": a heading run into the sentence (acronyms such as IBM are fine)
+    if len(s) == 1 and can_be(s[0].text, "ADJ") and not can_be(s[0].text, "NOUN"):
+        return False  # "Full means that ...": an adjective, not a thing
+    if any(t.low in ("this", "these", "that", "those") for t in s):
+        return False  # "support for this feature": which one?
+    if s[0].low.endswith("ing") and verb_tag(s[0].text) == "VBG" and not can_be(s[0].text, "NOUN"):
+        return False  # a gerund ("Migrating from v1 to v2 is ..."): not a thing to ask "what is" about
+    return not (len(s) == 1 and s[0].low in DETERMINERS)
+
+
+def piece(c: Clause, a: int, b: int) -> str:
+    if a >= b:
+        return ""
+    return " ".join(c.text[c.toks[a].start:c.toks[b - 1].end].split())
+
+
+def subject_text(c: Clause) -> str:
+    if c.imperative:
+        return "you"
+    a, b = c.subj
+    first = c.toks[a]
+    nxt = c.toks[a + 1].text if a + 1 < b else ""
+    rest = piece(c, a + 1, b)
+    return (lower_first(first.text, nxt) + (" " + rest if rest else "")).strip()
+
+
+def joins_names(toks: list[Tok], k: int) -> bool:
+    """"and" / "or" between two names or two nouns ("Stewart Adams and John Nicholson"), not clauses."""
+    if toks[k].low not in ("and", "or") or k + 1 >= len(toks):
+        return False
+    nxt = toks[k + 1]
+    if nxt.low in VAGUE_SUBJECT or verb_tag(nxt.text) in ("VBD", "VBZ") and not can_be(nxt.text, "NOUN"):
+        return False
+    if any(t.low in AUXILIARIES for t in toks[k + 1:k + 5]):
+        return False  # "... and Medicare is 1.45%": a clause
+    return nxt.is_cap or nxt.low in DETERMINERS or can_be(nxt.text, "NOUN") or can_be(nxt.text, "ADJ")
+
+
+def paren_end(toks: list[Tok], k: int) -> int | None:
+    """Index after the ``)`` closing the ``(`` at ``k`` (None when it does not close soon)."""
+    for j in range(k + 1, min(len(toks), k + 15)):
+        if toks[j].text == ")":
+            return j + 1
+        if toks[j].text == "(":
+            return None
+    return None
+
+
+def remainder(c: Clause, remove: tuple[int, int]) -> str | None:
+    """The words after the verb group without the fact and without parentheses, up to the end of the
+    fact's clause; None when the fact sits in another clause than the verb."""
+    v_end = c.verb[1]
+    ra, rb = remove
+    keep: list[tuple[int, int]] = []
+    k, run = v_end, v_end
+    while k < len(c.toks):
+        t = c.toks[k]
+        if k == ra:
+            keep.append((run, k))
+            k = run = rb
+            continue
+        if t.text == "(" and (pe := paren_end(c.toks, k)) is not None and not (k <= ra < pe):
+            keep.append((run, k))
+            k = run = pe
+            continue
+        clause_ahead = t.low in ("before", "after", "until", "once") and k + 1 < len(c.toks) and \
+            c.toks[k + 1].low in PRONOUNS and c.toks[k + 1].low not in DETERMINERS  # "before it went bankrupt"
+        if t.text in BOUNDARY or clause_ahead or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k)):
+            if k < ra and (t.text in BOUNDARY or t.low not in ("and", "or", "as", "that")):
+                return None  # the fact is in a later clause
+            if k >= rb:
+                break
+        k += 1
+    keep.append((run, min(k, len(c.toks))))
+    words = " ".join(piece(c, a, b) for a, b in keep if a < b).split()
+    # a preposition may close the question only where the answer was its object ("listen on")
+    stranded = rb >= k and ra > v_end and c.toks[ra - 1].low in PREPOSITIONS
+    while words:
+        last = words[-1].lower()
+        if len(words) >= 2 and words[-2].lower() == "to" and verb_tag(words[-1]) == "VBP":
+            del words[-2:]  # "to create" without its object
+            stranded = False
+        elif last in DETERMINERS:
+            words.pop()
+        elif last in ("and", "or", "to") or (last in PREPOSITIONS and not stranded):
+            words.pop()
+            stranded = False
+        else:
+            break
+    return " ".join(words)
+
+
+def verb_words(c: Clause, base: bool) -> str:
+    """The lexical verb(s) of the group, in base form when ``base`` ("moves or combines" -> "move or combine"),
+    with any adverb that stood between them."""
+    if not c.main:
+        return piece(c, c.verb[0] + (1 if c.aux is not None else 0), c.verb[1])
+    start = c.verb[0] + (1 if c.aux is not None else 0)
+    words: list[str] = []
+    for t in c.toks[start:c.verb[1]]:
+        if base and any(t is m for m in c.main):
+            words.append(verb_lemma(t.text) or t.low)
+        else:
+            words.append(t.text if not t.is_cap or c.imperative is False else t.low)
+    if c.imperative and words:
+        words[0] = words[0].lower()
+    return " ".join(words)

@@ -1,0 +1,316 @@
+"""One sentence -> at most one question whose answer is a fact the sentence states, by rule.
+
+The sentence is read as *subject* + *verb group* + *the rest* (the verb group found by the closed
+class of auxiliaries, or by a word the dictionary knows as a finite verb standing after the subject);
+an imperative ("Press and hold ...") has the reader as its subject. A fact after the verb
+(:mod:`.offline_facts`) is taken out and its question word put in front, with the auxiliary moved
+before the subject (or *do* / *does* / *did* and the verb's base form when there is no auxiliary):
+
+    Apollo 11 landed on the Moon on 20 July 1969.      -> When did Apollo 11 land on the Moon?
+    The Eiffel Tower is 330 metres tall.               -> How tall is the Eiffel Tower?
+    Hold the RESET button for 10 seconds.              -> How long should you hold the RESET button?
+    PostgreSQL listens on port 5432 by default.        -> Which port does PostgreSQL listen on by default?
+    The lunar module was named Eagle.                  -> What was the lunar module named?
+    Neil Armstrong and Buzz Aldrin walked on the ...   -> Who walked on the lunar surface?
+    Metformin is a first-line medication for ...       -> What is metformin?
+
+Contract: :func:`question_for` returns a :class:`Made` (question, the answer — an exact piece of
+the sentence —, the kind of fact, a score) or None. It returns None rather than a doubtful
+question: for a subject that is a pronoun or first / second person ("It", "We", "You"), a negated
+verb, a fact inside a subordinate clause, markup or code, a question or a fragment, and whenever the
+answer (or any of its numbers) would appear in the question. Everything after the fact's clause
+(", while ...", ", which ...") is left out of the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .offline_clause import (
+    BOUNDARY,
+    CLAUSE_WORDS,
+    MARKUP,
+    Clause,
+    is_adverb,
+    piece,
+    read_clause,
+    remainder,
+    subject_ok,
+    subject_text,
+    verb_words,
+)
+from .offline_facts import Fact, find_facts
+from .offline_words import (
+    AUX_BE,
+    AUX_HAVE,
+    AUXILIARIES,
+    DETERMINERS,
+    MODALS,
+    PREPOSITIONS,
+    PRONOUNS,
+    can_be,
+    known,
+    past,
+    verb_lemma,
+    verb_tag,
+)
+
+#: Verbs that introduce what the subject means (a definition): "X refers to Y".
+_DEFINING = {"refers": "refer to", "means": "mean", "stands": "stand for", "denotes": "denote"}
+#: Verbs whose object is a fact worth asking for: "What does Kubernetes provide?".
+_OBJECT_VERBS = frozenset(("support provide offer include contain require use store run replace create generate "
+                           "return measure track protect encrypt manage host expose accept produce cause treat "
+                           "inhibit block reduce increase lower raise prevent need enable charge cost").split())
+#: First words of a complement that says little on its own ("a different entity", "a bit of").
+_VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "great", "better", "best", "worse",
+                          "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
+                          "simpler", "appropriate", "way", "thing", "part", "kind", "sort", "type", "number"))
+#: How much a kind of fact is worth asking about (a date or a number beats a definition).
+_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "percent": 2.8, "numbered": 2.8,
+               "number": 2.8, "agent": 2.6, "name": 2.5, "who": 2.0, "object": 1.8, "definition": 1.6,
+               "function": 1.2}
+_MIN_WORDS = {"definition": 3, "number": 6}
+_OTHER_PEOPLE = re.compile(r"\b(?:we|our|us|i|my|you|your|yours|it|its|they|them|their|he|she|him|her|his)\b")
+
+
+@dataclass(frozen=True)
+class Made:
+    question: str
+    answer: str
+    kind: str
+    score: float
+
+
+def _ask(c: Clause, wh: str, remainder: str) -> str:
+    subj = subject_text(c)
+    if c.imperative:
+        core = f"{wh} should you {verb_words(c, False)}"
+    elif c.aux is not None:
+        core = f"{wh} {c.aux.low} {subj} {verb_words(c, False)}"
+    else:
+        tag = verb_tag(c.main[0].text) if c.main else None
+        do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
+        core = f"{wh} {do} {subj} {verb_words(c, True)}"
+    return _finish(f"{core} {remainder}")
+
+
+def _finish(q: str) -> str:
+    q = " ".join(q.replace("®", "").replace("™", "").split()).rstrip(" ,;:")
+    q = re.sub(r"\s+([,.;:?!)])", r"\1", q)
+    return q[:1].upper() + q[1:] + "?"
+
+
+def _agent_question(c: Clause, f: Fact, remainder: str) -> str | None:
+    if c.aux is None or c.aux.low not in AUX_BE or len(c.main) != 1 or verb_tag(c.main[0].text) not in ("VBN", "VBD"):
+        return None
+    lemma = verb_lemma(c.main[0].text)
+    if not lemma:
+        return None
+    verb = past(lemma, c.main[0].text) if c.aux.low in ("was", "were") else \
+        (lemma + "es" if lemma.endswith(("s", "sh", "ch", "x")) else lemma + "s")
+    return _finish(f"Who {verb} {subject_text(c)} {remainder}")
+
+
+def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
+    out: list[tuple[str, tuple[int, int], str]] = []
+    is_be = c.aux is not None and c.aux.low in AUX_BE
+    for f in find_facts(c.toks, c.text, c.verb[1], is_be and not c.main):
+        rem = remainder(c, f.remove)
+        if rem is None:
+            continue
+        if f.kind == "agent":
+            q = _agent_question(c, f, rem)
+        elif f.kind == "name":
+            if not c.main or c.main[-1].low not in ("named", "called", "known", "titled", "dubbed", "nicknamed"):
+                continue
+            q = _ask(c, f.wh, rem)
+        else:
+            q = _ask(c, f.wh, rem)
+        if q:
+            out.append((q, f.answer, f.kind))
+    return out
+
+
+def _who_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
+    """A subject made of person names ("Neil Armstrong and Buzz Aldrin") -> "Who <verb> <rest>?"."""
+    if c.imperative or not c.main or c.aux is not None and (c.aux.low in AUX_HAVE or c.aux.low in MODALS):
+        return None
+    s = c.toks[c.subj[0]:c.subj[1]]
+    if any(t.low in DETERMINERS for t in s):
+        return None
+    people = " ".join("N" if t.is_cap and t.is_word and not t.text.isupper() and t.text.isalpha() else t.low
+                      for t in s)
+    if not re.fullmatch(r"N N(?: (?:and|,) N N)*", people):
+        return None
+    if any(known(t.text) for t in s[1::3]):
+        return None  # a family name is not a dictionary word ("Watson Discovery" is not a person)
+    if verb_tag(c.main[0].text) != "VBD" and c.aux is None:
+        return None
+    stop = next((k for k in range(c.verb[1], len(c.toks)) if c.toks[k].text in BOUNDARY
+                 or c.toks[k].low in CLAUSE_WORDS - {"and", "or"}), len(c.toks))
+    if stop - c.verb[1] < 1:
+        return None
+    verb = piece(c, c.verb[0], c.verb[1])
+    if c.aux is not None and c.aux.low == "were":
+        verb = "was" + verb[4:]
+    elif c.aux is not None and c.aux.low == "are":
+        verb = "is" + verb[3:]
+    return _finish(f"Who {verb} {piece(c, c.verb[1], stop)}"), c.subj, "who"
+
+
+def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | None:
+    """"X is a Y ..." -> "What is X?"; "X refers to Y" -> "What does X refer to?"; a verb phrase about
+    the section's own subject ("git rebase moves ...") -> "What does git rebase do?"."""
+    if c.imperative:
+        return None
+    s_len = c.subj[1] - c.subj[0]
+    if s_len > 6:
+        return None
+    v_end = c.verb[1]
+    while v_end < len(c.toks) - 1 and is_adverb(c.toks[v_end]):  # "is basically the amount ..."
+        v_end += 1
+    stop = next((k for k in range(v_end + 1, len(c.toks)) if c.toks[k].text in (";", "–", "—", ":")
+                 or (c.toks[k].text == "," and _clause_follows(c.toks, k + 1))), len(c.toks))
+    if stop - v_end < 3 or stop - v_end > 28:
+        return None
+    if v_end + 1 < len(c.toks) and c.toks[v_end + 1].low in _VAGUE_HEADS:
+        return None  # "VIX is a different entity altogether": true, but says nothing
+    subj = subject_text(c)
+    if c.aux is not None and c.aux.low in ("is", "are") and not c.main and v_end < len(c.toks) and \
+            (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and s_len <= 3 and stop - v_end >= 5):
+        return _finish(f"What {c.aux.low} {subj}"), (v_end, stop), "definition"
+    if c.aux is None and len(c.main) == 1 and c.main[0].low in _DEFINING and v_end < len(c.toks):
+        phrase = _DEFINING[c.main[0].low]
+        skip = v_end + (1 if phrase.endswith((" to", " for")) and c.toks[v_end].low in ("to", "for") else 0)
+        if stop - skip < 2:
+            return None
+        return _finish(f"What does {subj} {phrase}"), (skip, stop), "definition"
+    if c.aux is None and c.main and verb_tag(c.main[0].text) == "VBZ" and section and \
+            subj.lower().strip() == section.lower().strip():
+        return _finish(f"What does {subj} do"), (c.verb[0], stop), "function"
+    return None
+
+
+def _clause_follows(toks: list, k: int) -> bool:
+    """Whether a new clause starts at ``k`` (", and you can pay ...", ", but it ..."): a conjunction and
+    then a verb within a few words, or a pronoun."""
+    if k >= len(toks) or toks[k].low not in ("and", "but", "so", "or", "which", "while", "although"):
+        return False
+    if toks[k].low in ("but", "so", "while", "although"):
+        return True
+    nxt = toks[k + 1:k + 6]
+    return any(t.low in AUXILIARIES or t.low in PRONOUNS and t.low not in DETERMINERS or
+               verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN") for t in nxt)
+
+
+def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
+    """"Kubernetes provides a container-centric management environment." -> "What does Kubernetes
+    provide?": a specific subject, a verb of the list, its object noun phrase as the answer."""
+    if c.imperative or c.aux is not None or len(c.main) != 1:
+        return None
+    lemma = verb_lemma(c.main[0].text)
+    if lemma not in _OBJECT_VERBS or verb_tag(c.main[0].text) not in ("VBZ", "VBD", "VBP"):
+        return None
+    subj = c.toks[c.subj[0]:c.subj[1]]
+    if not (any(t.is_cap for t in subj[1:]) or subj[0].is_cap and not known(subj[0].text) or len(subj) >= 3):
+        return None
+    a = c.verb[1]
+    b = a
+    while b < len(c.toks):
+        t = c.toks[b]
+        if t.text in BOUNDARY or t.low in PREPOSITIONS or t.low in CLAUSE_WORDS or t.low in AUXILIARIES \
+                or (b > a and verb_tag(t.text) in ("VBD", "VBZ") and not can_be(t.text, "NOUN")):
+            break
+        b += 1
+    nxt = c.toks[b].low if b < len(c.toks) else ""
+    figure = False
+    if nxt == "of" and b > a:  # "rates of 0.65% or less": the object goes on to its figure
+        end = next((k for k in range(b, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
+        if any(t.is_num for t in c.toks[b:end]) and end - a <= 10:
+            b, nxt, figure = end, "", True
+    if b - a < 1 or b - a > 10 or (b - a == 1 and c.toks[a].low in DETERMINERS):
+        return None
+    if any(t.low in ("following", "same", "other", "more", "this", "these", "that", "those") for t in c.toks[a:b]):
+        return None
+    content = [t for t in c.toks[a:b] if t.low not in DETERMINERS]
+    if not any(t.is_cap or t.is_num for t in content) and (
+            len(content) < 2 or any(t.low in _VAGUE_HEADS or t.low.endswith("er") and can_be(t.text, "ADJ")
+                                    for t in content)):
+        return None  # "methods", "the bucket", "a simpler way": too little to be worth asking for
+    last = c.toks[b - 1]
+    ends_in_noun = last.is_cap or last.is_num or can_be(last.text, "NOUN") or not known(last.text)
+    if c.toks[a].is_num or last.low in DETERMINERS or not (ends_in_noun or figure):
+        return None  # the object must end in its noun ("a standardized or customizable ..." does not)
+    if nxt in ("of", "that", "which", "who", "whose", "where", "and", "or"):
+        return None  # the object goes on ("a summary of ...", "a character that ..."): its head alone says little
+    if nxt == ",":  # a list: "includes sources, filters, topics, destinations, and subscriptions"
+        tail = c.toks[b:]
+        verb_in_tail = any(t.low in AUXILIARIES or verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN")
+                           for t in tail)
+        if any(t.low in ("and", "or") for t in tail) and not verb_in_tail:
+            b = len(c.toks)
+        else:
+            return None
+    if c.toks[a].low in PRONOUNS and c.toks[a].low not in DETERMINERS:
+        return None
+    rem = remainder(c, (a, b))
+    if rem is None:
+        return None
+    return _ask(c, "What", rem), (a, b), "object"
+
+
+def _vague_term(c: Clause) -> bool:
+    """A subject that is one common noun after an article ("a source", "the platform")."""
+    s = c.toks[c.subj[0]:c.subj[1]]
+    return len(s) == 2 and s[0].low in ("a", "an", "the") and not s[1].is_cap and known(s[1].text)
+
+
+def _answer_in_question(answer: str, question: str) -> bool:
+    a = " ".join(answer.lower().split()).strip(" .,;:")
+    q = question.lower()
+    if not a or a in q:
+        return True
+    nums = re.findall(r"\d[\d,.]*\d|\d", a)
+    if any(re.search(rf"(?<![\d.,]){re.escape(n)}(?![\d])", q) for n in nums):
+        return True
+    words = [w for w in re.findall(r"\w+", a) if len(w) > 3 and w not in DETERMINERS]
+    return bool(words) and sum(w in q for w in words) >= max(1, int(0.6 * len(words) + 0.5)) and len(words) <= 3
+
+
+def question_for(sentence: str, section: str = "") -> Made | None:
+    """The best question the rules make of ``sentence`` (see the module docstring), or None."""
+    s = sentence.strip()
+    if not s.endswith(".") or len(s) < 20 or len(s) > 400 or "?" in s or "!" in s or MARKUP.search(s):
+        return None
+    if s.count("(") != s.count(")") or s.count('"') % 2:
+        return None
+    c = read_clause(s)
+    if c is None or not (c.text[:1].isalnum()) or not subject_ok(c):
+        return None
+    options = _fact_questions(c)
+    who = _who_question(c)
+    if who:
+        options.append(who)
+    if not options:
+        d = _definition(c, section) or _object_question(c)
+        if d:
+            options.append(d)
+    best: Made | None = None
+    for q, (a, b), kind in options:
+        if a >= b:
+            continue
+        answer = c.text[c.toks[a].start:c.toks[b - 1].end].strip(" ,;:")
+        n_words = len(q.split())
+        if not _MIN_WORDS.get(kind, 4) <= n_words <= 22 or len(answer.split()) > 40:
+            continue
+        if _answer_in_question(answer, q) or _OTHER_PEOPLE.search(q.lower().replace("should you ", "")):
+            continue  # the answer given away, or a question about "we" / "it" that stands on nothing
+        score = _KIND_SCORE[kind] - 0.05 * max(0, n_words - 14)
+        if kind == "definition" and _vague_term(c):
+            if c.toks[c.subj[0]].low == "the":
+                continue  # "What is the platform?": which one?
+            score -= 1.0
+        if best is None or score > best.score:
+            best = Made(q, answer, kind, score)
+    return best

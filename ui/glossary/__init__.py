@@ -1,0 +1,10 @@
+"""The Glossary page's own code (``pages/6_glossary.py``): every metric as a card, the other terms
+the screens use, the per-case sentence counts.
+
+    from ui.glossary import entries
+    for row in entries.glossary_frame("trace").to_dict("records"):
+        st.markdown(entries.card_markdown(row))
+
+Modules: ``entries`` (the page's cards and tables: pure). The words themselves — names, help texts,
+``TERMS`` — are every page's, at the top of ``ui/``: ``vocab``.
+"""

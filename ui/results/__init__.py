@@ -1,0 +1,14 @@
+"""The Results page's own code (``pages/3_results.py``): metric cards with intervals, charts, the
+per-case table, the agreement of two labelings, downloads, opening a results file made elsewhere,
+and sending the scores of traced cases back to their spans.
+
+    from ui.results import open_results, results_view, traces_view
+    open_results.area(expanded=True)         # open a CLI / Ray results file as a run of the history
+    results_view.cases_tab(df, metrics, run_id, run)
+    results_view.downloads(run, df)          # built on click: the results file and a CSV
+
+Modules: ``results_view`` (cards' help and intervals, the cases table, the agreement tab, the
+Download tab), ``exports`` (the download files of a stored run, case by case: pure),
+``open_results`` (a results file in: upload or the owner's folder), ``traces_view`` (runs of traced
+cases: the note above the table, annotation files, sending to Phoenix).
+"""
