@@ -69,6 +69,24 @@ def test_paraphrases_are_not_swaps(resp, doc):
     assert find(resp, doc, resp, doc) == []
 
 
+def test_a_term_the_documents_state_for_the_claim_is_not_swapped_in():
+    """A term a document sentence states beside the claim's other words was taken from there (an
+    answer that joins two sentences), not swapped in; a menu path's capitalised words ("Try Now") are
+    not a name to swap with one."""
+    cullinan = ("The Cullinan Diamond was discovered in 1905 at the Premier mine near Pretoria.",
+                "The Cullinan Diamond was discovered in South Africa by the mine's surface manager.")
+    resp = "The Cullinan Diamond was discovered in 1905 in South Africa."
+    assert find(resp, cullinan[0], resp, cullinan) == []
+    menu = "Selecting speakers. Settings Sound Sound Output Try Now You can select which speakers the TV uses."
+    resp = "Yes, you can select the speakers for sound output on your Samsung TV."
+    assert find(resp, menu, resp, menu) == []
+    # ... while "insulin injections" is not in the documents although "insulin sensitivity" is
+    resp = "Insulin injections are the usual first-line medicine for type 2 diabetes."
+    assert find(resp, METFORMIN, resp, " ".join(DOCS)) == [Clash("substitution", ("insulin",), ("metformin",))]
+    # a term the question (or an earlier turn) names is the subject asked about, never a swap
+    assert find(resp, METFORMIN, resp, " ".join(DOCS), "Are insulin injections the first-line medicine?") == []
+
+
 def test_a_name_clash_is_not_worded_twice():
     name = Clash("name", ("Marie Curie",), ("Stewart",))
     swap = Clash("substitution", ("Marie Curie",), ("Stewart Adams",))
@@ -111,6 +129,19 @@ def test_supported_answers_of_the_sample_keep_their_verdicts(model):
         case = TestCase(id=r["id"], question=r["question"], response=r["response"], documents=tuple(r["documents"]))
         for s in _label(case).sentences:
             assert "the documents say" not in s.explanation, (r["id"], s.explanation)
+
+
+def test_a_term_of_an_earlier_turn_is_not_a_swap(model):
+    from evaluators.types import Turn
+
+    resp = "Insulin injections are the usual first-line medicine for type 2 diabetes."
+    plain = TestCase(id="t", question="What is the usual first-line medicine?", response=resp, documents=DOCS)
+    assert "the documents say metformin" in _label(plain).sentences[0].explanation
+    turns = (Turn(speaker="user", text="My doctor mentioned insulin injections."),
+             Turn(speaker="agent", text="Insulin is one of several treatments."))
+    chat = TestCase(id="t", question="What is the usual first-line medicine?", response=resp, documents=DOCS,
+                    history=turns)
+    assert "the documents say" not in _label(chat).sentences[0].explanation
 
 
 def test_unknown_contradiction_mode_is_refused(model):

@@ -82,6 +82,27 @@ def test_the_two_sample_versions_share_relevance(model):
         assert r1[cid].value("context_relevance") == r2[cid].value("context_relevance"), cid
     # ... and the answer's changes still move utilization somewhere
     assert any(r1[c].labels.utilized_keys != r2[c].labels.utilized_keys for c in same)
+    # the Mars case: documents about Roman aqueducts hold nothing relevant to "How many moons does
+    # Mars have?", whether the answer says so (v1) or invents 14 moons (v2)
+    for r in (r1, r2):
+        mars = r["irrelevant-mars-moons"]
+        assert mars.labels.relevant_keys == () and mars.value("context_relevance") == 0.0
+        assert mars.labels.relevance_explanation.startswith("no document sentence relates to the question")
+
+
+def test_unrelated_sentences_are_never_relevant():
+    """``top_expected`` would round an expected count of 0.5 up to one sentence; a sentence far from
+    the question (cosine < UNRELATED_COS) sharing none of its words is dropped, a close one or one
+    naming a question word is kept."""
+    cols = {f: i for i, f in enumerate(cm.REL_FEATURES)}
+    feats = np.zeros((3, len(cm.REL_FEATURES)))
+    feats[:, cols["q_cos"]] = [0.09, 0.08, 0.35]
+    feats[:, cols["q_kw_share"]] = [0.0, 0.5, 0.0]
+    rule = {"select": "top_expected"}
+    probs = np.array([0.2, 0.18, 0.15])
+    assert cm.select(probs, rule).tolist() == [0]
+    assert cm.relevant(probs, feats, rule).tolist() == []
+    assert cm.relevant(np.array([0.9, 0.9, 0.9]), feats, rule).tolist() == [1, 2]
 
 
 def test_relevance_rows_do_not_move_with_the_prepared_response():

@@ -389,8 +389,10 @@ class HeuristicMethod(BaseMethod):
         out: list[SentenceSupport] = []
         utilized: set[int] = set()
         no_docs = not keys
-        # substitutions are read in prose only (a JSON record has no sentence to align with)
-        swap_ctx = ((it.case.response, " ".join(it.case.documents), it.case.question)
+        # substitutions are read in prose only (a JSON record has no sentence to align with); a term
+        # the question or an earlier turn names is the conversation's subject, never a swap
+        asked = " ".join([it.case.question, *(t.text for t in it.case.history)])
+        swap_ctx = ((it.case.response, tuple(p["doc_texts"]), asked)
                     if p["doc_kind"] == "prose" else None)
         fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
         for si, sp in enumerate(p["sent"]):

@@ -19,9 +19,16 @@ How a substitution is found (nothing fitted, nothing per dataset):
    digits ("AX3000"), or a word outside the ``COMMON_RANK`` most frequent words of the embedded
    model's vocabulary ("metformin", "insulin"). Generic words never fire ("medicine" for
    "metformin" is vaguer, not wrong), nor do numbers (``heuristic_contradiction`` reads them).
-4. **A real swap.** The response's term is absent from the document sentence, the document's term is
-   absent from the whole response (a paraphrase keeps the entity), the two are not spellings of one
-   another (stem, shared prefix, acronym), and neither is a month or a day.
+4. **A real swap.** The response's term is absent from the document sentence and from the question
+   and the conversation's earlier turns, the document's term is absent from the whole response (a
+   paraphrase keeps the entity), the two are not spellings of one another (stem, lemma, shared
+   prefix, acronym, abbreviation) nor synonyms (their embeddings), and neither is a month or a day.
+5. **Guards against false alarms** (``GUARDS``; issue 47 counted them on the supported sentences of
+   the dev sets): both sides name the same kind of thing (a name for a name, a noun for a noun, a code
+   for a code — never a verb, adjective or adverb, by lemminflect's lexicon); the response's term as
+   written is in no document at all (``_absent``: "insulin injections" is not in the documents even
+   though "insulin sensitivity" is), and no document sentence states it beside the claim's other
+   words (``_stated``: a multi-hop answer that joins two sentences takes its term from there).
 
 The result is a :class:`~evaluators.labelers.heuristic_contradiction.Clash` of kind
 ``"substitution"`` with the phrases as written (a capital that only starts the sentence is dropped).
@@ -30,14 +37,16 @@ The result is a :class:`~evaluators.labelers.heuristic_contradiction.Clash` of k
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
+from ..sentencize import split_sentences
 from .heuristic_contradiction import DATE_WORDS, Clash
 from .heuristic_features import analyze, strip_markup
-from .heuristic_text import NEGATIONS, NUM_WORDS, STOPWORDS, stem, word_ranks
+from .heuristic_text import NEGATIONS, NUM_WORDS, STOPWORDS, lemma_forms, stem, word_pos, word_ranks
 
 #: A word is common when it is among this many most frequent whole words of the model's vocabulary
 #: (of ~21,700): the size of an everyday vocabulary, set once, not fitted.
@@ -46,6 +55,18 @@ COMMON_RANK = 10_000
 MIN_ALIGNED = 2
 #: Most content words a slot may hold on either side (more is another clause, not a swapped term).
 MAX_SLOT = 4
+#: Two terms whose embeddings are at least this close are synonyms ("Penal Law" / "Penal Code"), never
+#: a swap: set above every swapped pair of ``tests/test_entities.py`` (Tokyo / Osaka 0.81), not on dev sets.
+SYNONYM_COS = 0.82
+#: Words of the claim (besides the term) a document sentence naming the term must share to state it
+#: for this claim (fewer will do when they are half of that sentence's words): see ``_stated``.
+STATED_WORDS = 3
+#: The guards against false alarms (module docstring); ``bench/i47_guards.py`` measures sets of them.
+GUARDS = frozenset({"numbers", "kind", "stated", "abbreviation", "lemma", "synonym", "derived", "clause",
+                    "title"})
+_NOMINAL = frozenset({"NOUN", "PROPN"})
+_PREFIXES = ("non", "un", "anti", "multi", "semi", "pre", "post", "sub", "inter", "over", "under", "counter")
+_ACRONYM_SKIP = frozenset({"of", "and", "for", "the", "&", "de", "du", "la"})
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
 _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)")
 #: Endings of verbs, adverbs and adjectives (a rare word with one is not read as a term).
@@ -138,8 +159,8 @@ def specific(tok: _Tok, text: str, lower_seen: frozenset[str] | _Seen = frozense
     words (``next_cap``: "Neil Armstrong"). In title-case text (most words capitalised: menu paths,
     headings) capitals say nothing, so only codes, acronyms and rare words count."""
     low = tok.low
-    if low[0].isdigit() and not _CODE.match(low):
-        return False
+    if low[0].isdigit() and (not _CODE.match(low) or "numbers" in GUARDS):
+        return False  # a number, or a number with its unit glued on ("12V", "30Hz", "44K"): numbers' own check
     if low in DATE_WORDS or low in NUM_WORDS:
         return False
     if _CODE.match(low) or (tok.text.isupper() and len(tok.text) > 1):
@@ -205,18 +226,145 @@ def _variant(a: str, b: str) -> bool:
     hyphens or spaces ("case-fatality" / "casefatality"); a part of a hyphenated word ("al-Qaeda" /
     "Qaeda"); an abbreviation that starts the other ("Gov" / "Governor", "Matt" / "Matthew"); a
     misspelling (four fifths of the letters in common: "Schlieffen" / "Schieffen")."""
-    if _same(a, b):
+    if _same(a, b) or ("lemma" in GUARDS and lemma_forms(a) & lemma_forms(b)):
         return True
     a2, b2 = sorted((_FLAT.sub("", a), _FLAT.sub("", b)), key=len)
     if a2 == b2 or (len(a2) >= 2 and a2.isalpha() and b2.startswith(a2) and b2[len(a2)].isalpha()):
         return True
     if b in a.split("-") or a in b.split("-"):
         return True
+    if "derived" in GUARDS and len(a2) >= 5 and len(os.path.commonprefix((a2, b2))) >= len(a2) - 1:
+        return True  # a derived form: "China" / "Chinese", "Canada" / "Canadian"
     return min(len(a2), len(b2)) >= 5 and difflib.SequenceMatcher(None, a2, b2).ratio() >= 0.8  # "Schieffen"
 
 
 def _acronym(short: str, words: list[str]) -> bool:
     return len(short) >= 2 and short.isalpha() and short.upper() == "".join(w[0] for w in words).upper()
+
+
+def _kind(run: list[_Tok], text: str, seen: frozenset[str] | _Seen) -> str | None:
+    """What a phrase names: "code" (letters with digits: "AX3000"), "name" (capitalised where a
+    common word would not be, an acronym), "noun" (lower case), "either" (capitalised only because
+    it starts the sentence or a clause, and written in lower case somewhere); None when its head
+    word is no noun at all — lemminflect's lexicon knows it only as a verb, adjective or adverb
+    ("Using", "Several", "darkens", "earthy"): the issue's swaps are a drug, a person, a place, an
+    organisation, a product."""
+    if any(any(ch.isdigit() for ch in t.low) for t in run):
+        return "code"
+    head = run[-1]
+    w = head.low.split("-")[-1]
+    pre = next((x for x in _PREFIXES if "derived" in GUARDS and w.startswith(x) and len(w) - len(x) >= 4), "")
+    pos = word_pos(w) or word_pos(w[len(pre):])  # "nonlinear": "linear", an adjective
+    if pos and not pos & _NOMINAL and not head.text.isupper():
+        return None
+    if any(t.text.isupper() and len(t.text) > 1 for t in run):
+        return "name"
+    if not any(t.text[:1].isupper() for t in run):
+        return "noun"
+    if all(not t.text[:1].isupper() or (_clause_start(text, t.start) and t.low in seen) for t in run):
+        return "either"
+    if "title" in GUARDS and len(run) > 1 and all(word_pos(t.low) and not _rare(t.low) for t in run):
+        return "title"  # capitalised dictionary words (a menu item, a heading: "Try Now"), not a name
+    return "name"
+
+
+def _verb(slot: Sequence[_Tok]) -> bool:
+    """A slot holds a verb (lemminflect knows a word only as one): with a verb on both sides the
+    slot is another predicate ("commemorating the resurrection" / "surrounded by quirks"), not a
+    swapped term."""
+    return any((pos := word_pos(t.low)) and "VERB" in pos and not pos & _NOMINAL for t in slot)
+
+
+def _same_kind(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return False
+    return a == b or (a == "either" and b in ("name", "noun")) or (b == "either" and a in ("name", "noun"))
+
+
+def _initials(run: list[_Tok], text: str) -> str:
+    """Initials of the capitalised words from the phrase on ("Illinois State University" -> ISU;
+    "of", "and", "the" skipped), as far as the capitals run in ``text``."""
+    words = _raw_words(text)
+    i = next((k for k, (a, _) in enumerate(words) if a == run[0].start), -1)
+    out = ""
+    while 0 <= i < len(words):
+        a, low = words[i]
+        if text[a].isupper():
+            out += low[0]
+        elif low not in _ACRONYM_SKIP:
+            break
+        i += 1
+    return out
+
+
+def _abbreviates(a: list[list[_Tok]], at: str, b: list[list[_Tok]], bt: str) -> bool:
+    """One side is an acronym of the other's words as written in its sentence ("ISU" for
+    "Illinois State [University]", "EPA" for "Environmental Protection Agency"): the acronym's letters
+    and the other phrase's initials, one a start of the other, two letters at least."""
+    for x, y, yt in ((a, b, bt), (b, a, at)):
+        for run in x:
+            acro = "".join(t.text for t in run)
+            if not (acro.isalpha() and acro.isupper() and len(acro) >= 2):
+                continue
+            for other in y:
+                ini = _initials(other, yt)
+                if len(ini) >= 2 and (acro.lower().startswith(ini) or ini.startswith(acro.lower())):
+                    return True
+    return False
+
+
+def _stated(claimed: list[list[_Tok]], R: Sequence[_Tok], doc_sentences: Sequence[str]) -> bool:
+    """The documents state a claimed term in a sentence about the claim: a document sentence holds
+    one of its words (by stem or lemma) and the claim's other words are there too — at least
+    ``STATED_WORDS`` of them, or (a short sentence: "She was born in Guangzhou, China.") at least half
+    of that sentence's other content words. Then the response took the term from there (a multi-hop
+    answer, two sentences joined), not swapped it. A sentence that names the term in another
+    connection ("improves insulin sensitivity" beside "Insulin injections are the usual first-line
+    medicine"; "…, according to the Environmental Protection Agency" beside a death toll the WHO
+    estimates) does not count."""
+    terms = {t.key for run in claimed for t in run}
+    lemmas = {f for run in claimed for t in run for f in lemma_forms(t.low)}
+    rest = {t.key for t in R} - terms
+    for sent in doc_sentences:
+        toks = _tokens(_plain(sent))
+        hit = {t.key for t in toks if t.key in terms or lemma_forms(t.low) & lemmas}
+        if not hit:
+            continue
+        others = {t.key for t in toks} - hit - terms
+        shared = rest & others
+        if len(shared) >= STATED_WORDS or (shared and len(shared) >= 0.5 * len(others)):
+            return True
+    return False
+
+
+def _absent(run: list[_Tok], R: Sequence[_Tok], rt: str, doc_sentences: Sequence[str]) -> bool:
+    """The claimed term as the response writes it is in no document: the phrase, with the word it
+    qualifies when one follows it directly ("insulin injections"), occurs nowhere in the documents'
+    words (by stem or lemma, stop words aside). A term the documents use in that form was taken
+    from them, not swapped in; "insulin" in "improves insulin sensitivity" is another term."""
+    words = list(run)
+    k = R.index(run[-1]) + 1 if run[-1] in R else len(R)
+    if k < len(R) and not rt[run[-1].start + len(run[-1].text): R[k].start].strip():
+        words.append(R[k])
+    n = len(words)
+
+    def same(t: _Tok, w: _Tok) -> bool:
+        return t.key == w.key or bool(lemma_forms(t.low) & lemma_forms(w.low))
+
+    for sent in doc_sentences:
+        toks = _tokens(_plain(sent))
+        if any(all(same(toks[i + m], words[m]) for m in range(n)) for i in range(len(toks) - n + 1)):
+            return False
+    return True
+
+
+def _synonyms(a: str, b: str) -> bool:
+    """The two phrases name one thing (their embeddings at least ``SYNONYM_COS`` apart); the encoder
+    is the one ``trace`` loaded already, so this costs two short texts per candidate swap."""
+    from ..encoder import embeddings
+
+    v = embeddings.encode([a, b]).reshape(2, -1)
+    return float(v[0] @ v[1]) >= SYNONYM_COS
 
 
 def _display(toks: list[_Tok], text: str, elsewhere: str) -> str:
@@ -243,13 +391,18 @@ def _runs(toks: Sequence[_Tok], idx: list[int]) -> list[list[_Tok]]:
     return runs[:2]
 
 
-def find(resp_text: str, doc_text: str, response: str = "", documents: str = "", question: str = ""
-         ) -> list[Clash]:
+def find(resp_text: str, doc_text: str, response: str = "", documents: str | Sequence[str] = "",
+         question: str = "") -> list[Clash]:
     """The substitutions of one response sentence against the document sentence it best matches
-    (``response``: the whole response, whose words never count as swapped in; ``documents``: all
-    document text, used to write a term the way the documents write it; ``question``: a term the
+    (``response``: the whole response, whose words never count as swapped in; ``documents``: the
+    case's document sentences (or its text, split here): a term they state beside the claim's other
+    words is not swapped in, and a term is written the way they write it; ``question``: a term the
     question names is the answer's subject, taken from wherever the documents state it, not a
     swap)."""
+    if isinstance(documents, str):
+        documents = tuple(split_sentences(documents)) if documents else ()
+    doc_sentences = tuple(documents)
+    all_docs = " ".join(doc_sentences)
     rt, dt = _plain(resp_text), _plain(doc_text)
     R, D = _tokens(rt), _tokens(dt)
     if len(R) < MIN_ALIGNED + 1 or len(D) < MIN_ALIGNED + 1:
@@ -269,13 +422,14 @@ def find(resp_text: str, doc_text: str, response: str = "", documents: str = "",
     aligned = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
     slots = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops
              if tag == "replace" and i2 - i1 <= MAX_SLOT and j2 - j1 <= MAX_SLOT
-             and aligned >= 0.5 * (len(R) - (i2 - i1))]  # the rest of the sentence must match
+             and aligned >= 0.5 * (len(R) - (i2 - i1))  # the rest of the sentence must match
+             and not ("clause" in GUARDS and _verb(R[i1:i2]) and _verb(D[j1:j2]))]
     if aligned < MIN_ALIGNED or not slots:
         return []
     asked = {t.key for t in _tokens(_plain(question))}
     words = {t.low for t in _tokens(_plain(response or resp_text))} | {t.low for t in R}
     resp_words = words | {stem(w) for w in words}
-    seen = _Seen((_lower_seen(documents), _lower_seen(response), _lower_seen(rt), _lower_seen(dt)))
+    seen = _Seen((_lower_seen(all_docs), _lower_seen(response), _lower_seen(rt), _lower_seen(dt)))
 
     def caps(toks: Sequence[_Tok], text: str) -> list[bool]:
         return [i + 1 < len(toks) and toks[i + 1].text[:1].isupper()
@@ -304,13 +458,40 @@ def find(resp_text: str, doc_text: str, response: str = "", documents: str = "",
         sd = [t.low for run in said for t in run]
         if any(_variant(a, b) for a in cl for b in sd) or _acronym(cl[0], sd) or _acronym(sd[0], cl):
             continue
-        elsewhere = documents + " " + response
+        if not _guarded(claimed, rt, said, dt, seen, R, doc_sentences):
+            continue
+        elsewhere = all_docs + " " + response
         out.append(Clash("substitution", tuple(_display(r, rt, elsewhere) for r in claimed),
                          tuple(_display(d, dt, elsewhere) for d in said)))
     return out
 
-def find_in(ev: dict, resp_text: str, doc_text: str, response: str, documents: str, question: str,
-            partial_floor: float) -> list[Clash]:
+
+def _guarded(claimed: list[list[_Tok]], rt: str, said: list[list[_Tok]], dt: str, seen: _Seen,
+             R: Sequence[_Tok], doc_sentences: Sequence[str]) -> bool:
+    """A candidate swap passes every guard of ``GUARDS``, cheapest first: the two sides name the
+    same kind of thing (``_kind``), neither abbreviates the other, the documents do not state the
+    claimed term beside the claim's other words (``_stated``), and the two are not synonyms."""
+    if "kind" in GUARDS:
+        kinds_c = [_kind(r, rt, seen) for r in claimed]
+        kinds_s = [_kind(r, dt, seen) for r in said]
+        if not any(_same_kind(a, b) for a in kinds_c for b in kinds_s):
+            return False
+    if "abbreviation" in GUARDS and _abbreviates(claimed, rt, said, dt):
+        return False
+    if "stated" in GUARDS and _stated(claimed, R, doc_sentences):
+        return False
+    if "absent" in GUARDS and not any(_absent(run, R, rt, doc_sentences) for run in claimed):
+        return False
+    if "synonym" in GUARDS and not any(any(ch.isdigit() for ch in t.low) for r in claimed + said for t in r):
+        a = " ".join(rt[r[0].start: r[-1].start + len(r[-1].text)] for r in claimed)
+        b = " ".join(dt[r[0].start: r[-1].start + len(r[-1].text)] for r in said)
+        if _synonyms(a, b):
+            return False
+    return True
+
+
+def find_in(ev: dict, resp_text: str, doc_text: str, response: str, documents: str | Sequence[str],
+            question: str, partial_floor: float) -> list[Clash]:
     """:func:`find` when the best-matching sentence of the evidence ``ev`` is a real match (the
     condition of ``heuristic_contradiction.find``: similarity from ``partial_floor`` or half the
     content words), else nothing."""

@@ -151,7 +151,7 @@ def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, A
     the response."""
     keys = it.doc_keys
     pr = context_model.predict(model, feats)
-    rel = {int(i) for i in context_model.select(pr, model)}
+    rel = {int(i) for i in context_model.relevant(pr, feats, model)}
     dq = p["dq"]
     top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
     closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)

@@ -1,6 +1,7 @@
 """Word lists and token-level primitives of the ``trace`` labeler's features (stop words,
 negations, number words, the token / number / capitalised-name patterns, the crude stemmer, the
-"common word" vocabulary of the embedded model and its words' frequency ranks)."""
+"common word" vocabulary of the embedded model and its words' frequency ranks, the parts of speech
+and lemmas of lemminflect's lexicon)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,25 @@ def norm_number(s: str) -> str:
     if "." in s:
         s = s.rstrip("0").rstrip(".") or "0"
     return s.lstrip("0") or "0"
+
+
+@lru_cache(maxsize=100_000)
+def word_pos(word: str) -> frozenset[str]:
+    """The parts of speech (UPOS) lemminflect's lexicon gives a lower-case word (shipped inside its
+    wheel, nothing downloaded); empty for a word it does not know (most names, rare terms: "metformin")."""
+    try:
+        import lemminflect
+    except ImportError:  # pragma: no cover - a runtime dependency; without it nothing is excluded
+        return frozenset()
+    return frozenset(lemminflect.getAllLemmas(word.lower()))
+
+
+@lru_cache(maxsize=100_000)
+def lemma_forms(word: str) -> frozenset[str]:
+    """The word and its lemmas in any part of speech ("mice" -> mouse, "darkens" -> darken)."""
+    try:
+        import lemminflect
+    except ImportError:  # pragma: no cover
+        return frozenset((word.lower(),))
+    low = word.lower()
+    return frozenset((low, *(x for ls in lemminflect.getAllLemmas(low).values() for x in ls)))
