@@ -77,6 +77,12 @@ def test_a_term_the_documents_state_for_the_claim_is_not_swapped_in():
                 "The Cullinan Diamond was discovered in South Africa by the mine's surface manager.")
     resp = "The Cullinan Diamond was discovered in 1905 in South Africa."
     assert find(resp, cullinan[0], resp, cullinan) == []
+    # a sentence the splitter cut at an abbreviation ("Premier No." | "2 mine in …, South Africa") is one
+    split = ("The Cullinan Diamond is the largest rough diamond ever found, discovered at the Premier No.",
+             "2 mine in Cullinan, South Africa, in 1905.")
+    resp = "The Cullinan Diamond is the largest rough diamond ever found, discovered in South Africa."
+    assert find(resp, split[0], resp, split) == []
+    assert find(resp, split[0], resp, split[:1]) == [Clash("substitution", ("South Africa",), ("Premier",))]
     menu = "Selecting speakers. Settings Sound Sound Output Try Now You can select which speakers the TV uses."
     resp = "Yes, you can select the speakers for sound output on your Samsung TV."
     assert find(resp, menu, resp, menu) == []
