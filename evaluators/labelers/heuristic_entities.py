@@ -247,12 +247,10 @@ def _acronym(short: str, words: list[str]) -> bool:
 
 
 def _kind(run: list[_Tok], text: str, seen: frozenset[str] | _Seen) -> str | None:
-    """What a phrase names: "code" (letters with digits: "AX3000"), "name" (capitalised where a
-    common word would not be, an acronym), "noun" (lower case), "either" (capitalised only because
-    it starts the sentence or a clause, and written in lower case somewhere); None when its head
-    word is no noun at all — lemminflect's lexicon knows it only as a verb, adjective or adverb
-    ("Using", "Several", "darkens", "earthy"): the issue's swaps are a drug, a person, a place, an
-    organisation, a product."""
+    """What a phrase names: "code" ("AX3000"), "name" (capitalised where a common word would not
+    be, an acronym), "title" (capitalised dictionary words), "noun" (lower case), "either" (capitalised
+    only at a sentence or clause start, lower case elsewhere); None when its head is no noun in
+    lemminflect's lexicon ("Using", "Several", "darkens", "nonlinear")."""
     if any(any(ch.isdigit() for ch in t.low) for t in run):
         return "code"
     head = run[-1]
