@@ -15,7 +15,8 @@ MTRAG has response labels only and is never in T):
    computed on inner leave-one-domain-out predictions (each domain of T predicted by a model fitted
    on the rest of T), so it is chosen for transfer, not in-sample;
 3. relevance and utilization: logistic regressions over ``context_model`` features of the RAGBench
-   domains of T, each domain weighted equally; sentences chosen by ``top_expected``;
+   domains of T, each domain weighted equally; sentences chosen by ``top_expected`` (relevance from
+   question and documents alone: its features take no response);
 4. confidence (``evaluators/labelers/confidence.py``): P(the case verdict of trace is wrong) from
    case-level signals, fitted on the inner-LODO case outcomes of T.
 
@@ -199,8 +200,7 @@ def fit_fold(data, train: list[str], tables, ctx_tables, log=print) -> dict[str,
     if ctx_train:
         rel = fit_lr([ctx_tables[d]["XR"] for d in ctx_train], [ctx_tables[d]["yr"] for d in ctx_train], C_CTX)
         util = fit_lr([ctx_tables[d]["XU"] for d in ctx_train], [ctx_tables[d]["yu"] for d in ctx_train], C_CTX)
-        context = {"relevance": {**rel, "features": list(cm.REL_FEATURES), "select": "top_expected",
-                                 "include_utilized": True},
+        context = {"relevance": {**rel, "features": list(cm.REL_FEATURES), "select": "top_expected"},
                    "utilization": {**util, "features": list(cm.UTIL_FEATURES), "select": "top_expected",
                                    "union_support": True}}
     # confidence model from the inner case outcomes

@@ -42,5 +42,10 @@ st.subheader("Other terms on the screens")
 st.caption("Words the pages use beside the metrics (hover them where they appear for the same text).")
 terms = {t: m for t, m in vocab.TERMS.items() if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
 st.markdown("\n".join(f"- **{t}**: {m}" for t, m in terms.items()) or "No term matches.")
+st.subheader("Comparing versions")
+st.caption("The words of Compare: how a verdict between two versions is reached.")
+cmp_terms = {t: m for t, m in vocab.compare_glossary().items()
+             if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
+st.markdown("\n".join(f"- **{t}**: {m}" for t, m in cmp_terms.items()) or "No term matches.")
 st.subheader("Sentence counts (per case)")
 st.dataframe(entries.counts_frame(), hide_index=True, width="stretch")

@@ -86,6 +86,10 @@ def test_glossary_page_lists_every_metric_from_the_declarations():
     at.text_input(key="glossary.find").input("pii").run()
     found = {m.value.split("**")[1] for m in at.markdown if m.value.startswith("**")}
     assert {"answer_contains_pii", "context_contains_pii"} <= found and "adherence" not in found
+    # Compare's words are there too, found by what they say (the walk searched "p-value" and found none)
+    at.text_input(key="glossary.find").input("p-value").run()
+    listed = "\n".join(m.value for m in at.markdown)
+    assert "**p-value**:" in listed and "**Holm's correction**:" in listed and "**no detectable difference**:" in listed
 
 
 # ---- Upload -----------------------------------------------------------------------------------
@@ -233,9 +237,9 @@ def test_results_show_the_retrieval_metrics_as_one_table_not_21_cards():
     labels = [m.label for m in at.metric]
     assert "Adherence" in labels and not any("@" in lbl or lbl == "Mrr" for lbl in labels)
     table = next(d.value for d in at.dataframe if "K = 5" in d.value.columns)
-    assert list(table.index) == ["hit", "precision", "recall", "map", "ndcg"]
+    assert list(table.index) == ["Hit rate", "Precision", "Recall", "MAP", "nDCG"]
     assert list(table.columns) == ["K = 1", "K = 3", "K = 5", "K = 10"]
-    assert table.loc["hit", "K = 1"].startswith("0.500 [") and table.loc["recall", "K = 5"].startswith("1.000")
+    assert table.loc["Hit rate", "K = 1"].startswith("0.500 [") and table.loc["Recall", "K = 5"].startswith("1.000")
     assert any(c.value.startswith("MRR (mean reciprocal rank") and "0.750" in c.value for c in at.caption)
 
 

@@ -334,3 +334,22 @@ def test_the_default_headline_follows_the_method():
     for x in t:
         x.method = "gpt_labeling"
     assert compare_tables(t, n_boot=50).metric == "adherence"
+
+
+def test_an_interval_that_leaves_0_out_beside_no_verdict_says_why():
+    """The interval and the paired test must both agree before a verdict; when only the interval
+    leaves 0 out (a borderline case, or the correction for several pairs), the words say so instead
+    of printing an interval that excludes 0 next to "no detectable difference"."""
+    from evaluators.comparison.paired import PairStats
+    from evaluators.comparison.verdict import sentence, verdict
+
+    s = PairStats(n=16, n_missing=0, mean_a=0.9, mean_b=0.73, diff=-0.17, ci_low=-0.33, ci_high=-0.0004,
+                  p_value=0.04, wins=2, ties=9, losses=5, detectable=0.2, method="paired bootstrap")
+    assert verdict(s, 0.081) == "no_difference"
+    text = sentence("v1", "v2", "adherence", s, "no_difference", 0.081, 2)
+    assert text.startswith("No detectable difference between v2 and v1 on adherence")
+    assert "CI -0.33 to -0.000" in text and "= 0.081 after correcting for the 2 pairs" in text
+    assert "the interval leaves 0 out, but the paired test's p is not below 0.05 once corrected" in text
+    assert "could have detected" not in text
+    inside = PairStats(**{**s.__dict__, "ci_high": 0.01})
+    assert "leaves 0 out" not in sentence("v1", "v2", "adherence", inside, "no_difference", 0.081, 2)

@@ -163,8 +163,8 @@ def test_the_retrieval_grid_of_two_versions():
     b = table_from_records("v2", recs([1.0] * 12, [0.2 + 0.01 * (i % 3) for i in range(12)]))
     c = compare_tables([a, b])
     grid, mrr = retrieval_grid(c, "v1", "v2")
-    assert list(grid.index) == ["hit", "ndcg"] and list(grid.columns) == ["K = 1", "K = 5"]
-    assert grid.loc["ndcg", "K = 5"] == "0.91 → 0.21 ▼" and grid.loc["hit", "K = 1"] == "1.00 → 1.00 ·"
+    assert list(grid.index) == ["Hit rate", "nDCG"] and list(grid.columns) == ["K = 1", "K = 5"]
+    assert grid.loc["nDCG", "K = 5"] == "0.91 → 0.21 ▼" and grid.loc["Hit rate", "K = 1"] == "1.00 → 1.00 ·"
     assert mrr.startswith("MRR: 1.00 → 1.00 ·")
     grid2, _ = retrieval_grid(compare_tables([b, a]), "v2", "v1")
-    assert grid2.loc["ndcg", "K = 5"].endswith("▲")
+    assert grid2.loc["nDCG", "K = 5"].endswith("▲")

@@ -119,3 +119,12 @@ def test_the_command_serves_on_loopback():
         proc.terminate()
         proc.wait(timeout=10)
     assert proc.returncode == 0
+
+
+def test_v1_does_not_answer_a_question_about_something_no_passage_names(app):
+    """The sample's good version says "The documents do not say." when the question names what no
+    passage has (its corpus has no Australia), not a sentence that matches only "capital"."""
+    from evaluators.sample_app.app import NO_ANSWER
+
+    assert app.ask("What is the capital of Australia?", "v1")["answer"] == NO_ANSWER
+    assert app.ask("What is the usual first-line medicine for type 2 diabetes?", "v1")["answer"] != NO_ANSWER

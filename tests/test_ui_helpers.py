@@ -139,6 +139,7 @@ def test_progress_text():
     assert jobs.progress_text(0, 10, 0) == "0 / 10 cases · 0s elapsed · ETA: measuring…"
     assert jobs.progress_text(5, 10, 10) == "5 / 10 cases · 10s elapsed · ETA 10s"
     assert jobs.progress_text(10, 100, 30).endswith("ETA 4m 30s")
+    assert jobs.fmt_seconds(0.3) == "0.3s" and jobs.fmt_seconds(0) == "0s"  # a quick run is not "0s"
     assert jobs.progress_text(10, 10, 3).endswith("done")
 
 

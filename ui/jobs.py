@@ -30,6 +30,9 @@ REFRESH_S = 2.0
 
 
 def fmt_seconds(s: float) -> str:
+    """'1m 05s', '12s', '0.4s' (under a second: one decimal, never "0s")."""
+    if 0 < s < 0.95:
+        return f"{s:.1f}s"
     s = max(0, int(round(s)))
     return f"{s // 60}m {s % 60:02d}s" if s >= 60 else f"{s}s"
 

@@ -22,12 +22,17 @@ _RETRIEVAL_NAMES = {"ndcg": "nDCG", "mrr": "MRR", "hit": "Hit rate", "recall": "
                     "map": "MAP"}
 
 
+def kind_name(kind: str) -> str:
+    """How a retrieval metric's kind reads: 'ndcg' -> 'nDCG', 'hit' -> 'Hit rate'."""
+    return _RETRIEVAL_NAMES.get(kind, kind)
+
+
 def nice(name: str) -> str:
     """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
     got = split(name)
     if got is not None:
         kind, k = got
-        label = _RETRIEVAL_NAMES.get(kind, kind)
+        label = kind_name(kind)
         return label if k is None else f"{label}@{k}"
     return name.replace("_", " ").capitalize()
 
@@ -55,6 +60,54 @@ def _cutoff(name: str) -> str:
     """' Here K = 5.' for a retrieval metric with a cutoff, else ''."""
     got = split(name)
     return f" Here K = {got[1]}." if got is not None and got[1] is not None else ""
+
+
+#: The words of Compare (its help tooltips), listed on the Glossary page as well.
+COMPARE_TERMS: dict[str, str] = {
+    "baseline": "The version you compare against (A) — usually what runs today. Its run is the reference "
+                "every difference is measured from.",
+    "candidates": "The versions you want to judge (B): a new prompt, model or retriever, evaluated on the same "
+                  "questions. Several candidates are ranked together.",
+    "metric": "The score the verdict is about. By default expected adherence for TRACE runs (how likely each "
+              "answer sentence is backed by the documents), adherence otherwise.",
+    "paired": "Both versions answered the same questions, so each question is compared with itself: how hard a "
+              "question is cancels out, and far fewer questions are needed to see a real difference.",
+    "interval": "95 % interval: the range the true difference lies in with 95 % confidence. It comes from "
+                "2,000 resamples of the paired questions (seeded: the same figures every time). If it "
+                "excludes 0 and the p-value is below 0.05, the difference is real (a verdict needs both).",
+    "p": "p-value: how often a difference at least this large would appear by chance if both versions were "
+         "equally good (paired t-test). Below 0.05 counts as a difference.",
+    "holm": "With three or more runs many pairs are tested at once, and some would look different by luck: "
+            "Holm's method raises each p-value to account for the number of pairs.",
+    "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
+                  "difference smaller than this can hide in the noise: add questions to see it.",
+    "wins": "Questions where the candidate scores higher (win), the same within 0.0005 (tie) or lower (loss).",
+    "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
+                   "with its case id (and its source where a question repeats), both scores and the "
+                   "candidate's answer sentences that are not fully supported (saying which of them the "
+                   "baseline had supported).",
+    "rank": "Rank 1 = best mean. The range shows where the rank falls in 95 % of resamples: overlapping "
+            "ranges mean the order is not settled.",
+    "no detectable difference": "The verdict when the questions do not show a difference: the 95 % "
+                                "interval includes 0, or the p-value is not below 0.05 (after Holm's "
+                                "correction with several pairs). It is not proof the versions are equal: "
+                                "see the smallest detectable difference.",
+    "Wilcoxon signed-rank": "The paired test used for the app's latency and tokens: it compares the two "
+                            "versions question by question by ranks, so a few very slow calls do not "
+                            "dominate.",
+}
+
+
+#: How the Glossary titles Compare's words.
+COMPARE_TITLES = {"baseline": "baseline (A)", "candidates": "candidate (B)", "metric": "metric (of a verdict)",
+                  "paired": "paired comparison", "interval": "95 % interval of a difference", "p": "p-value",
+                  "holm": "Holm's correction", "detectable": "smallest detectable difference",
+                  "wins": "wins / ties / losses", "regressions": "regressions", "rank": "rank"}
+
+
+def compare_glossary() -> dict[str, str]:
+    """Compare's words under their Glossary titles."""
+    return {COMPARE_TITLES.get(k, k): text for k, text in COMPARE_TERMS.items()}
 
 
 #: Every other word a screen uses that is not plain English: what it means, in one or two plain

@@ -85,6 +85,11 @@ def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float
         return f"No detectable difference between {b} and {a} on {metric} ({s.note}; {b} − {a} = {num(s.diff, True)})."
     det = (f"; these cases could have detected a difference of about {num(s.detectable)}"
            if s.detectable is not None else "")
+    if not s.ci_low <= 0.0 <= s.ci_high:  # both must agree before a verdict: say which one did not
+        alpha = f"{1.0 - s.level:.2f}".rstrip("0")
+        corrected = " once corrected for the pairs compared" if n_pairs > 1 and p_adj is not None else ""
+        det = (f"; the interval leaves 0 out, but the paired test's p is not below {alpha}{corrected}: "
+               f"too close to call on these questions")
     return (f"No detectable difference between {b} and {a} on {metric}: {b} − {a} = {num(s.diff, True)} "
             f"({pct} CI {num(s.ci_low, True)} to {num(s.ci_high, True)}), {on}{tail}{det}.")
 

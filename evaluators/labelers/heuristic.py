@@ -21,9 +21,10 @@ Labels:
   ``supported_without_sentence`` / ``general`` and say so in their explanation.
 * relevant / utilized keys = the learned models of ``context_model`` (``context_params.json``):
   the expected number of most probable sentences; the supporting keys of every fully supported
-  sentence count as utilized, and utilized ones as relevant; without the
-  params file, relevant = cosine to the question (or shared keywords) and utilized = the supporting
-  keys of every (fully or partly) supported sentence.
+  sentence count as utilized. Relevance is a function of the question and the documents alone
+  (TRACE): two responses to one question over the same documents get the same relevant keys. Without
+  the params file, relevant = cosine to the question (or shared keywords) and utilized = the
+  supporting keys of every (fully or partly) supported sentence.
 
 ``SentenceSupport.score`` carries P(supported); ``SentenceLabels.confidence`` is 1 − the expected
 disagreement of trace's adherence with the truth (``confidence.py``, ``confidence_params.json``) —
@@ -52,6 +53,7 @@ from ..options import EvalOptions
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
+from . import heuristic_levels as levels
 from . import heuristic_structured as structured
 from . import confidence as confidence_mod
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
@@ -69,7 +71,8 @@ DEFAULTS: dict[str, Any] = {
     "support_margin": 0.08,
     "partial_floor": 0.45,
     "partial_p": 0.5,  # below it a sentence is "not supported", whatever matches it
-    "contradictions": "numbers",  # "numbers" | "all" (names too) | "off": which clashes override
+    # which clashes override: "substitutions" (numbers, dates, swapped terms) | "numbers" | "all" | "off"
+    "contradictions": "substitutions",
     "max_support": 3,
     "cross_encoder": None,
     "cross_encoder_weight": 0.5,
@@ -390,6 +393,11 @@ class HeuristicMethod(BaseMethod):
         out: list[SentenceSupport] = []
         utilized: set[int] = set()
         no_docs = not keys
+        # substitutions are read in prose only (a JSON record has no sentence to align with); a term
+        # the question or an earlier turn names is the conversation's subject, never a swap
+        asked = " ".join([it.case.question, *(t.text for t in it.case.history)])
+        swap_ctx = ((it.case.response, tuple(p["doc_texts"]), asked)
+                    if p["doc_kind"] == "prose" else None)
         fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
         for si, sp in enumerate(p["sent"]):
             prob = float(base[si]) if sp["feats"] is not None else None
@@ -411,7 +419,8 @@ class HeuristicMethod(BaseMethod):
             assert prob is not None
             ev = sp["ev"]
             support = sp["support"]
-            level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]])
+            level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]],
+                                               swap_ctx)
             level, prob, support, decided = structured.revise(fields[si] if fields else None, level, prob,
                                                               support, thr)
             full, partial = level == "full", level == "partial"
@@ -424,23 +433,20 @@ class HeuristicMethod(BaseMethod):
                                        explanation=structured.explanation(why, decided, keys),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
+        doc_ids = [s.doc or 0 for s in it.doc_sentences]
         if ctx is not None and ctx.get("utilization") and keys:
-            fr, fu = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
-                                                    p, [s.doc or 0 for s in it.doc_sentences])
+            fu = context_model.utilization_features(it.case.question, [s.text for s in it.response_sentences],
+                                                    p, doc_ids)
             p_util = context_model.predict(ctx["utilization"], fu)
             utilized = {int(i) for i in context_model.select(p_util, ctx["utilization"])}
             if ctx["utilization"].get("union_support"):
                 for sp, o in zip(p["sent"], out):
                     if o.fully_supported and sp["special"] is None:
                         utilized.update(sp["support"])
-        else:
-            fr = None
         if ctx is not None and ctx.get("relevance") and keys:
-            if fr is None:
-                fr, _ = context_model.context_features(it.case.question, [s.text for s in it.response_sentences],
-                                                       p, [s.doc or 0 for s in it.doc_sentences])
-            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr,
-                                                    utilized if ctx["relevance"].get("include_utilized") else None)
+            # question and documents only (TRACE): never the response, nor what it used
+            fr = context_model.relevance_features(it.case.question, p["dq"], p["doc"].infos, doc_ids)
+            rel, rel_expl = self._relevance_learned(it, p, ctx["relevance"], fr)
         else:
             rel, rel_expl = self._relevance(it, p, st)
         unsupported = [s for s in out if not s.fully_supported]
@@ -467,28 +473,7 @@ class HeuristicMethod(BaseMethod):
                    "novel_token_ratio": round(float(novel), 4)},
         )
 
-    @staticmethod
-    def _level(ev: dict[str, Any], prob: float, st: dict[str, Any], text: str, best_text: str
-               ) -> tuple[str, float, list[contradiction.Clash]]:
-        """(level, P(supported), clashes) of one response sentence, as a person reads them:
-        *full* from the threshold up; *partial* only when the sentence is more likely supported than
-        not (``partial_p``) and a document sentence matches it; else *none*. A number or date that
-        contradicts the best-matching sentence makes it *none* even above the threshold (option
-        ``contradictions``: "numbers" (default), "all" = names too, "off"), its P capped at
-        1 − threshold (as sure it is unsupported as a supported verdict must be sure)."""
-        thr = float(st["threshold"])
-        mode = st["contradictions"]
-        clashes = [] if mode == "off" else contradiction.find(ev, text, best_text, float(st["partial_floor"]))
-        decisive = [c for c in clashes if mode == "all" or c.kind == "number"]
-        if decisive and prob >= thr:
-            prob = min(prob, 1.0 - thr)
-        if prob >= thr and not decisive:
-            return "full", prob, clashes
-        matched = ev["sim_max"] >= float(st["partial_floor"]) or ev["cov_top"] >= 0.5
-        if not clashes and matched and prob >= float(st["partial_p"]):
-            return "partial", prob, clashes
-        return "none", prob, clashes
-
+    _level = staticmethod(levels.level)  # how a sentence's level is read (heuristic_levels)
     _explain = staticmethod(explain)
     _relevance_learned = staticmethod(relevance_learned)
     _relevance = staticmethod(relevance_rule)

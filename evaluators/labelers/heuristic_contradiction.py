@@ -36,7 +36,7 @@ _JOIN = re.compile(rf"^[\s\-]*(?:{_PARTICLES}[\s\-]+)*$")
 class Clash:
     """What the response claims and what the best-matching document sentence says instead."""
 
-    kind: str  # "number" | "name"
+    kind: str  # "number" | "name" | "substitution" (heuristic_entities)
     claimed: tuple[str, ...]
     said: tuple[str, ...]
 

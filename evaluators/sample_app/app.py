@@ -75,10 +75,16 @@ class SampleApp:
                 out.append((score, rank, j, s))
         return out
 
+    def _names_missing(self, question: str) -> bool:
+        """Whether the question names something (a capitalised word after the first) that no passage
+        has: "the capital of Australia" in a corpus without Australia is not answered from "capital"."""
+        named = [w for w in question.split()[1:] if w[:1].isupper()]
+        return any(t not in self.bm25.idf for w in named for t in terms(w))
+
     def _answer_v1(self, question: str, hits: list[tuple[int, float]]) -> str:
         q = set(terms(question))
         need = sum(self.bm25.idf.get(t, 0.0) for t in q)
-        if not hits or need == 0:
+        if not hits or need == 0 or self._names_missing(question):
             return NO_ANSWER
         top = q & set(terms(self.passages[hits[0][0]].text))
         if sum(self.bm25.idf[t] for t in top) < 0.3 * need:  # the best passage is not about the question

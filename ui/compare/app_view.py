@@ -45,7 +45,7 @@ def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, s
                   if s.ci_low is not None and s.ci_high is not None else "")
             mrr = f"MRR: {text} (B − A {num(s.diff or 0.0, True)}{ci})"
         else:
-            cells.setdefault(kind, {})[f"K = {k}"] = text
+            cells.setdefault(vocab.kind_name(kind), {})[f"K = {k}"] = text
     df = pd.DataFrame.from_dict(cells, orient="index")
     if not df.empty:
         df = df[sorted(df.columns, key=lambda col: int(col.split("= ")[1]))]

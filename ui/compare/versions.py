@@ -53,33 +53,8 @@ PAGE = 10
 #: Characters of a repeated question's source (its first document) shown on its card.
 SOURCE_CHARS = 80
 
-#: Every term of the view in plain words (help tooltips).
-TERMS = {
-    "baseline": "The version you compare against (A) — usually what runs today. Its run is the reference "
-                "every difference is measured from.",
-    "candidates": "The versions you want to judge (B): a new prompt, model or retriever, evaluated on the same "
-                  "questions. Several candidates are ranked together.",
-    "metric": "The score the verdict is about. By default expected adherence for TRACE runs (how likely each "
-              "answer sentence is backed by the documents), adherence otherwise.",
-    "paired": "Both versions answered the same questions, so each question is compared with itself: how hard a "
-              "question is cancels out, and far fewer questions are needed to see a real difference.",
-    "interval": "95 % interval: the range the true difference lies in with 95 % confidence. It comes from "
-                "2,000 resamples of the paired questions (seeded: the same figures every time). If it "
-                "excludes 0, the difference is real.",
-    "p": "p-value: how often a difference at least this large would appear by chance if both versions were "
-         "equally good (paired t-test). Below 0.05 counts as a difference.",
-    "holm": "With three or more runs many pairs are tested at once, and some would look different by luck: "
-            "Holm's method raises each p-value to account for the number of pairs.",
-    "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
-                  "difference smaller than this can hide in the noise: add questions to see it.",
-    "wins": "Questions where the candidate scores higher (win), the same within 0.0005 (tie) or lower (loss).",
-    "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
-                   "with its case id (and its source where a question repeats), both scores and the "
-                   "candidate's answer sentences that are not fully supported (saying which of them the "
-                   "baseline had supported).",
-    "rank": "Rank 1 = best mean. The range shows where the rank falls in 95 % of resamples: overlapping "
-            "ranges mean the order is not settled.",
-}
+#: Every term of the view in plain words (help tooltips): the Glossary lists the same words.
+TERMS = vocab.COMPARE_TERMS
 
 
 # ------------------------------------------------------------------------------------ pure helpers
@@ -309,7 +284,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
         box = {"better": st.success, "worse": st.error, "same": st.info}[verdict_kind(p)]
         box(md_escape(pair_words(c, p)), icon={"better": "✅", "worse": "⚠️", "same": "🟰"}[verdict_kind(p)])
         s = p.stats
-        st.caption(md_escape(f"{s.wins} questions score higher under {cand}, {s.losses} lower, {s.ties} the same."),
+        st.caption(md_escape(f"{s.wins} question{'s' if s.wins != 1 else ''} score{'' if s.wins != 1 else 's'} higher "
+                              f"under {cand}, {s.losses} lower, {s.ties} the same."),
                    help=TERMS["wins"])
     app_view.app_lines(c, base, cands)  # the app's own latency, tokens, errors: beside the verdict
     if len(cands) > 1:

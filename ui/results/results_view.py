@@ -106,7 +106,7 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
         if k is None:
             mrr = f"MRR (mean reciprocal rank of the first relevant passage): {text}, n={row['n']}"
         else:
-            cells.setdefault(kind, {})[f"K = {k}"] = text
+            cells.setdefault(vocab.kind_name(kind), {})[f"K = {k}"] = text
     df = pd.DataFrame.from_dict(cells, orient="index")
     if not df.empty:
         df = df[sorted(df.columns, key=lambda c: int(c.split("= ")[1]))]
