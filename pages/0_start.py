@@ -18,6 +18,8 @@ st.markdown("1. **Load** test cases: the sample below, or your own file on **Upl
             "2. **Evaluate** them with one of the methods below.\n"
             "3. **Results** shows the scores and the suspicious cases; **Inspect** one case sentence by "
             "sentence; **Compare** two runs, or the scores with your own human labels.\n\n"
+            "No answers yet? **Make a test set** writes questions from your documents, and **Run your app** "
+            "asks them of two versions of your app, then scores and compares both.\n\n"
             "Every metric is explained on **Glossary** (and when you hover its name).")
 
 samples = {p.name: p for p in ud.sample_files()}

@@ -36,7 +36,6 @@ with left:
                            help="Detected from the file: a test set (rows), or traces your RAG app logged — a "
                                 "Phoenix spans export, OTLP JSON, LangSmith runs, Langfuse traces (one case "
                                 "per trace). Pick one if the guess is wrong.")
-    st.caption(f"Up to {ud.MAX_UPLOAD_MB} MB per file.")
     st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
 with right:
     samples = ud.sample_files()

@@ -768,3 +768,16 @@ def test_make_a_test_set_reads_the_sample_documents_and_needs_a_key_only_for_the
     assert not at.exception, at.exception
     assert any("needs an LLM" in w.value for w in at.warning)
     assert not [b for b in at.button if b.key == "testset.go"]  # no start without a key
+    at.radio(key="testset.generator").set_value("offline").run()
+    at.button(key="testset.go").click().run()
+    for _ in range(150):  # the questions are made in the background: the page shows them when done
+        if [b for b in at.button if b.key == "testset.save"] or at.exception:
+            break
+        time.sleep(0.2)
+        at.run()
+    assert not at.exception, at.exception
+    at.button(key="testset.save").click().run()
+    assert not at.exception, at.exception
+    saved = next(c.value for c in at.caption if c.value.startswith("Saved test set:"))
+    assert re.search(r"saved \d{4}-\d\d-\d\d \d\d:\d\d UTC$", saved), saved  # a time a person reads, not ISO
+    assert any("Run your app" in pl.proto.label for pl in at.get("page_link"))  # the next step, one click

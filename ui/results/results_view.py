@@ -234,7 +234,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     first = (page - 1) * PAGE_ROWS
     span = f" · showing {first + 1:,}–{first + len(view):,}" if pages > 1 else ""
     st.caption(f"{n_match:,} of {len(df):,} cases{span} · hover a header for what it means, click it to "
-               "sort · select a row to open the case here")
+               "sort · select a row for a link to it on Inspect")
     lines = question_lines(shown["question"]) if "question" in shown else 1
     picked = st.dataframe(shown, hide_index=True, width="stretch", key="results.table", placeholder="",
                           column_config=column_config(metrics, list(shown.columns)), row_height=ROW_PX[lines],

@@ -100,9 +100,9 @@ def pick(owner: list[Choice], owner_error: str | None) -> list[Choice]:
         if st.checkbox(c.label(), key=PICKED + c.key):
             picked.append(c)
     if not owner:
-        st.caption("This deployment names no app of its own (its owner can, with a targets file named by "
-                   "RAG_EVAL_TARGETS): the sample app's two versions are picked — no key, the sample's documents, "
-                   "served by this server.")
+        st.caption("The sample app's two versions are picked: a small RAG app over the sample's documents, "
+                   "served by this dashboard, no key needed. Add your own app's address below (the owner of "
+                   "this dashboard can also list apps for everyone: docs/targets.md).")
     _add_form(everything)
     return picked
 

@@ -203,5 +203,7 @@ def save(kept: list[dict[str, Any]], name: str) -> None:
                        mime="application/jsonl", key="testset.download", disabled=not kept)
     saved = state.get_testset()
     if saved:
+        when = str(saved["saved_at"]).replace("T", " ")[:16]  # "2026-11-27 10:16" (UTC), not an ISO stamp
         st.caption(f"Saved test set: {ud.md_escape(saved['name'])} · {len(saved['rows'])} questions · "
-                   f"{saved['saved_at']}")
+                   f"saved {when} UTC")
+        st.page_link("pages/1_run_app.py", label="Ask these questions of your app: Run your app →")
