@@ -17,7 +17,8 @@ Page packages: ``start``, ``upload``, ``testset``, ``run_app``, ``evaluate``, ``
 Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the
 visitor's token, the session's run ids, LLM settings, memo), ``history`` (every read of the
 visitor's runs, the session's runs included), ``resources`` (the process's store, review store and
-job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``layout`` (page flow),
+job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``owner_runs`` (a page's
+own background work, one per visitor: the test set being made, the app being run), ``layout`` (page flow),
 ``cookies``, ``base_url`` (``serve.py``), ``warm`` (the image's build step). Widgets and words:
 ``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
 (the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
@@ -26,6 +27,6 @@ title above it: wraps, never under the toolbar), ``tables``, ``highlight`` (``re
 record or table drawn as a tree / tables of its keyed facts).
 
 Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
-``layout``, ``resources``, ``charts``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``state`` -> ``data``,
-``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
+``layout``, ``resources``, ``owner_runs``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``charts``,
+``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
 """

@@ -31,6 +31,7 @@ from evaluators.jobs import JobQueue, QueueFull, options_from_settings
 from evaluators.options import EvalOptions
 from evaluators.targets import Target, TargetError, run_target, scan
 
+from ..owner_runs import OwnerRuns
 from . import folder as run_folder
 
 #: Runs going on at once in the process (each mostly waits on its app; the evaluations share the queue).
@@ -127,23 +128,8 @@ class AppRun:
             pass
 
 
-_runs: dict[str, AppRun] = {}
-_lock = threading.Lock()
-
-
-def get(owner: str) -> AppRun | None:
-    with _lock:
-        return _runs.get(owner)
-
-
-def forget(owner: str) -> None:
-    with _lock:
-        _runs.pop(owner, None)
-
-
-def running() -> int:
-    with _lock:
-        return sum(not r.finished for r in _runs.values())
+_runs: OwnerRuns[AppRun] = OwnerRuns()
+get, forget, running = _runs.get, _runs.forget, _runs.running
 
 
 @dataclass
@@ -162,13 +148,11 @@ class Plan:
 
 def start(run: AppRun, questions: QuestionSet, plan: Plan) -> AppRun | str:
     """Start ``run`` for its owner; returns it, or why it was not started."""
-    with _lock:
-        old = _runs.get(run.owner)
-        if old is not None and not old.finished:
-            return "Your app is already being run; wait for it or cancel it."
-        if sum(not r.finished for r in _runs.values()) >= MAX_RUNNING:
-            return f"{MAX_RUNNING} app runs are going on on this server now; try again in a minute."
-        _runs[run.owner] = run
+    got = _runs.claim(run.owner, lambda: run, busy="Your app is already being run; wait for it or cancel it.",
+                      full=f"{MAX_RUNNING} app runs are going on on this server now; try again in a minute.",
+                      limit=MAX_RUNNING)
+    if isinstance(got, str):
+        return got
     run.save()
     threading.Thread(target=_work, args=(run, questions, plan), name=f"app-run-{run.owner[:8]}",
                      daemon=True).start()

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..owner_runs import OwnerRuns
+
 MAX_RUNNING = 4
 
 
@@ -36,23 +38,8 @@ class Run:
         return time.monotonic() - self.started
 
 
-_runs: dict[str, Run] = {}
-_lock = threading.Lock()
-
-
-def get(owner: str) -> Run | None:
-    with _lock:
-        return _runs.get(owner)
-
-
-def forget(owner: str) -> None:
-    with _lock:
-        _runs.pop(owner, None)
-
-
-def running() -> int:
-    with _lock:
-        return sum(not r.finished for r in _runs.values())
+_runs: OwnerRuns[Run] = OwnerRuns()
+get, forget, running = _runs.get, _runs.forget, _runs.running
 
 
 def start(owner: str, corpus: Any, n: int, generator: str, *, types: Any = None, seed: int = 0, llm: Any = None,
@@ -60,13 +47,13 @@ def start(owner: str, corpus: Any, n: int, generator: str, *, types: Any = None,
     """Start a run for ``owner``; returns it, or why it was not started."""
     from evaluators.testset import make_testset
 
-    with _lock:
-        old = _runs.get(owner)
-        if old is not None and not old.finished:
-            return "A test set is already being made for you; wait for it or cancel it."
-        if sum(not r.finished for r in _runs.values()) >= MAX_RUNNING:
-            return f"{MAX_RUNNING} test sets are being made on this server now; try again in a minute."
-        run = _runs[owner] = Run(n=n, generator=generator)
+    got = _runs.claim(owner, lambda: Run(n=n, generator=generator),
+                      busy="A test set is already being made for you; wait for it or cancel it.",
+                      full=f"{MAX_RUNNING} test sets are being made on this server now; try again in a minute.",
+                      limit=MAX_RUNNING)
+    if isinstance(got, str):
+        return got
+    run = got
 
     def progress(done: int, total: int, message: str) -> None:
         run.done, run.total, run.message = done, total, message
