@@ -27,6 +27,29 @@ def kind_name(kind: str) -> str:
     return _RETRIEVAL_NAMES.get(kind, kind)
 
 
+def retrieval_grid(texts: dict[str, str]) -> tuple[Any, str]:
+    """Retrieval metrics' texts by name -> (a grid: kind × "K = k", in K order; MRR's text, "" if
+    none). Names that are not retrieval metrics are left out."""
+    import pandas as pd
+
+    cells: dict[str, dict[str, str]] = {}
+    mrr = ""
+    for name, text in texts.items():
+        got = split(name)
+        if got is None:
+            continue
+        kind, k = got
+        if k is None:
+            mrr = text
+        else:
+            cells.setdefault(kind_name(kind), {})[f"K = {k}"] = text
+    df = pd.DataFrame.from_dict(cells, orient="index")
+    if not df.empty:
+        df = df[sorted(df.columns, key=lambda c: int(c.split("= ")[1]))]
+        df.index.name = "metric"
+    return df, mrr
+
+
 def nice(name: str) -> str:
     """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
     got = split(name)

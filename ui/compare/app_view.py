@@ -28,8 +28,7 @@ APP_HELP = ("Read from the app's own calls (each case's latency, tokens and erro
 def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, str]:
     """The retrieval metrics of ``cand`` against ``base``: (a grid kind × K of "A → B ▲/▼", the MRR
     line); an empty grid when the runs have none."""
-    cells: dict[str, dict[str, str]] = {}
-    mrr = ""
+    texts: dict[str, str] = {}
     for m in c.metrics:
         got = split(m)
         if got is None:
@@ -39,18 +38,12 @@ def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, s
         if s.mean_a is None or s.mean_b is None:
             continue
         text = f"{num(s.mean_a)} → {num(s.mean_b)} {MARKS.get(p.verdict, '·')}"
-        kind, k = got
-        if k is None:
+        if got[1] is None:
             ci = (f", 95 % CI {num(s.ci_low, True)} to {num(s.ci_high, True)}"
                   if s.ci_low is not None and s.ci_high is not None else "")
-            mrr = f"MRR: {text} (B − A {num(s.diff or 0.0, True)}{ci})"
-        else:
-            cells.setdefault(vocab.kind_name(kind), {})[f"K = {k}"] = text
-    df = pd.DataFrame.from_dict(cells, orient="index")
-    if not df.empty:
-        df = df[sorted(df.columns, key=lambda col: int(col.split("= ")[1]))]
-        df.index.name = "metric"
-    return df, mrr
+            text = f"MRR: {text} (B − A {num(s.diff or 0.0, True)}{ci})"
+        texts[m] = text
+    return vocab.retrieval_grid(texts)
 
 
 def app_lines(c: Comparison, base: str, cands: list[str]) -> None:

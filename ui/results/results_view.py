@@ -92,8 +92,7 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
     """The run's retrieval metrics as one table — a row per kind (hit, precision, recall, map, ndcg),
     a column per cutoff K, each cell "mean [95 % interval]" — and the line for ``mrr`` (no cutoff).
     Empty when the run has none."""
-    cells: dict[str, dict[str, str]] = {}
-    mrr = ""
+    texts: dict[str, str] = {}
     for _, row in stats.iterrows():
         got = split(str(row["metric"]))
         if got is None or pd.isna(row["mean"]):
@@ -101,17 +100,9 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
         iv = (ivs or {}).get(row["metric"]) or {}
         ci = (f" [{iv['low']:.2f}–{iv['high']:.2f}]" if iv.get("low") is not None and iv.get("high") is not None
               else "")
-        text = f"{row['mean']:.3f}{ci}"
-        kind, k = got
-        if k is None:
-            mrr = f"MRR (mean reciprocal rank of the first relevant passage): {text}, n={row['n']}"
-        else:
-            cells.setdefault(vocab.kind_name(kind), {})[f"K = {k}"] = text
-    df = pd.DataFrame.from_dict(cells, orient="index")
-    if not df.empty:
-        df = df[sorted(df.columns, key=lambda c: int(c.split("= ")[1]))]
-        df.index.name = "metric"
-    return df, mrr
+        texts[str(row["metric"])] = f"{row['mean']:.3f}{ci}" + (f", n={row['n']}" if got[1] is None else "")
+    df, mrr = vocab.retrieval_grid(texts)
+    return df, (f"MRR (mean reciprocal rank of the first relevant passage): {mrr}" if mrr else "")
 
 
 def card_help(metric: str, row: Any) -> str:
