@@ -16,6 +16,8 @@ from evaluators.encoder import onnx_graph as O
 from evaluators.encoder import precision as P
 from evaluators.encoder.check_texts import CHECK_SENTENCES, reference_vectors
 
+pytestmark = pytest.mark.slow  # the model built and measured, the torch reference: ~30 s in all
+
 TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 12% in 2023.",
          "Paris is the capital of France.", "Bananas are rich in potassium.",
          "The documents do not mention the opening hours of the museum on Sundays."]
