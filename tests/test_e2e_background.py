@@ -144,6 +144,8 @@ class Worker:
             time.sleep(0.02)
         self.pid = self.pid or self.find()
         os.kill(self.pid, signal.SIGSTOP)
+        while Path(f"/proc/{self.pid}/stat").read_text().split(") ")[1][0] != "T":  # stopped
+            time.sleep(0.01)
         return max(k, stored_count(db, name))
 
     def go_on(self) -> None:
