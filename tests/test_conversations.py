@@ -108,6 +108,29 @@ def test_a_user_turn_never_supports_and_single_turn_cases_are_untouched():
     assert not any(k.startswith("turn_") for s in r.labels.sentences for k in s.supporting_keys)
 
 
+def test_adherence_reads_the_turns_own_question_relevance_the_standalone_one():
+    # only user turns before it: nothing for the second pass; the rewrite adds "Basic Pro plans cost"
+    users_only = (Turn(speaker=U, text="What do the Basic and Pro plans cost?"),)
+    turn = evaluate(chat_case(history=users_only, response="Basic is cheaper. It costs $5 a month."))
+    alone = evaluate(chat_case(history=(), conversation_id=None, response="Basic is cheaper. It costs $5 a month."))
+    assert turn.standalone_question == "Which one is cheaper? (Basic Pro plans cost)"
+    # the words brought in from the earlier turn are not the question's to give an answer
+    assert [s.score for s in turn.labels.sentences] == [s.score for s in alone.labels.sentences]
+    assert turn.scores.adherence == alone.scores.adherence
+    # inside the labeler: relevance from the standalone question, adherence from the turn's own
+    from evaluators.conversations import as_standalone
+    from evaluators.labelers.heuristic import HeuristicMethod
+    from evaluators.options import EvalOptions
+
+    m, opts = HeuristicMethod(), EvalOptions()
+    item = sentencize_case(chat_case(history=users_only, response="Basic is cheaper. It costs $5 a month."))
+    (p,) = m.featurize(as_standalone([item]), opts, [item.case.question])[1]
+    (p_own,) = m.featurize([item], opts)[1]
+    (p_sq,) = m.featurize(as_standalone([item]), opts)[1]
+    assert list(p["dq"]) == list(p_sq["dq"]) != list(p_own["dq"])
+    assert list(p["qs"]) == list(p_own["qs"]) != list(p_sq["qs"])
+
+
 def test_turn_keys():
     assert earlier_turn_key(3) == "turn_3" and earlier_turn_of("turn_3") == 3
     assert earlier_turn_of("turn_0") is None and earlier_turn_of("0a") is None and earlier_turn_of("turn_x") is None
