@@ -183,6 +183,7 @@ def test_the_block_takes_the_theme_streamlit_will_show():
     assert "--rag-fp-bg:#101010" in css and "</style><script>x" not in css
     assert "--rag-fp-fg:rgb(237, 235, 232)" in css  # an invalid colour: Streamlit's own
     assert '"dark"' in css and "prefers-color-scheme: dark" in css and "stActiveTheme-" in css
+    assert "if(m==='auto'){" in css  # the visitor's pick counts only where Streamlit offers one: no custom theme
 
 
 def test_the_cards_words():

@@ -32,8 +32,7 @@ What it keeps:
   the main area only (the sidebar, past 768 px, and Streamlit's header show as soon as they are
   drawn), placed like the page's own title, run box, line and cards (Streamlit 1.67's wide layout:
   6rem above, 1rem beside — 5rem from 864 px — and the 300 px sidebar), in the theme Streamlit will
-  show (:func:`theme_mode`: the owner's ``[theme]``, else the visitor's system setting; a theme the
-  visitor picked in Streamlit's settings is read from the browser).
+  show (:func:`theme_mode`).
 """
 
 from __future__ import annotations
@@ -162,8 +161,10 @@ GONE_SCRIPT = (
 
 
 def theme_mode(options: Mapping[str, Any]) -> str:
-    """The theme Streamlit shows when the visitor picked none: "light" / "dark" (the owner's
-    ``theme.base``; a custom theme without one is light), "auto" (no ``[theme]``: the system's)."""
+    """The theme Streamlit 1.67 shows: with any ``[theme]`` option set (a custom theme, as this app's
+    ``primaryColor``) always its ``base``, light by default, whatever the visitor picked or their
+    system says; with none, "auto": the theme the visitor picked in Streamlit's settings (kept in
+    the browser), else their system's (measured in Chromium for every combination)."""
     base = str(options.get("base") or "").lower()
     if base in ("light", "dark"):
         return base
@@ -180,9 +181,9 @@ def style(options: Mapping[str, Any]) -> str:
             bg, fg, box = (_colour(options.get(k), d) for k, d in (("backgroundColor", bg), ("textColor", fg),
                                                                    ("secondaryBackgroundColor", box)))
         vars_[theme] = f"--rag-fp-bg:{bg};--rag-fp-fg:{fg};--rag-fp-box:{box}"
-    pick = ("<script>(function(){var m=" + json.dumps(mode) + ";try{var v=JSON.parse(localStorage.getItem("
-            "'stActiveTheme-'+location.pathname+'-v2')||'null');if(v==='Dark')m='dark';else if(v==='Light')m='light';}"
-            "catch(e){}if(m==='auto')m=matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light';"
+    pick = ("<script>(function(){var m=" + json.dumps(mode) + ";if(m==='auto'){try{var v=JSON.parse(localStorage"
+            ".getItem('stActiveTheme-'+location.pathname+'-v2')||'null');if(v==='Dark')m='dark';else if(v==='Light')"
+            "m='light';}catch(e){}}if(m==='auto')m=matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light';"
             "document.documentElement.setAttribute('data-rag-theme',m);})();</script>")
     return pick + "<style>" + CSS.replace("LIGHT_VARS", vars_["light"]).replace("DARK_VARS", vars_["dark"]) + "</style>"
 
@@ -203,7 +204,7 @@ CSS = """
 .rag-fp-wait{min-height:40px;display:flex;align-items:center;font-size:14px;opacity:.6}
 .rag-fp-lbl{font-size:14px;line-height:1.6;min-height:24px;overflow-wrap:anywhere}
 .rag-fp-run .rag-fp-lbl{margin-bottom:4px}
-.rag-fp-box{height:40px;box-sizing:border-box;padding:0 8px;display:flex;align-items:center;border-radius:8px;
+.rag-fp-box{height:40px;box-sizing:border-box;padding:0 8px;line-height:40px;border-radius:8px;
  background:var(--rag-fp-box);font-size:14px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .rag-fp-cap{font-size:14px;line-height:1.6;opacity:.6;overflow-wrap:anywhere}
 .rag-fp-cards{display:flex;flex-wrap:wrap;gap:16px 32px;margin-bottom:-16px}
