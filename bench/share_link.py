@@ -27,10 +27,12 @@ starts, ``ui.warm.in_background``) against ``app.py`` (the same pages, no warm-u
 the shared link, opened as soon as the server answers its health check (a Space woken by the visit).
 
 Figures: median and p90 per page, with the CPU (``bench/machine.py``) and the load averages before
-and after, to ``bench/results/<name>.json``; for the shared link (``pages.share``, ``cold_first_visit``)
-Streamlit's metrics are ``median_s`` …, the server-written figures ``first`` (visible) and
-``first_paint`` (painted), with the share of visits that had them. Wall times on this machine's two shared cores depend on
-everyone else's load: compare pages within one run, and read the CPU seconds.
+and after, to ``bench/results/<name>.json``; for the shared link (``pages.share``,
+``cold_first_visit``) Streamlit's metrics are ``median_s`` …, the server-written figures ``first``
+(visible) and ``first_paint`` (painted), with the share of visits that had them. Wall times on this
+machine's two shared cores depend on everyone else's load: compare pages within one run, and read
+the CPU seconds. (Every page is timed from ``goto`` with ``wait_until="commit"``: the server-written
+figures show before the page's load event.)
 """
 
 from __future__ import annotations

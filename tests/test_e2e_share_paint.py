@@ -35,7 +35,7 @@ document.addEventListener('readystatechange', () => {
   const vw = document.documentElement.clientWidth;
   window.__fp = {labels: t('.rag-fp-card .rag-fp-lbl'), values: t('.rag-fp-val'), caps: t('.rag-fp-card .rag-fp-cap'),
     run: t('.rag-fp-box')[0], said: t('.rag-fp-said')[0], line: t('.rag-fp-in > .rag-fp-cap')[0],
-    cut: [...b.querySelectorAll('h1, .rag-fp-run, .rag-fp-in > p, .rag-fp-card')]
+    cut: [...b.querySelectorAll('.rag-fp-in > *, .rag-fp-card')]
       .filter(e => e.getBoundingClientRect().right > vw + 0.5).length,
     overflow: b.scrollWidth - b.clientWidth, bg: getComputedStyle(b).backgroundColor};
 });"""

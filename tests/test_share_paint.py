@@ -77,7 +77,7 @@ class Block(HTMLParser):
             self._open.pop()
 
     def handle_data(self, data):
-        cls = next((c for c in reversed(self._open) if c.startswith("rag-fp-") or c == "h1"), None)
+        cls = next((c for c in reversed(self._open) if c.startswith("rag-fp-")), None)
         if cls and self._open and (self._open[-1] == cls or self._open[-1] == "b"):
             self.texts.setdefault(cls, []).append(data)
 
@@ -152,6 +152,7 @@ def test_everything_is_escaped():
     assert "__xss" in block and "<script>window.__xss" not in block and "<b>launch" not in block
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt; &quot;Q3&quot; &amp; &lt;b&gt;launch&lt;/b&gt;" in block
     assert block.count("<script>") == 1  # the one that removes the block
+    assert "<h1" not in block  # one "Results" heading: the page's own
 
 
 def test_the_page_goes_out_in_two_parts_and_never_waits_past_the_budget(monkeypatch):

@@ -10,15 +10,16 @@ What it keeps:
   (``share.resolve``: the same signature check, the same read of the run history), its per-case
   table comes from the same process-wide cache (``history.frame``), the figures from
   ``evaluators.headline`` and their words from ``ui.vocab``: the functions the page calls. The block
-  is the page's first screen: the title, the run as its "Run" box names it, the run's line (method,
-  cases scored, LLM calls), the run in one sentence, one card per metric with its interval, the
-  offline method's caveat — and a line saying the rest of the page is loading.
-* **No data without a valid link.** A token the server did not sign, a run deleted since, a run not
-  ended (its figures still move), a run without metrics, more than one ``share`` value: Streamlit's
-  HTML goes out untouched. Only a GET of the Results page's document is looked at — never the
-  websocket, a static file, another page, nor ``/results`` without a token. Every text is
-  HTML-escaped; an edited page is sent ``Cache-Control: no-store`` (no cache hands one visitor's
-  page to another).
+  is the page's first screen: the title (not a heading: the page's own comes while the block is
+  still there), the run as its "Run" box names it, the run's line (method, cases scored, LLM calls),
+  the run in one sentence, one card per metric with its interval, the offline method's caveat — and
+  a line saying the rest of the page is loading.
+* **No data without a valid link.** A token the server did not sign, more than one ``share`` value:
+  Streamlit's HTML goes out untouched; a run deleted since, a run not ended (its figures still
+  move), a run without metrics: no block (the head has the block's style, nothing of the run).
+  Only a GET of the Results page's document is looked at — never the websocket, a static file,
+  another page, nor ``/results`` without a token. Every text is HTML-escaped; an edited page is
+  sent ``Cache-Control: no-store`` (no cache hands one visitor's page to another).
 * **Never in Streamlit's way.** The figures are read in a thread while Streamlit prepares its page;
   the page is sent in two parts: up to its ``<body>`` at once — the browser starts fetching
   Streamlit's scripts — then the block and the rest, as soon as the figures are ready (tens of ms
@@ -27,8 +28,8 @@ What it keeps:
   whole, so they wait only when the figures take longer than their download. A failure is logged,
   never shown.
 * **Gone once the page is there.** A script removes the block as soon as Streamlit's main area shows
-  a metric (or an error or an alert, or the visitor went to another page; at the latest after
-  :data:`GIVE_UP_S`): never two copies of the figures, never a blank between them. The block covers
+  a metric (or an error, an alert, a lost server, or the visitor went to another page; at the latest
+  after :data:`GIVE_UP_S`): never two copies of the figures, never a blank between them. The block covers
   the main area only (the sidebar, past 768 px, and Streamlit's header show as soon as they are
   drawn), placed like the page's own title, run box, line and cards (Streamlit 1.67's wide layout:
   6rem above, 1rem beside — 5rem from 864 px — and the 300 px sidebar), in the theme Streamlit will
@@ -59,8 +60,10 @@ log = logging.getLogger(__name__)
 #: Seconds the page waits for the figures before it goes on without them (the browser fetches
 #: Streamlit's scripts meanwhile; past this the figures would no longer come first).
 BUDGET_S = 1.5
-#: Seconds after which the block goes even if the page never showed a metric.
-GIVE_UP_S = 20
+#: Seconds after which the block goes even if the page never showed a metric (a Space woken by the
+#: link can take tens of seconds; the end of a script run is no sign: Streamlit draws the metrics of a
+#: finished run a second later, and the page runs twice on a first visit).
+GIVE_UP_S = 60
 BLOCK_ID = "rag-first-paint"
 #: Streamlit 1.67's colours (background, text, the run box's background) by theme; the owner's
 #: ``theme.backgroundColor`` / ``textColor`` / ``secondaryBackgroundColor`` replace them in their theme.
@@ -140,7 +143,8 @@ def block(label: str, run: Any, fig: Headline) -> str:
         for c in fig.cards)
     caveat = trust.caveat(run.method)
     return (f'<div id="{BLOCK_ID}" class="rag-fp" role="region" aria-label="Results of the shared run" '
-            f'aria-busy="true"><div class="rag-fp-side"></div><div class="rag-fp-in"><h1>Results</h1>'
+            'aria-busy="true"><div class="rag-fp-side"></div><div class="rag-fp-in">'
+            '<p class="rag-fp-title">Results</p>'
             '<p class="rag-fp-wait">Loading the rest of the page…</p>'
             f'<div class="rag-fp-run"><div class="rag-fp-lbl">Run</div><div class="rag-fp-box">{e(label)}</div></div>'
             f'<p class="rag-fp-cap">{_bold(line)}</p>'
@@ -154,7 +158,8 @@ def block(label: str, run: Any, fig: Headline) -> str:
 GONE_SCRIPT = (
     "<script>(function(){var b=document.getElementById('" + BLOCK_ID + "');if(!b)return;var p=location.pathname,"
     "q='[data-testid=\"stMain\"] [data-testid=\"stMetricValue\"],[data-testid=\"stMain\"] [data-testid=\"stAlert\"],"
-    "[data-testid=\"stException\"],[data-testid=\"stToast\"]',o=new MutationObserver(function(){"
+    "[data-testid=\"stException\"],[data-testid=\"stToast\"],[data-test-connection-state=\"DISCONNECTED_FOREVER\"]',"
+    "o=new MutationObserver(function(){"
     "if(document.querySelector(q)||location.pathname!==p)gone();});function gone(){o.disconnect();b.remove();}"
     "o.observe(document.documentElement,{childList:true,subtree:true});setTimeout(gone," + str(GIVE_UP_S * 1000)
     + ");})();</script>")
@@ -199,8 +204,8 @@ CSS = """
  color:var(--rag-fp-fg);font-family:"Source Sans",sans-serif;font-size:16px;line-height:1.6}
 .rag-fp-side{display:none;position:fixed;top:0;bottom:0;left:0;width:300px;background:var(--rag-fp-box)}
 .rag-fp-in{display:flex;flex-direction:column;gap:16px;padding:96px 16px 160px;box-sizing:border-box}
-.rag-fp h1{margin:0 0 -16px;padding:20px 0 16px;font-size:44px;font-weight:700;line-height:1.2}
 .rag-fp p{margin:0}
+.rag-fp .rag-fp-title{margin:0 0 -16px;padding:20px 0 16px;font-size:44px;font-weight:700;line-height:1.2}
 .rag-fp-wait{min-height:40px;display:flex;align-items:center;font-size:14px;opacity:.6}
 .rag-fp-lbl{font-size:14px;line-height:1.6;min-height:24px;overflow-wrap:anywhere}
 .rag-fp-run .rag-fp-lbl{margin-bottom:4px}
