@@ -40,6 +40,7 @@ import json
 import os
 import re
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -85,18 +86,37 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+#: The retrievers each question is ranked with: MiniLM (cosine), BM25 as IR toolkits mean it (Lucene's
+#: English analysis — stop words, Porter stemming — and formula, ``bench/bm25_standard.py``) with
+#: Elasticsearch's k1 = 1.2, b = 0.75 (what MTRAG's BEIR baselines run) and with Anserini's 0.9, 0.4, and
+#: the plain BM25 of the first measurements (``rank_bm25`` Okapi over lower-cased word tokens: no stop
+#: words, no stemming).
+RETRIEVERS = ("minilm", "bm25", "bm25_anserini", "bm25_plain")
+
+
+def _plain_scores(index: Any, text: str) -> Any:
+    return index.get_scores(_tokens(text))
+
+
 class Rankers:
-    """MiniLM and BM25 rankings of each collection's corpus."""
+    """The :data:`RETRIEVERS`' rankings of each collection's corpus."""
 
     def __init__(self, corpus: list[dict[str, Any]]) -> None:
         from rank_bm25 import BM25Okapi
 
+        from bench.bm25_standard import BM25, PRESETS
         from evaluators.encoder import embeddings
 
         self.by_coll: dict[str, list[dict[str, Any]]] = {}
         for p in corpus:
             self.by_coll.setdefault(p["collection"], []).append(p)
-        self.bm25 = {c: BM25Okapi([_tokens(p["text"]) for p in ps]) for c, ps in self.by_coll.items()}
+        self.lexical: dict[str, dict[str, Callable[[str], Any]]] = {}
+        for c, ps in self.by_coll.items():
+            texts = [p["text"] for p in ps]
+            plain = BM25Okapi([_tokens(t) for t in texts])
+            self.lexical[c] = {"bm25_plain": partial(_plain_scores, plain)}
+            for name, preset in (("bm25", "elasticsearch"), ("bm25_anserini", "anserini")):
+                self.lexical[c][name] = BM25(texts, *PRESETS[preset]).scores
         self.vecs = {c: embeddings.encode([p["text"] for p in ps]) for c, ps in self.by_coll.items()}
 
     def run(self, questions: list[dict[str, Any]], texts: list[str], retriever: str) -> dict[str, dict[str, float]]:
@@ -107,7 +127,7 @@ class Rankers:
         for i, q in enumerate(questions):
             ps = self.by_coll[q["collection"]]
             c = q["collection"]
-            s = self.bm25[c].get_scores(_tokens(texts[i])) if V is None else self.vecs[c] @ V[i]
+            s = self.lexical[c][retriever](texts[i]) if V is None else self.vecs[c] @ V[i]
             out[q["id"]] = {p["id"]: float(x) for p, x in zip(ps, s)}
         return out
 
@@ -153,7 +173,7 @@ def retrieval(grid: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"questions": len(questions), "with_history": sum(1 for q in questions if q["history"]),
                            "per_collection": {c: sum(1 for q in questions if q["collection"] == c) for c in colls},
                            "retrievers": {}}
-    for retriever in ("minilm", "bm25"):
+    for retriever in RETRIEVERS:
         scores = {name: ndcg5(questions, rankers.run(questions, [f(q) for q in questions], retriever))
                   for name, f in QUERIES.items()}
         rows: dict[str, Any] = {}
