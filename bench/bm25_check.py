@@ -11,7 +11,9 @@ says it is skipped when either is absent: ``apt-get install liblucene8-java``).
    differ (expected: none).
 2. **Scores.** Each collection indexed by Lucene with each preset's k1, b; every question of the
    conversations bench asked in each of its forms (``conversations_bench.QUERIES``: the last turn, the
-   earlier turns prepended, the previous turn prepended, both rules) — 720 queries a preset. Lucene's
+   earlier turns prepended, the previous turn prepended, both rules, and — when
+   ``bench/results/conversations.json`` has the grid — the held-out standalone question, each
+   collection's with the rule chosen on the other) — 864 queries a preset. Lucene's
    scores are compared (a) with Lucene's formula computed here from the analysed tokens with the
    document lengths Lucene stores (one byte each, ``SmallFloat.intToByte4``): equal to float32
    precision means the analysis and the formula are Lucene's; (b) with ``bm25s`` as the bench uses it
@@ -32,15 +34,35 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from bench.bm25_standard import BM25, PRESETS, analyze
-from bench.conversations_bench import QUERIES, RESULTS, RETRIEVAL, _load, ndcg5
+from bench.conversations_bench import QUERIES, RESULTS, RETRIEVAL, _load, _turns, ndcg5
 from bench.machine import cpu_shared
 
 JAVA_SOURCE = Path(__file__).resolve().parent / "lucene" / "LuceneBM25.java"
+#: The choice of the conversations grid whose held-out questions are asked too (family/criterion).
+HELD_OUT_CHOICE = "grid_2304/minilm_and_bm25"
+
+
+def query_forms() -> dict[str, Callable[[dict[str, Any]], str]]:
+    """The bench's query forms, and the held-out standalone question of the committed grid's choice."""
+    import dataclasses
+
+    from evaluators.conversations.standalone import RULE, standalone_question
+
+    forms = dict(QUERIES)
+    path = RESULTS / "conversations.json"
+    done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    choice = (done.get("retrieval_ndcg5", {}).get("grid") or {}).get("choices", {}).get(HELD_OUT_CHOICE)
+    if choice:
+        rules = {key.removeprefix("scored_on_"): dataclasses.replace(RULE, **v["rule"])
+                 for key, v in choice["leave_one_collection_out"].items()}
+        forms["held_out"] = lambda q: standalone_question(q["question"], _turns(q["history"]),
+                                                          rule=rules[q["collection"]])
+    return forms
 
 
 def lucene_classpath() -> str | None:
@@ -117,14 +139,15 @@ def check_tokens(classpath: str, work: Path, corpus: list[dict[str, Any]],
 def check_scores(classpath: str, work: Path, corpus: list[dict[str, Any]], questions: list[dict[str, Any]],
                  preset: str) -> dict[str, Any]:
     k1, b = PRESETS[preset]
-    texts = {name: [f(q) for q in questions] for name, f in QUERIES.items()}
+    forms = query_forms()
+    texts = {name: [f(q) for q in questions] for name, f in forms.items()}
     runs: dict[str, dict[str, dict[str, dict[str, float]]]] = {"lucene": {}, "bm25s": {}}
     worst_formula = worst_bm25s = 0.0
     for coll in sorted({p["collection"] for p in corpus}):
         ps = [p for p in corpus if p["collection"] == coll]
         qi = [i for i, q in enumerate(questions) if q["collection"] == coll]
         _tsv(work / "docs.tsv", [(p["id"], p["text"]) for p in ps])
-        _tsv(work / "queries.tsv", [(f"{name}|{i}", texts[name][i]) for name in QUERIES for i in qi])
+        _tsv(work / "queries.tsv", [(f"{name}|{i}", texts[name][i]) for name in forms for i in qi])
         _java(classpath, "score", str(work / "docs.tsv"), str(work / "queries.tsv"), str(work / "scores.tsv"),
               str(k1), str(b))
         got: dict[str, dict[str, float]] = {}
@@ -133,7 +156,7 @@ def check_scores(classpath: str, work: Path, corpus: list[dict[str, Any]], quest
             got.setdefault(qid, {})[pid] = float(score)
         docs = [analyze(p["text"]) for p in ps]
         ours = BM25([p["text"] for p in ps], k1, b)
-        for name in QUERIES:
+        for name in forms:
             for i in qi:
                 lucene = np.asarray([got.get(f"{name}|{i}", {}).get(p["id"], 0.0) for p in ps])
                 formula = lucene_formula(docs, analyze(texts[name][i]), k1, b)
@@ -144,12 +167,16 @@ def check_scores(classpath: str, work: Path, corpus: list[dict[str, Any]], quest
                 qid = questions[i]["id"]
                 runs["lucene"].setdefault(name, {})[qid] = {p["id"]: float(x) for p, x in zip(ps, lucene)}
                 runs["bm25s"].setdefault(name, {})[qid] = {p["id"]: float(x) for p, x in zip(ps, mine)}
+    per = {k: {name: ndcg5(questions, runs[k][name]) for name in forms} for k in runs}
     ndcg: dict[str, Any] = {}
-    for name in QUERIES:
-        a, s = ndcg5(questions, runs["lucene"][name]), ndcg5(questions, runs["bm25s"][name])
+    for name in forms:
+        a, s = per["lucene"][name], per["bm25s"][name]
         ndcg[name] = {"lucene": round(float(a.mean()), 4), "bm25s": round(float(s.mean()), 4),
                       "questions_that_differ": int((np.abs(a - s) > 1e-9).sum())}
-    return {"k1": k1, "b": b, "queries": len(QUERIES) * len(questions),
+        if name != "last_turn":
+            ndcg[name]["gain_over_last_turn"] = {k: round(float((per[k][name] - per[k]["last_turn"]).mean()), 4)
+                                                 for k in runs}
+    return {"k1": k1, "b": b, "queries": len(forms) * len(questions),
             "max_relative_difference_lucene_vs_formula_with_its_lengths": float(f"{worst_formula:.2e}"),
             "max_relative_difference_lucene_vs_bm25s": round(worst_bm25s, 4), "ndcg5": ndcg}
 

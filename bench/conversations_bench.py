@@ -207,7 +207,7 @@ def _grid(questions: list[dict[str, Any]], rankers: Rankers) -> dict[str, Any]:
     other_qs, other_corpus = human_dev_retrieval(SHARED_DIR / "mtrag_human_dev.jsonl", openings)
     other = Rankers(other_corpus)
     return grid(questions, lambda qs, texts, r: ndcg5(qs, rankers.run(qs, texts, r)),
-                lambda q, rule: standalone_question(q["question"], _turns(q["history"]), rule=rule), _gain,
+                lambda q, rule: standalone_question(q["question"], _turns(q["history"]), rule=rule), _gain, RETRIEVERS,
                 (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
 
 

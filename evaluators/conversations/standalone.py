@@ -88,6 +88,8 @@ class Rule:
     lemmas: bool = True
     #: The rarest words are brought (False: the first ones, in the turn's order).
     rarest_first: bool = True
+    #: The words the agent's answer to that turn took up come first (then by the order above).
+    echo: bool = True
 
     def words_for(self, question: str) -> int:
         """How many words a question that lacks a subject is given."""
@@ -98,7 +100,7 @@ class Rule:
 RULE = Rule()
 #: Before issue 48's second pass (kept for the bench's comparison): the first 8 content words of the
 #: previous turn, any kind, any frequency.
-OLD_RULE = Rule(budget=0, min_words=8, common=0, nouns=False, lemmas=False, rarest_first=False)
+OLD_RULE = Rule(budget=0, min_words=8, common=0, nouns=False, lemmas=False, rarest_first=False, echo=False)
 
 #: Words that are not the subject of a question: function words, question words, pronouns, and the
 #: generic words of a request ("tell me the difference", "what happens").
@@ -217,14 +219,26 @@ def standalone_question(question: str, history: Sequence[Turn], *, rule: Rule = 
     """``question`` made standalone from the earlier turns ``history`` (oldest first): unchanged
     when it has its own subject or there is no earlier user turn; else with the subject of the
     user's previous turn in parentheses after it (see the module docstring)."""
-    return _standalone(question, tuple(t.text for t in history if t.speaker == "user"), rule)
+    return _standalone(question, _exchanges(history), rule)
+
+
+def _exchanges(history: Sequence[Turn]) -> tuple[tuple[str, str], ...]:
+    """Each user turn of ``history`` with the agent's answer to it (the agent turns up to the next
+    user turn, joined; "" when there is none)."""
+    out: list[tuple[str, str]] = []
+    for t in history:
+        if t.speaker == "user":
+            out.append((t.text, ""))
+        elif out:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {t.text}".strip())
+    return tuple(out)
 
 
 @lru_cache(maxsize=65_536)
-def _standalone(question: str, users: tuple[str, ...], rule: Rule) -> str:
-    if not users or not lacks_subject(question, rule.short):
+def _standalone(question: str, exchanges: tuple[tuple[str, str], ...], rule: Rule) -> str:
+    if not exchanges or not lacks_subject(question, rule.short):
         return question
-    previous = _standalone(users[-1], users[:-1], rule)
+    previous = _standalone(exchanges[-1][0], exchanges[:-1], rule)
     have = {_key(w, rule.lemmas) for w in words(question)}
     names = proper_names(previous) if rule.nouns else set()
     candidates: list[str] = []
@@ -234,12 +248,11 @@ def _standalone(question: str, users: tuple[str, ...], rule: Rule) -> str:
             continue
         have.add(k)
         candidates.append(w)
-    n = rule.words_for(question)
-    if rule.rarest_first:
-        keep = set(sorted(range(len(candidates)), key=lambda i: (-word_rank(candidates[i]), i))[:n])
-        added = [w for i, w in enumerate(candidates) if i in keep]
-    else:
-        added = candidates[:n]
+    answered = {_key(w, rule.lemmas) for w in words(exchanges[-1][1])} if rule.echo else set()
+    order = sorted(range(len(candidates)), key=lambda i: (
+        _key(candidates[i], rule.lemmas) not in answered, -word_rank(candidates[i]) if rule.rarest_first else 0, i))
+    keep = set(order[:rule.words_for(question)])
+    added = [w for i, w in enumerate(candidates) if i in keep]
     return f"{question.rstrip()} ({' '.join(added)})" if added else question
 
 
