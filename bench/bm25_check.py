@@ -39,7 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 from bench.bm25_standard import BM25, PRESETS, analyze
-from bench.conversations_bench import QUERIES, RESULTS, RETRIEVAL, _load, _turns, ndcg5
+from bench.conversations_bench import QUERIES, RESULTS, RETRIEVAL, load_retrieval, ndcg5, turns_of
 from bench.machine import cpu_shared
 
 JAVA_SOURCE = Path(__file__).resolve().parent / "lucene" / "LuceneBM25.java"
@@ -60,7 +60,7 @@ def query_forms() -> dict[str, Callable[[dict[str, Any]], str]]:
     if choice:
         rules = {key.removeprefix("scored_on_"): dataclasses.replace(RULE, **v["rule"])
                  for key, v in choice["leave_one_collection_out"].items()}
-        forms["held_out"] = lambda q: standalone_question(q["question"], _turns(q["history"]),
+        forms["held_out"] = lambda q: standalone_question(q["question"], turns_of(q["history"]),
                                                           rule=rules[q["collection"]])
     return forms
 
@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {RETRIEVAL} not found")
         return 0
     t0 = time.perf_counter()
-    corpus, questions = _load("mtrag_retrieval_dev_corpus.jsonl"), _load("mtrag_retrieval_dev_questions.jsonl")
+    corpus = load_retrieval("mtrag_retrieval_dev_corpus.jsonl")
+    questions = load_retrieval("mtrag_retrieval_dev_questions.jsonl")
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
     res: dict[str, Any] = {"cpu": cpu_shared(), "load_average": list(os.getloadavg()),
                            "date": time.strftime("%Y-%m-%d"), "lucene": classpath, "java": java}

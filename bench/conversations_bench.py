@@ -6,18 +6,23 @@ Two measurements, each beside today's behaviour (the turn judged alone) and a si
 
 1. **Retrieval with the standalone question** (``../shared/data/retrieval/mtrag_retrieval_dev_*``:
    144 last-turn questions of MTRAG-UN's fiqa and ibmcloud conversations with human qrels). Each
-   question ranks its collection's corpus with a MiniLM ranking (the project's encoder, cosine) and
-   a BM25 ranking (``rank_bm25`` Okapi, lower-cased word tokens), as: the last turn alone (today);
-   the earlier user turns prepended (the naive reference the issue names); the user's previous turn
-   prepended; the first standalone rule (``OLD_RULE``: the first 8 content words of the previous
-   turn); the standalone question (``evaluators.conversations.standalone``, ``RULE``). nDCG@5 by trec_eval's
-   definition (the project's ``evaluators.retrieval``, checked against ``pytrec_eval``'s ``ndcg_cut_5``
-   on every run), per collection and overall, with the gain over the
-   last turn and its 95 % paired bootstrap interval (by question). ``--grid``: the grid the rule's
-   parameters were chosen from, leave-one-collection-out (chosen on fiqa, checked on ibmcloud, and
-   the reverse; the criterion: the smaller of the two retrievers' gains over the last turn on the
-   collection it is chosen on), and the ablations of the rule's parts (each switched off) per
-   collection.
+   question ranks its collection's corpus with each of :data:`RETRIEVERS`: MiniLM (the project's
+   encoder, cosine); BM25 as IR toolkits mean it (``bench/bm25_standard.py``: Lucene's English
+   analysis — stop words, Porter stemming — and Lucene's formula; checked against Lucene itself by
+   ``bench/bm25_check.py``) with Elasticsearch's k1 = 1.2, b = 0.75 (``bm25``: what MTRAG's BEIR
+   baselines run; the goal's BM25) and with Anserini's 0.9, 0.4 (``bm25_anserini``); and the plain
+   BM25 of the first figures (``bm25_plain``: ``rank_bm25`` Okapi over lower-cased word tokens, no
+   stop words, no stemming). Asked as: the last turn alone (today); the earlier user turns prepended
+   (the naive reference the issue names); the user's previous turn prepended; the first standalone
+   rule (``OLD_RULE``: the first 8 content words of the previous turn); the standalone question
+   (``evaluators.conversations.standalone``, ``RULE``). nDCG@5 by trec_eval's definition (the
+   project's ``evaluators.retrieval``, checked against ``pytrec_eval``'s ``ndcg_cut_5`` on every
+   run), per collection and overall, with the gain over the last turn and its 95 % paired bootstrap
+   interval (by question). ``--grid``: the grid the rule's parameters were chosen from,
+   leave-one-collection-out (chosen on fiqa, checked on ibmcloud, and the reverse; the criterion: the
+   smaller of two retrievers' gains over the last turn on the collection it is chosen on), the choice
+   on MTRAG's human-dev conversations, and the ablations of the rule's parts (each switched off) per
+   collection (``bench/conversations_grid.py``).
 2. **Adherence by turn index** (``../shared/data/mtrag_human_dev.jsonl``: 10 conversations, 240
    answers with human faithfulness per turn; cases without documents left out, as the data's README
    advises). ``expected_adherence`` of ``trace`` — today (history dropped) and with the
@@ -59,7 +64,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 N_BOOT = 2000
 
 
-def _turns(history: Sequence[dict[str, Any]]) -> tuple[Turn, ...]:
+def turns_of(history: Sequence[dict[str, Any]]) -> tuple[Turn, ...]:
     return tuple(Turn(speaker=t["speaker"], text=t["text"]) for t in history)
 
 
@@ -72,13 +77,13 @@ QUERIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "last_turn": lambda q: q["question"],
     "prepend_user_turns": lambda q: " ".join([*_users(q), q["question"]]),
     "prepend_previous_user_turn": lambda q: " ".join([*_users(q)[-1:], q["question"]]),
-    "old_rule": lambda q: standalone_question(q["question"], _turns(q["history"]), rule=OLD_RULE),
-    "standalone": lambda q: standalone_question(q["question"], _turns(q["history"])),
+    "old_rule": lambda q: standalone_question(q["question"], turns_of(q["history"]), rule=OLD_RULE),
+    "standalone": lambda q: standalone_question(q["question"], turns_of(q["history"])),
 }
 
 
 # ---------------------------------------------------------------- 1. retrieval
-def _load(name: str) -> list[dict[str, Any]]:
+def load_retrieval(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (RETRIEVAL / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -167,8 +172,8 @@ def _r(x: float | None) -> float | None:
 
 
 def retrieval(grid: bool = False) -> dict[str, Any]:
-    questions = _load("mtrag_retrieval_dev_questions.jsonl")
-    rankers = Rankers(_load("mtrag_retrieval_dev_corpus.jsonl"))
+    questions = load_retrieval("mtrag_retrieval_dev_questions.jsonl")
+    rankers = Rankers(load_retrieval("mtrag_retrieval_dev_corpus.jsonl"))
     colls = sorted({q["collection"] for q in questions})
     out: dict[str, Any] = {"questions": len(questions), "with_history": sum(1 for q in questions if q["history"]),
                            "per_collection": {c: sum(1 for q in questions if q["collection"] == c) for c in colls},
@@ -207,8 +212,8 @@ def _grid(questions: list[dict[str, Any]], rankers: Rankers) -> dict[str, Any]:
     other_qs, other_corpus = human_dev_retrieval(SHARED_DIR / "mtrag_human_dev.jsonl", openings)
     other = Rankers(other_corpus)
     return grid(questions, lambda qs, texts, r: ndcg5(qs, rankers.run(qs, texts, r)),
-                lambda q, rule: standalone_question(q["question"], _turns(q["history"]), rule=rule), _gain, RETRIEVERS,
-                (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
+                lambda q, rule: standalone_question(q["question"], turns_of(q["history"]), rule=rule), _gain,
+                RETRIEVERS, (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
 
 
 # ---------------------------------------------------------------- 2. adherence by turn
@@ -225,7 +230,7 @@ def _mtrag_cases(with_history: bool) -> list[TestCase]:
                             documents=tuple(r["documents"]), labels=r["labels"],
                             metadata={"turn": int(meta.get("turn") or 0)},
                             conversation_id=meta.get("conversation_id"),
-                            history=_turns(r.get("history") or []) if with_history else ()))
+                            history=turns_of(r.get("history") or []) if with_history else ()))
     return out
 
 
