@@ -74,6 +74,20 @@ def test_the_rule_brings_the_rarest_nouns_as_many_as_the_question_lacks():
     assert "newly" in standalone_question("Which is better?", prev, rule=OLD_RULE)
 
 
+def test_the_words_the_agents_answer_took_up_come_first():
+    import dataclasses
+
+    from evaluators.conversations.standalone import RULE
+
+    prev = (Turn(speaker=U, text="Is a newly calculated fixed-rate mortgage from an online lender expensive?"),
+            Turn(speaker=A, text="Mortgages from a bank can cost less."))
+    q = "Does this bank charge fees for it?"  # three content words: two words brought
+    # the answer took up "mortgage" (by lemma): it comes first, then the rarest of the others
+    assert standalone_question(q, prev) == f"{q} (fixed-rate mortgage)"
+    assert standalone_question(q, prev, rule=dataclasses.replace(RULE, echo=False)) == f"{q} (fixed-rate lender)"
+    assert standalone_question(q, prev[:1]) == f"{q} (fixed-rate lender)"  # no answer: the rarest alone
+
+
 @pytest.mark.parametrize("q", ["Is it expensive?", "What about the rent-to-buy option?", "Rental property",
                                "And those?", "I mean financial counselling"])
 def test_questions_that_lack_a_subject(q):
