@@ -15,6 +15,11 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 VENV=${VENV:-.venv}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# Bytecode is written on first import (the runtime is installed --no-compile, as in the Dockerfile, on
+# that premise). A PYTHONDONTWRITEBYTECODE=1 in the environment (this machine has one) would make every
+# new process compile streamlit, pandas, numpy... from source again: about 3.6 s of CPU in each — each
+# dashboard start, evaluation worker and CLI run, dozens of them in the test suite.
+unset PYTHONDONTWRITEBYTECODE
 
 stamp_ok() {  # $1 = stamp name, rest = files whose contents it covers
   local stamp="$VENV/.stamp-$1" want

@@ -3,6 +3,7 @@
 (a) start a run, go straight to Results: it completes there;
 (b) reload mid-run: the finished cases are kept and the run goes on; stop the server mid-run: after
     a restart the run is "interrupted", keeps its finished cases and resumes only the missing ones;
+    the orphaned evaluation worker leaves by itself and stores nothing more;
 (c) two browser contexts (two visitors): neither sees the other's runs or uploaded rows, even with
     the other's Inspect link; a new tab of the same browser keeps its history (cookie).
 """
@@ -10,16 +11,20 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sqlite3
+import subprocess
 import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from bench.soak import children
 from evaluators.store import RunStore
-from tests.app_server import CHROMIUM, app_env, free_port, start_app, stop, wait_healthy
+from tests.app_server import CHROMIUM, app_env, free_port, gone, start_app, stop, wait_healthy
 
 pytestmark = [
     pytest.mark.browser,
@@ -96,6 +101,49 @@ def wait_done_at_least(page, total: int, n: int, timeout: float = 300) -> int:
     raise TimeoutError(f"fewer than {n} of {total} cases done after {timeout} s")
 
 
+def stored_count(db: Path) -> int:
+    """Cases the run store holds (every chunk is stored as one transaction)."""
+    try:
+        with closing(sqlite3.connect(db)) as con:
+            return int(con.execute("SELECT COUNT(*) FROM run_cases").fetchone()[0])
+    except sqlite3.OperationalError:  # no table yet
+        return 0
+
+
+class Worker:
+    """The served app's evaluation worker process (``python -m evaluators.jobs_worker``, a child of
+    the server), paused and let go on with SIGSTOP / SIGCONT: while paused, the run stays where it is
+    — ``running``, partly stored — however fast the machine."""
+
+    def __init__(self, server: subprocess.Popen) -> None:
+        self.server = server
+        self.pid: int | None = None
+
+    def find(self) -> int:
+        for pid in children(self.server.pid):
+            try:
+                if b"evaluators.jobs_worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return pid
+            except OSError:
+                continue
+        raise LookupError("the server has no evaluation worker process")
+
+    def pause_at(self, db: Path, stored: int, timeout: float = 120) -> int:
+        """Pause the worker as soon as the store holds at least ``stored`` cases; returns how many it
+        holds then (a chunk of 5 cases takes about a second here: polled every 20 ms)."""
+        end = time.time() + timeout
+        while (k := stored_count(db)) < stored:
+            assert time.time() < end, f"fewer than {stored} cases stored after {timeout} s"
+            time.sleep(0.02)
+        self.pid = self.pid or self.find()
+        os.kill(self.pid, signal.SIGSTOP)
+        return max(k, stored_count(db))
+
+    def go_on(self) -> None:
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGCONT)
+
+
 @pytest.fixture
 def browser(chromium):  # listed after ``server`` by the tests: closed before the server stops
     from playwright.sync_api import sync_playwright
@@ -119,19 +167,24 @@ def server(tmp_path):
 def test_a_run_started_then_left_for_results_completes_there(server, browser, tmp_path):
     from playwright.sync_api import expect
 
-    url, db, _ = server
-    n = 120
+    url, db, proc = server
+    n = 20
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
-    # heavy cases: the run must still be going on when Results opens (with light ones a fast store
-    # ended it first: 120 cases in 4 s)
     upload(page, write_cases(tmp_path / "a.jsonl", n, "a", heavy=20), n)
     start_trace(page, chunk=5)
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
-    page.get_by_role("link", name="Results").first.click()  # straight to Results, mid-run
-    expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=30_000)
-    expect(page.get_by_test_id("stProgress")).to_be_visible()  # the run is still going on …
-    assert done_count(page, n) < n
+    worker = Worker(proc)
+    # the run must still be going on when Results opens: its worker waits meanwhile (with 120 light
+    # cases and no pause a fast store ended it first: 120 cases in 4 s)
+    try:
+        assert worker.pause_at(db, 5) < n
+        page.get_by_role("link", name="Results").first.click()  # straight to Results, mid-run
+        expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("stProgress")).to_be_visible()  # the run is still going on …
+        assert done_count(page, n) < n
+    finally:
+        worker.go_on()
     expect(page.get_by_test_id("stProgress")).to_have_count(0, timeout=300_000)  # … and completes
     expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)  # … on Results
     expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=60_000)  # the cases first
@@ -157,29 +210,37 @@ def stored_chunks(db: Path) -> set[int]:
 def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_path):
     from playwright.sync_api import expect
 
-    n = 300  # long enough that the server is stopped well before the end, on a fast machine too
+    n = 30  # mid-run whenever the test acts: the worker is paused meanwhile (Worker)
     data = write_cases(tmp_path / "b.jsonl", n, "b", heavy=20)
     db = tmp_path / "runs.sqlite3"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit-1.log")
+    worker = Worker(proc)
     try:
         wait_healthy(url, proc)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.goto(url)
         upload(page, data, n)
         start_trace(page, chunk=5)
+        first = worker.pause_at(db, 5)
         before = wait_done_at_least(page, n, 5)
         assert before < n
         page.reload()  # a refresh mid-run: same visitor (token in the URL), the run goes on
         expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
+        worker.go_on()
+        # two more chunks stored: the page's count (cases labeled, refreshed every 2 s) passes before + 5
+        worker.pause_at(db, first + 10)
         after = wait_done_at_least(page, n, before + 5)
         assert before < after < n, (before, after)
         (s,) = RunStore(db).list(owner=None)
         assert s.status == "running" and s.num_done >= after - 5  # stored as it goes
-        stop(proc)  # the server dies mid-run
+        stop(proc)  # the server dies mid-run (its worker paused in the middle of a chunk)
     finally:
         stop(proc)
+        worker.go_on()
+    # the orphaned worker notices its server is gone and leaves, storing nothing more
+    assert worker.pid and gone(worker.pid, 15), "the evaluation worker outlived its server"
     (s,) = RunStore(db).list(owner=None)
     kept = s.num_done
     assert 0 < kept < n and s.status == "running"  # the server died mid-run

@@ -99,7 +99,9 @@ def test_a_newcomer_goes_from_start_to_compare(tmp_path, chromium):
                 expect(page.get_by_text(re.compile(r"^\d+ of 16 cases · hover"))).to_be_visible()
                 shot("3b_results_cases.png")
 
-                # a hybrid run: the agreement panel, with links to both labelings
+                # a hybrid run: the agreement panel, with links to both labelings (the slow replies
+                # were for watching the count move, above: 5 s more for nothing here)
+                llm.latency = 0.2
                 page.get_by_role("link", name="Evaluate").first.click()
                 page.get_by_text("Hybrid (heuristic + LLM", exact=False).first.click()
                 run = page.get_by_role("button", name=re.compile(r"^Run Hybrid"))

@@ -23,6 +23,7 @@ from evaluators.jobs_worker import NICE_DEFAULT, backend_from_env, worker_nice
 from evaluators.options import EvalOptions
 from evaluators.store import RunStore
 from evaluators.types import TestCase
+from tests.app_server import gone
 from tests.llm_server import keyed_labels_responder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,19 +33,6 @@ SECRET = "sk-typed-PROCESS-4242"
 def cases(prefix: str, n: int) -> list[TestCase]:
     return [TestCase(id=f"{prefix}{i}", question=f"What colour is item {i}?", response=f"Item {i} is blue.",
                      documents=(f"Item {i} is blue and small. It was made in {1900 + i}.",)) for i in range(n)]
-
-
-def gone(pid: int, within: float) -> bool:
-    """Whether process ``pid`` ended (or is a zombie) within ``within`` seconds."""
-    end = time.time() + within
-    while time.time() < end:
-        try:
-            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] == "Z":
-                return True
-        except (OSError, IndexError):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture
