@@ -10,6 +10,10 @@ As served, runs are evaluated in a worker process of their own (``RAG_EVAL_WORKE
 ``evaluators/jobs_worker.py``) so pages never wait on the evaluation; set ``RAG_EVAL_WORKER=thread``
 to evaluate in a thread of the server instead (the library's default, and ``streamlit run app.py``'s).
 While the server starts, the pages' modules are imported in the background (``ui.warm.in_background``).
+
+A shared link (``…/results?share=<token>``) answers with the shared run's headline figures already in
+its HTML (``ui/share_paint.py``): a colleague sees them at first paint, before Streamlit's own page is
+ready, which then takes their place.
 """
 
 import os
@@ -19,8 +23,10 @@ from starlette.middleware import Middleware
 
 from ui import warm
 from ui.base_url import PageBaseUrl
+from ui.share_paint import SharedFirstPaint
 
 os.environ.setdefault("RAG_EVAL_WORKER", "process")
 warm.in_background()  # the first visitor (a shared link to a Space just woken) finds the pages imported
 
-app = st.App("app.py", middleware=[Middleware(PageBaseUrl)])
+# the first paint outermost: it sends the page in parts, after PageBaseUrl's whole-page edit
+app = st.App("app.py", middleware=[Middleware(SharedFirstPaint), Middleware(PageBaseUrl)])

@@ -6,18 +6,23 @@ Two measurements, each beside today's behaviour (the turn judged alone) and a si
 
 1. **Retrieval with the standalone question** (``../shared/data/retrieval/mtrag_retrieval_dev_*``:
    144 last-turn questions of MTRAG-UN's fiqa and ibmcloud conversations with human qrels). Each
-   question ranks its collection's corpus with a MiniLM ranking (the project's encoder, cosine) and
-   a BM25 ranking (``rank_bm25`` Okapi, lower-cased word tokens), as: the last turn alone (today);
-   the earlier user turns prepended (the naive reference the issue names); the user's previous turn
-   prepended; the first standalone rule (``OLD_RULE``: the first 8 content words of the previous
-   turn); the standalone question (``evaluators.conversations.standalone``, ``RULE``). nDCG@5 by trec_eval's
-   definition (the project's ``evaluators.retrieval``, checked against ``pytrec_eval``'s ``ndcg_cut_5``
-   on every run), per collection and overall, with the gain over the
-   last turn and its 95 % paired bootstrap interval (by question). ``--grid``: the grid the rule's
-   parameters were chosen from, leave-one-collection-out (chosen on fiqa, checked on ibmcloud, and
-   the reverse; the criterion: the smaller of the two retrievers' gains over the last turn on the
-   collection it is chosen on), and the ablations of the rule's parts (each switched off) per
-   collection.
+   question ranks its collection's corpus with each of :data:`RETRIEVERS`: MiniLM (the project's
+   encoder, cosine); BM25 as IR toolkits mean it (``bench/bm25_standard.py``: Lucene's English
+   analysis — stop words, Porter stemming — and Lucene's formula; checked against Lucene itself by
+   ``bench/bm25_check.py``) with Elasticsearch's k1 = 1.2, b = 0.75 (``bm25``: what MTRAG's BEIR
+   baselines run; the goal's BM25) and with Anserini's 0.9, 0.4 (``bm25_anserini``); and the plain
+   BM25 of the first figures (``bm25_plain``: ``rank_bm25`` Okapi over lower-cased word tokens, no
+   stop words, no stemming). Asked as: the last turn alone (today); the earlier user turns prepended
+   (the naive reference the issue names); the user's previous turn prepended; the first standalone
+   rule (``OLD_RULE``: the first 8 content words of the previous turn); the standalone question
+   (``evaluators.conversations.standalone``, ``RULE``). nDCG@5 by trec_eval's definition (the
+   project's ``evaluators.retrieval``, checked against ``pytrec_eval``'s ``ndcg_cut_5`` on every
+   run), per collection and overall, with the gain over the last turn and its 95 % paired bootstrap
+   interval (by question). ``--grid``: the grid the rule's parameters were chosen from,
+   leave-one-collection-out (chosen on fiqa, checked on ibmcloud, and the reverse; the criterion: the
+   smaller of two retrievers' gains over the last turn on the collection it is chosen on), the choice
+   on MTRAG's human-dev conversations, and the ablations of the rule's parts (each switched off) per
+   collection (``bench/conversations_grid.py``).
 2. **Adherence by turn index** (``../shared/data/mtrag_human_dev.jsonl``: 10 conversations, 240
    answers with human faithfulness per turn; cases without documents left out, as the data's README
    advises). ``expected_adherence`` of ``trace`` — today (history dropped) and with the
@@ -40,6 +45,7 @@ import json
 import os
 import re
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -58,7 +64,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 N_BOOT = 2000
 
 
-def _turns(history: Sequence[dict[str, Any]]) -> tuple[Turn, ...]:
+def turns_of(history: Sequence[dict[str, Any]]) -> tuple[Turn, ...]:
     return tuple(Turn(speaker=t["speaker"], text=t["text"]) for t in history)
 
 
@@ -71,13 +77,13 @@ QUERIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "last_turn": lambda q: q["question"],
     "prepend_user_turns": lambda q: " ".join([*_users(q), q["question"]]),
     "prepend_previous_user_turn": lambda q: " ".join([*_users(q)[-1:], q["question"]]),
-    "old_rule": lambda q: standalone_question(q["question"], _turns(q["history"]), rule=OLD_RULE),
-    "standalone": lambda q: standalone_question(q["question"], _turns(q["history"])),
+    "old_rule": lambda q: standalone_question(q["question"], turns_of(q["history"]), rule=OLD_RULE),
+    "standalone": lambda q: standalone_question(q["question"], turns_of(q["history"])),
 }
 
 
 # ---------------------------------------------------------------- 1. retrieval
-def _load(name: str) -> list[dict[str, Any]]:
+def load_retrieval(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (RETRIEVAL / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -85,18 +91,37 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+#: The retrievers each question is ranked with: MiniLM (cosine), BM25 as IR toolkits mean it (Lucene's
+#: English analysis — stop words, Porter stemming — and formula, ``bench/bm25_standard.py``) with
+#: Elasticsearch's k1 = 1.2, b = 0.75 (what MTRAG's BEIR baselines run) and with Anserini's 0.9, 0.4, and
+#: the plain BM25 of the first measurements (``rank_bm25`` Okapi over lower-cased word tokens: no stop
+#: words, no stemming).
+RETRIEVERS = ("minilm", "bm25", "bm25_anserini", "bm25_plain")
+
+
+def _plain_scores(index: Any, text: str) -> Any:
+    return index.get_scores(_tokens(text))
+
+
 class Rankers:
-    """MiniLM and BM25 rankings of each collection's corpus."""
+    """The :data:`RETRIEVERS`' rankings of each collection's corpus."""
 
     def __init__(self, corpus: list[dict[str, Any]]) -> None:
         from rank_bm25 import BM25Okapi
 
+        from bench.bm25_standard import BM25, PRESETS
         from evaluators.encoder import embeddings
 
         self.by_coll: dict[str, list[dict[str, Any]]] = {}
         for p in corpus:
             self.by_coll.setdefault(p["collection"], []).append(p)
-        self.bm25 = {c: BM25Okapi([_tokens(p["text"]) for p in ps]) for c, ps in self.by_coll.items()}
+        self.lexical: dict[str, dict[str, Callable[[str], Any]]] = {}
+        for c, ps in self.by_coll.items():
+            texts = [p["text"] for p in ps]
+            plain = BM25Okapi([_tokens(t) for t in texts])
+            self.lexical[c] = {"bm25_plain": partial(_plain_scores, plain)}
+            for name, preset in (("bm25", "elasticsearch"), ("bm25_anserini", "anserini")):
+                self.lexical[c][name] = BM25(texts, *PRESETS[preset]).scores
         self.vecs = {c: embeddings.encode([p["text"] for p in ps]) for c, ps in self.by_coll.items()}
 
     def run(self, questions: list[dict[str, Any]], texts: list[str], retriever: str) -> dict[str, dict[str, float]]:
@@ -107,7 +132,7 @@ class Rankers:
         for i, q in enumerate(questions):
             ps = self.by_coll[q["collection"]]
             c = q["collection"]
-            s = self.bm25[c].get_scores(_tokens(texts[i])) if V is None else self.vecs[c] @ V[i]
+            s = self.lexical[c][retriever](texts[i]) if V is None else self.vecs[c] @ V[i]
             out[q["id"]] = {p["id"]: float(x) for p, x in zip(ps, s)}
         return out
 
@@ -147,13 +172,13 @@ def _r(x: float | None) -> float | None:
 
 
 def retrieval(grid: bool = False) -> dict[str, Any]:
-    questions = _load("mtrag_retrieval_dev_questions.jsonl")
-    rankers = Rankers(_load("mtrag_retrieval_dev_corpus.jsonl"))
+    questions = load_retrieval("mtrag_retrieval_dev_questions.jsonl")
+    rankers = Rankers(load_retrieval("mtrag_retrieval_dev_corpus.jsonl"))
     colls = sorted({q["collection"] for q in questions})
     out: dict[str, Any] = {"questions": len(questions), "with_history": sum(1 for q in questions if q["history"]),
                            "per_collection": {c: sum(1 for q in questions if q["collection"] == c) for c in colls},
                            "retrievers": {}}
-    for retriever in ("minilm", "bm25"):
+    for retriever in RETRIEVERS:
         scores = {name: ndcg5(questions, rankers.run(questions, [f(q) for q in questions], retriever))
                   for name, f in QUERIES.items()}
         rows: dict[str, Any] = {}
@@ -187,8 +212,8 @@ def _grid(questions: list[dict[str, Any]], rankers: Rankers) -> dict[str, Any]:
     other_qs, other_corpus = human_dev_retrieval(SHARED_DIR / "mtrag_human_dev.jsonl", openings)
     other = Rankers(other_corpus)
     return grid(questions, lambda qs, texts, r: ndcg5(qs, rankers.run(qs, texts, r)),
-                lambda q, rule: standalone_question(q["question"], _turns(q["history"]), rule=rule), _gain,
-                (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
+                lambda q, rule: standalone_question(q["question"], turns_of(q["history"]), rule=rule), _gain,
+                RETRIEVERS, (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
 
 
 # ---------------------------------------------------------------- 2. adherence by turn
@@ -205,7 +230,7 @@ def _mtrag_cases(with_history: bool) -> list[TestCase]:
                             documents=tuple(r["documents"]), labels=r["labels"],
                             metadata={"turn": int(meta.get("turn") or 0)},
                             conversation_id=meta.get("conversation_id"),
-                            history=_turns(r.get("history") or []) if with_history else ()))
+                            history=turns_of(r.get("history") or []) if with_history else ()))
     return out
 
 

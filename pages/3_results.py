@@ -4,10 +4,10 @@ far)."""
 
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
 from evaluators import trust
+from evaluators.headline import headline, intervals_of
 from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
@@ -52,26 +52,22 @@ with st.container(horizontal=True):
 
 key = ("results", picked, run_id or id(run), len(run) if run_id else 0)
 df = history.frame(run)  # the per-case table (shared by every session; never the whole run)
-metrics = tables.metric_columns(df)
-stats = tables.summary(df, metrics)
-n_scored = int(stats.loc[stats["metric"] == "adherence", "n"].iloc[0]) if "adherence" in metrics else 0
-st.caption(f"Method **{run.method}** · {n_scored} of {len(df)} cases scored"
-           + (" · **cancelled early** (partial run)" if run.cancelled else "")
-           + tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)
-           + " · hover a metric for what it means (all of them: Glossary)")
+card_ci = state.memo(key + ('ci',), lambda: intervals_of(run)) or {}
+figures = headline(df, run.method, card_ci)  # the same figures a shared link's first paint shows (ui/share_paint.py)
+metrics = list(figures.stats["metric"])
+st.caption(vocab.run_line(run.method, figures.num_scored, figures.num_cases, run.cancelled,
+                         tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)))
 
-if (said := results_view.summary_words(df, run.method)):
+if (said := vocab.support_words(figures.support, run.method)):
     st.markdown(f"**{said}**")
-card_ci = state.memo(key + ('ci',), lambda: results_view.intervals(run)) or {}
-retrieval, mrr = results_view.retrieval_table(stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
-stats = stats[~stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
+retrieval, mrr = results_view.retrieval_table(figures.stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
+stats = figures.stats[~figures.stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
 # the cards flow in one wrapping row: on a phone they stack two by two, in the same order
 cards = st.container(horizontal=True, gap="medium")
-for _, row in stats.iterrows():
+for card in figures.cards:
     with cards.container(width=results_view.CARD_PX, gap=None):
-        mean = "n/a" if pd.isna(row["mean"]) else f"{row['mean']:.3f}"
-        st.metric(vocab.nice(row["metric"]), mean, help=results_view.card_help(row["metric"], row))
-        if (line := results_view.card_interval(card_ci.get(row["metric"]), row)):
+        st.metric(vocab.nice(card.metric), vocab.card_value(card), help=vocab.card_help(card))
+        if (line := vocab.card_interval(card)):
             st.caption(line)
 if (words := trust.caveat(run.method)):
     st.caption(f"ℹ️ {words}")

@@ -74,6 +74,20 @@ def test_the_rule_brings_the_rarest_nouns_as_many_as_the_question_lacks():
     assert "newly" in standalone_question("Which is better?", prev, rule=OLD_RULE)
 
 
+def test_the_words_the_agents_answer_took_up_come_first():
+    import dataclasses
+
+    from evaluators.conversations.standalone import RULE
+
+    prev = (Turn(speaker=U, text="Is a newly calculated fixed-rate mortgage from an online lender expensive?"),
+            Turn(speaker=A, text="Mortgages from a bank can cost less."))
+    q = "Does this bank charge fees for it?"  # three content words: two words brought
+    # the answer took up "mortgage" (by lemma): it comes first, then the rarest of the others
+    assert standalone_question(q, prev) == f"{q} (fixed-rate mortgage)"
+    assert standalone_question(q, prev, rule=dataclasses.replace(RULE, echo=False)) == f"{q} (fixed-rate lender)"
+    assert standalone_question(q, prev[:1]) == f"{q} (fixed-rate lender)"  # no answer: the rarest alone
+
+
 @pytest.mark.parametrize("q", ["Is it expensive?", "What about the rent-to-buy option?", "Rental property",
                                "And those?", "I mean financial counselling"])
 def test_questions_that_lack_a_subject(q):
@@ -106,6 +120,29 @@ def test_a_user_turn_never_supports_and_single_turn_cases_are_untouched():
     r = evaluate(said_by_user)
     assert not r.labels.sentences[1].fully_supported
     assert not any(k.startswith("turn_") for s in r.labels.sentences for k in s.supporting_keys)
+
+
+def test_adherence_reads_the_turns_own_question_relevance_the_standalone_one():
+    # only user turns before it: nothing for the second pass; the rewrite adds "Basic Pro plans cost"
+    users_only = (Turn(speaker=U, text="What do the Basic and Pro plans cost?"),)
+    turn = evaluate(chat_case(history=users_only, response="Basic is cheaper. It costs $5 a month."))
+    alone = evaluate(chat_case(history=(), conversation_id=None, response="Basic is cheaper. It costs $5 a month."))
+    assert turn.standalone_question == "Which one is cheaper? (Basic Pro plans cost)"
+    # the words brought in from the earlier turn are not the question's to give an answer
+    assert [s.score for s in turn.labels.sentences] == [s.score for s in alone.labels.sentences]
+    assert turn.scores.adherence == alone.scores.adherence
+    # inside the labeler: relevance from the standalone question, adherence from the turn's own
+    from evaluators.conversations import as_standalone
+    from evaluators.labelers.heuristic import HeuristicMethod
+    from evaluators.options import EvalOptions
+
+    m, opts = HeuristicMethod(), EvalOptions()
+    item = sentencize_case(chat_case(history=users_only, response="Basic is cheaper. It costs $5 a month."))
+    (p,) = m.featurize(as_standalone([item]), opts, [item.case.question])[1]
+    (p_own,) = m.featurize([item], opts)[1]
+    (p_sq,) = m.featurize(as_standalone([item]), opts)[1]
+    assert list(p["dq"]) == list(p_sq["dq"]) != list(p_own["dq"])
+    assert list(p["qs"]) == list(p_own["qs"]) != list(p_sq["qs"])
 
 
 def test_turn_keys():

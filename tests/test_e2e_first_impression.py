@@ -99,7 +99,9 @@ def test_a_newcomer_reads_plain_verdicts_reviews_and_shares_one_run(tmp_path, ch
         press_until(page, "ArrowRight", response.locator('[data-key="b"]'), "data-state", "focus",
                     focus=group.get_by_role("radio").first)
         keys_box = page.get_by_test_id("stMultiSelect").filter(has_text="Supporting document sentences")
-        expect(keys_box).to_contain_text("1a")  # b is fully supported by 1a
+        # a rerun may show the former sentence's box a moment beside the new one: wait for one
+        expect(keys_box).to_have_count(1, timeout=30_000)
+        expect(keys_box).to_contain_text("1a", timeout=30_000)  # b is fully supported by 1a
         page.get_by_test_id("stButtonGroup").get_by_text("Not", exact=True).click()
         expect(page.get_by_text(re.compile(r"Saved ✓ b: not supported .* by Ann"))).to_be_visible(timeout=30_000)
         expect(focus).to_contain_text("Supported by: none")

@@ -141,7 +141,7 @@ def test_review_walk_in_chromium(tmp_path, chromium):
             page.goto(f"{url}/compare")
             expect(page.get_by_text("Agreement with your reviewed labels (gold)")).to_be_visible(timeout=30_000)
             gold_metric = page.get_by_test_id("stMetric").filter(has_text="Reviewed cases (gold)")
-            expect(gold_metric).to_contain_text("5")
+            expect(gold_metric).to_contain_text("5", timeout=30_000)  # drawn after the heading, same run
 
             # -- export, and upload the file again
             with page.expect_download(timeout=30_000) as dl:

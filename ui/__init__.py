@@ -19,14 +19,16 @@ visitor's token, the session's run ids, LLM settings, memo), ``history`` (every 
 visitor's runs, the session's runs included), ``resources`` (the process's store, review store and
 job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``owner_runs`` (a page's
 own background work, one per visitor: the test set being made, the app being run), ``layout`` (page flow),
-``cookies``, ``base_url`` (``serve.py``), ``warm`` (the image's build step). Widgets and words:
+``cookies``, ``base_url`` and ``share_paint`` (``serve.py``'s middleware: pages opened by their own
+address; a shared link's figures in its HTML), ``warm`` (the image's build step). Widgets and words:
 ``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
 (the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
-``md_escape``), ``vocab`` (metric names and help texts), ``charts``, ``plot`` (a chart drawn with its
-title above it: wraps, never under the toolbar), ``tables``, ``highlight`` (``record_html``: a JSON
-record or table drawn as a tree / tables of its keyed facts).
+``md_escape``), ``vocab`` (metric names and help texts; a run's headline figures in words),
+``charts``, ``plot`` (a chart drawn with its title above it: wraps, never under the toolbar),
+``tables``, ``highlight`` (``record_html``: a JSON record or table drawn as a tree / tables of its
+keyed facts).
 
 Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
 ``layout``, ``resources``, ``owner_runs``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``charts``,
-``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``.
+``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``, ``share_paint``.
 """

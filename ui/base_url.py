@@ -7,12 +7,13 @@ in a new tab, a share link to ``…/results``), first looks for the server one f
 ``window.__streamlit.BACKEND_BASE_URL`` when set, so this ASGI middleware (``serve.py`` wraps the app
 with it) writes that value into the HTML of such a page: the address with the page's own path
 segments taken off, computed in the browser, so a proxy's path prefix is kept. Every other response
-passes through untouched; the root page, whose guess is right, too.
+passes through untouched; the root page, whose guess is right, too. (:func:`edit_html` is the one way
+this server's HTML is edited: ``ui/share_paint.py`` uses it too.)
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -46,45 +47,74 @@ def inject(body: bytes, depth: int) -> bytes:
     return body.replace(b"<head>", b"<head>" + (SCRIPT % depth).encode(), 1)
 
 
+#: Edits an HTML body: the new body; or its parts, sent as they come (the browser starts on the first
+#: while a later one is still being made); or None to leave the response as it is.
+Edit = Callable[[bytes], Awaitable["bytes | AsyncIterator[bytes] | None"]]
+
+
+async def edit_html(app: ASGIApp, scope: Scope, receive: Receive, send: Send, edit: Edit,
+                    headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    """Serve ``scope`` by ``app`` with its HTML response's body passed through ``edit`` (asked
+    uncompressed: the page is a few kB); an edited response gets ``headers`` (replacing any of the
+    same name) and its new length (none when sent in parts). Any other response passes through
+    untouched."""
+    scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"]}
+    start: Message = {}
+    chunks: list[bytes] = []
+
+    async def edited(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            return
+        if message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body"):
+            return
+        body = b"".join(chunks)
+        out = list(start.get("headers", []))
+        ctype = next((v for k, v in out if k.lower() == b"content-type"), b"")
+        new = await edit(body) if ctype.startswith(b"text/html") and b"<head>" in body else None
+        if new is None:
+            await send({**start, "headers": out})
+            await send({"type": "http.response.body", "body": body})
+            return
+        drop = {b"content-length", b"etag", *(k.lower() for k, _ in headers)}
+        out = [(k, v) for k, v in out if k.lower() not in drop] + list(headers)
+        if isinstance(new, bytes):
+            await send({**start, "headers": [*out, (b"content-length", str(len(new)).encode())]})
+            await send({"type": "http.response.body", "body": new})
+            return
+        await send({**start, "headers": out})
+        async for part in new:
+            await send({"type": "http.response.body", "body": part, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    await app(scope, receive, edited)
+
+
 class PageBaseUrl:
     """ASGI middleware: GET of a page below the root → its HTML knows where the server is."""
 
     def __init__(self, app: ASGIApp, base: str | None = None) -> None:
         self.app = app
-        if base is None:
-            from streamlit import config
-
-            base = str(config.get_option("server.baseUrlPath") or "")
-        self.base = base
+        self.base = server_base() if base is None else base
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         depth = page_depth(scope.get("path", ""), self.base) if scope["type"] == "http" else 0
         if depth == 0 or scope.get("method") != "GET":
             await self.app(scope, receive, send)
             return
-        # uncompressed, so the HTML can be edited (the page is a few kB)
-        scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"]}
-        start: Message = {}
-        chunks: list[bytes] = []
 
-        async def edit(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                return
-            if message["type"] != "http.response.body":
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            body = b"".join(chunks)
-            headers = list(start.get("headers", []))
-            ctype = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-            if ctype.startswith(b"text/html") and b"<head>" in body:
-                body = inject(body, depth)
-                headers = [(k, v) for k, v in headers if k.lower() not in (b"content-length", b"etag")]
-                headers.append((b"content-length", str(len(body)).encode()))
-            await send({**start, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+        async def edit(body: bytes) -> bytes:
+            return inject(body, depth)
 
-        await self.app(scope, receive, edit)
+        await edit_html(self.app, scope, receive, send, edit)
+
+
+def server_base() -> str:
+    """The server's base path (Streamlit's ``server.baseUrlPath``; "" at the root)."""
+    from streamlit import config
+
+    return str(config.get_option("server.baseUrlPath") or "")

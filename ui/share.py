@@ -25,10 +25,13 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 from evaluators.paths import share_key_path
+from evaluators.store import RunSummary
 
 from . import history, resources, state
 
 PARAM = "share"
+#: The page a share link opens (its ``url_path`` in ``app.py``).
+PAGE = "results"
 
 
 #: Bytes of the signing key; a key file holding fewer (cut short by a crash or a full disk while
@@ -89,12 +92,30 @@ def run_id_of(tok: str | None) -> str | None:
 def link(run_id: str, results_url: str | None = None) -> str:
     """The read-only link to a run; absolute when the address of the Results page it is made on is
     known (the link keeps its scheme, host and any path prefix, never its query)."""
-    q = "results?" + urlencode({PARAM: token(run_id)})
+    q = f"{PAGE}?" + urlencode({PARAM: token(run_id)})
     if not results_url:
         return q
     u = urlsplit(results_url)
-    root = u.path.rstrip("/").removesuffix("results").rstrip("/")
+    root = u.path.rstrip("/").removesuffix(PAGE).rstrip("/")
     return f"{u.scheme}://{u.netloc}{root}/{q}"
+
+
+def resolve(tok: str | None) -> RunSummary | None:
+    """The run a share token opens, as the run history has it now: None for a token the server did
+    not sign, or a run deleted since. (Every reader of a share link asks this: the Results page, and
+    the first paint of a shared link, ``ui/share_paint.py``.)"""
+    run_id = run_id_of(tok)
+    if run_id is None:
+        return None
+    try:
+        return resources.store().get(run_id, owner=None)
+    except KeyError:
+        return None
+
+
+def shared_label(name: str) -> str:
+    """How a run shared with a visitor is named in their session (the Results page's "Run" box)."""
+    return f"{name} (shared with you, read-only)"
 
 
 def open_from_url() -> None:
@@ -108,20 +129,16 @@ def open_from_url() -> None:
     if label is not None:
         state.set_current_run(label)
         return
-    run_id = run_id_of(tok)
-    try:
-        if run_id is None:
-            raise KeyError(tok)
-        summary = resources.store().get(run_id, owner=None)
-    except KeyError:
+    summary = resolve(tok)
+    if summary is None:
         st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon="⚠️")
         return
     try:
-        history.get(run_id)  # the visitor's own run
+        history.get(summary.id)  # the visitor's own run
     except KeyError:
-        state.add_shared_run(f"{summary.name} (shared with you, read-only)", run_id, tok)
+        state.add_shared_run(shared_label(summary.name), summary.id, tok)
     else:
-        state.add_run(summary.name, None, run_id)
+        state.add_run(summary.name, None, summary.id)
 
 
 def shared_token(run: Any) -> str | None:

@@ -8,8 +8,10 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from evaluators.export import CONVERSATION_COLUMNS, to_rows
-from evaluators.types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS, RunResult
+from evaluators.export import to_rows
+from evaluators.headline import metric_columns as metric_columns  # the library's: one computation of the
+from evaluators.headline import summary as summary  # figures the Results page and a shared link show
+from evaluators.types import OVERALL_SUPPORTED, SENTENCE_COUNTS, RunResult
 
 COUNT_COLUMNS = SENTENCE_COUNTS
 OPS: dict[str, Callable[[Any, Any], Any]] = {
@@ -76,17 +78,6 @@ def _tidy(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def metric_columns(df: pd.DataFrame) -> list[str]:
-    """Numeric score columns (TRACE first, then family metrics), without counts or human labels."""
-    skip = {"id", "question", "response", "num_documents", "method", "labeled_by", "error",
-            *COUNT_COLUMNS, *CONVERSATION_COLUMNS}
-    trace = [m for m in (*TRACE_METRICS, EXPECTED_ADHERENCE, OVERALL_SUPPORTED) if m in df.columns]
-    others = [c for c in df.columns if c not in skip and c not in trace and not c.startswith("human_")
-              and pd.api.types.is_numeric_dtype(pd.to_numeric(df[c], errors="coerce"))
-              and pd.to_numeric(df[c], errors="coerce").notna().any()]
-    return trace + others
-
-
 def numeric_columns(df: pd.DataFrame, skip: tuple[str, ...] = ()) -> list[str]:
     """Columns that hold numbers (a column of text is ruled out from a sample of its values before
     the whole column is converted: a 50,000-row table stays quick)."""
@@ -120,18 +111,6 @@ def filter_frame(df: pd.DataFrame, column: str | None, op: str, value: Any) -> p
     else:
         mask = OPS[op](df[column].astype(str), str(value))
     return df[mask.fillna(False).astype(bool)]
-
-
-def summary(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """mean / std / min / median / max / n of each column, over rows that have a value."""
-    rows = []
-    for c in columns:
-        v = pd.to_numeric(df[c], errors="coerce").dropna()
-        rows.append({"metric": c, "mean": v.mean() if len(v) else None,
-                     "std": v.std(ddof=1) if len(v) > 1 else 0.0 if len(v) else None,
-                     "min": v.min() if len(v) else None, "median": v.median() if len(v) else None,
-                     "max": v.max() if len(v) else None, "n": int(len(v))})
-    return pd.DataFrame(rows)
 
 
 def paired_frame(a: Any, b: Any, metric: str) -> pd.DataFrame:

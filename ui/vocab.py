@@ -1,6 +1,8 @@
 """What every metric and term means — the dashboard's vocabulary: display names and help texts on
-every page, the same text the Glossary page (``ui/glossary/``) lists in full. Pure (no Streamlit),
-unit-tested.
+every page, the same text the Glossary page (``ui/glossary/``) lists in full; and how a run's headline
+figures read (``evaluators.headline``: a card's value and interval, the run's line, the run in one
+sentence), the one formatter of the Results page and of a shared link's first paint
+(``ui/share_paint.py``). Pure (no Streamlit), unit-tested.
 
 One source: the library's metric declarations (``evaluators.families.list_metrics``, the same text
 README's TRACE table and docs/metrics.md are generated from; a retrieval metric such as ``ndcg@5``
@@ -15,6 +17,7 @@ from typing import Any
 from evaluators.families import list_metrics
 from evaluators.families.docs import better, range_text
 from evaluators.families.trace import COUNT_DESCRIPTIONS
+from evaluators.headline import Card, Support
 from evaluators.retrieval import split, template
 
 #: How a retrieval metric's kind reads (``ndcg@5`` -> "nDCG@5", ``mrr`` -> "MRR").
@@ -201,3 +204,51 @@ def short_help(name: str) -> str:
     if d is None:
         return ""
     return f"{d['formula']} · {range_text(d)}, {better(d)}"
+
+
+# ---- a run's headline figures in words (the Results page, a shared link's first paint) ------------
+def card_value(card: Card) -> str:
+    """A metric card's figure: the mean to 3 decimals ("0.552"), "n/a" when no case has a value."""
+    return "n/a" if card.mean is None else f"{card.mean:.3f}"
+
+
+def card_interval(card: Card) -> str:
+    """A metric card's second line: the 95 % interval of the mean (as the chart draws it), or the
+    spread when there is none."""
+    if card.low is not None and card.high is not None:
+        return f"95 % interval {card.low:.3f}–{card.high:.3f} · n={card.n}"
+    return "" if card.std is None else f"± {card.std:.3f} (std) · n={card.n}"
+
+
+def card_help(card: Card) -> str:
+    """A metric card's help (Markdown): what the metric means, then the spread of this run."""
+    spread = "" if card.std is None else (f"mean over {card.n} scored cases; the 95 % interval under it is "
+                                          f"where the true mean lies with 95 % confidence (bootstrap); spread "
+                                          f"of the cases ± {card.std:.3f} (std)")
+    return "\n\n".join(x for x in (help_text(card.metric), spread) if x)
+
+
+#: The end of the run's line: the cards explain themselves on hover.
+HOVER_HINT = " · hover a metric for what it means (all of them: Glossary)"
+
+
+def run_line(method: str, num_scored: int, num_cases: int, cancelled: bool, usage: str = "") -> str:
+    """The run's line under its name (Markdown: the method in bold): "Method **trace** · 16 of 16
+    cases scored · hover a metric …"; ``usage``: the LLM calls' line (``tables.usage_text``)."""
+    return (f"Method **{method}** · {num_scored} of {num_cases} cases scored"
+            + (" · **cancelled early** (partial run)" if cancelled else "") + usage + HOVER_HINT)
+
+
+def support_words(support: Support | None, method: str) -> str | None:
+    """The run in one sentence: how many answers have a sentence the documents do not fully support
+    ("6 of 16 answers have a sentence the documents do not fully support (2 with one not supported at
+    all), by trace's labels."); None when nothing was scored."""
+    if support is None:
+        return None
+    n, bad, none = support.scored, support.not_fully, support.none_at_all
+    who = f"by {method}'s labels"
+    if not bad:
+        return f"All {n} answers are fully supported by their documents, {who}."
+    some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
+    noun = "answer has" if n == 1 else "answers have"
+    return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."

@@ -273,11 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     # the other CPUs' records stay: they measured spreads (fp32 across CPUs, backends on one CPU),
     # which do not depend on which CPU made the reference
     before = measured.get(cpu_kind(), {}).get("vs_goldens", {})
+    note = measured.get(cpu_kind(), {}).get("vs_goldens_note")  # where that spread came from
     measured[cpu_kind()] = measure_here({"made_with": {"cpu": cpu_signature()}}, ref)
     # this CPU against goldens made on another one measured the spread between the two CPUs, which
     # holds either way round: it stays (else remaking the goldens here would leave no fp32 spread
     # across CPUs but the others' against the old goldens, and the check would be too tight there)
     measured[cpu_kind()]["vs_goldens"] = before
+    if note:
+        measured[cpu_kind()]["vs_goldens_note"] = note
     doc = {"note": "made by `python -m tests.golden.make_golden --write`; see its docstring",
            "made_with": {"backend": REFERENCE_BACKEND, "cpu": cpu_signature(), "cpu_kind": cpu_kind()},
            "n_records": N_RECORDS, "metrics": METRICS, "tolerances": tolerances(measured),

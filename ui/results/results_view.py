@@ -1,8 +1,8 @@
-"""The Results page's parts beyond the page itself: the run in one sentence, metric help on cards and
-columns, renaming the run, the retrieval metrics as one table (kind × K), the per-case table (scores
-and the Inspect link first, the question wrapped on up to three lines, filters, pages of
-:data:`PAGE_ROWS` rows, row selection that opens Inspect in this session), the agreement panel of
-hybrid runs (trace vs the LLM, from
+"""The Results page's parts beyond the page itself: metric help on cards and columns (the cards'
+figures and words: ``evaluators.headline``, ``ui.vocab``), renaming the run, the retrieval metrics as
+one table (kind × K), the per-case table (scores and the Inspect link first, the question wrapped on
+up to three lines, filters, pages of :data:`PAGE_ROWS` rows, row selection that opens Inspect in this
+session), the agreement panel of hybrid runs (trace vs the LLM, from
 ``evaluators.agreement.labeler_agreement``) and the downloads. A run is read from the store as the
 page needs it: its per-case table (``history.frame``), the texts of the rows shown, the whole cases
 only for what needs every label at once (small runs)."""
@@ -38,28 +38,6 @@ ROW_PX = {1: 35, 2: 68, 3: 88}
 N_BOOT = 400
 
 
-def summary_words(df: pd.DataFrame, method: str) -> str | None:
-    """The run in one sentence: how many answers have a sentence the documents do not fully support
-    ("6 of 16 answers have a sentence the documents do not fully support (2 with one not supported at
-    all), by trace's labels."); None when nothing was scored."""
-    if OVERALL_SUPPORTED not in df:
-        return None
-    ok = pd.to_numeric(df[OVERALL_SUPPORTED], errors="coerce")
-    scored = ok.notna()
-    n = int(scored.sum())
-    if not n:
-        return None
-    bad = int((ok[scored] < 0.5).sum())
-    none = (pd.to_numeric(df["unsupported_sentences"], errors="coerce")[scored] > 0).sum() \
-        if "unsupported_sentences" in df else 0
-    who = f"by {method}'s labels"
-    if not bad:
-        return f"All {n} answers are fully supported by their documents, {who}."
-    some = f" ({int(none)} with one not supported at all)" if 0 < none < bad else ""
-    noun = "answer has" if n == 1 else "answers have"
-    return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."
-
-
 def rename_button(run_id: str | None, run: Any) -> None:
     """Rename one of the visitor's own runs (its name is what every page shows)."""
     if not run_id:
@@ -79,15 +57,6 @@ def question_lines(questions: Any) -> int:
     return max(1, min(MAX_LINES, -(-longest // CHARS_PER_LINE)))
 
 
-def card_interval(iv: dict[str, Any] | None, row: Any) -> str:
-    """A metric card's second line: the 95 % interval of the mean (as the chart draws it), or the
-    spread when there is none."""
-    lo, hi = (iv or {}).get("low"), (iv or {}).get("high")
-    if lo is not None and hi is not None:
-        return f"95 % interval {lo:.3f}–{hi:.3f} · n={row['n']}"
-    return "" if pd.isna(row["std"]) else f"± {row['std']:.3f} (std) · n={row['n']}"
-
-
 def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd.DataFrame, str]:
     """The run's retrieval metrics as one table — a row per kind (hit, precision, recall, map, ndcg),
     a column per cutoff K, each cell "mean [95 % interval]" — and the line for ``mrr`` (no cutoff).
@@ -103,14 +72,6 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
         texts[str(row["metric"])] = f"{row['mean']:.3f}{ci}" + (f", n={row['n']}" if got[1] is None else "")
     df, mrr = vocab.retrieval_grid(texts)
     return df, (f"MRR (mean reciprocal rank of the first relevant passage): {mrr}" if mrr else "")
-
-
-def card_help(metric: str, row: Any) -> str:
-    """A metric card's help: what the metric means, then the spread of this run."""
-    spread = "" if pd.isna(row["std"]) else (f"mean over {row['n']} scored cases; the 95 % interval under it is "
-                                             f"where the true mean lies with 95 % confidence (bootstrap); spread "
-                                             f"of the cases ± {row['std']:.3f} (std)")
-    return "\n\n".join(x for x in (vocab.help_text(metric), spread) if x)
 
 
 def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
@@ -145,18 +106,6 @@ def errors_of(df: pd.DataFrame) -> pd.DataFrame:
     has = df["error"].notna().to_numpy(dtype=bool)
     ids, errs = df["id"].to_numpy()[has], df["error"].to_numpy()[has]  # few rows: a loop over them
     return pd.DataFrame([(str(i), str(e)) for i, e in zip(ids, errs) if str(e)], columns=["id", "reason"])
-
-
-def intervals(run: Any) -> dict | None:
-    """The 95 % intervals of the run's means (kept with a stored run once it ended)."""
-    try:
-        if hasattr(run, "intervals"):
-            return run.intervals() or None
-        from evaluators.agreement import run_intervals
-
-        return run_intervals(run)
-    except Exception:  # noqa: BLE001 - error bars fall back to ± std
-        return None
 
 
 class _Means:
