@@ -53,7 +53,7 @@ with st.container(horizontal=True):
 key = ("results", picked, run_id or id(run), len(run) if run_id else 0)
 df = history.frame(run)  # the per-case table (shared by every session; never the whole run)
 card_ci = state.memo(key + ('ci',), lambda: intervals_of(run)) or {}
-figures = headline(df, run.method, card_ci)  # the same figures a shared link's first paint shows (ui/share_paint.py)
+figures = headline(df, run.method, card_ci)  # the same figures a shared link's first paint shows (ui/serving/share_paint.py)
 metrics = list(figures.stats["metric"])
 st.caption(vocab.run_line(run.method, figures.num_scored, figures.num_cases, run.cancelled,
                          tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)))

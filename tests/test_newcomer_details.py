@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from evaluators.review import ReviewStore
 from evaluators.store import RunStore
 from tests import ui_fixtures as fx
-from ui import base_url, share, state
+from ui import share, state
+from ui.serving import base_url
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 TOKEN = "details-visitor-token-0001"

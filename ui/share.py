@@ -103,7 +103,7 @@ def link(run_id: str, results_url: str | None = None) -> str:
 def resolve(tok: str | None) -> RunSummary | None:
     """The run a share token opens, as the run history has it now: None for a token the server did
     not sign, or a run deleted since. (Every reader of a share link asks this: the Results page, and
-    the first paint of a shared link, ``ui/share_paint.py``.)"""
+    the first paint of a shared link, ``ui/serving/share_paint.py``.)"""
     run_id = run_id_of(tok)
     if run_id is None:
         return None

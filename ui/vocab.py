@@ -2,7 +2,7 @@
 every page, the same text the Glossary page (``ui/glossary/``) lists in full; and how a run's headline
 figures read (``evaluators.headline``: a card's value and interval, the run's line, the run in one
 sentence), the one formatter of the Results page and of a shared link's first paint
-(``ui/share_paint.py``). Pure (no Streamlit), unit-tested.
+(``ui/serving/share_paint.py``). Pure (no Streamlit), unit-tested.
 
 One source: the library's metric declarations (``evaluators.families.list_metrics``, the same text
 README's TRACE table and docs/metrics.md are generated from; a retrieval metric such as ``ndcg@5``

@@ -51,9 +51,9 @@ from evaluators import trust
 from evaluators.headline import Headline, headline, intervals_of
 from evaluators.store import RunSummary
 
-from . import history, resources, share, tables, vocab
+from .. import history, resources, share, tables, vocab
+from ..state import COOKIE
 from .base_url import ASGIApp, Receive, Scope, Send, edit_html, server_base
-from .state import COOKIE
 
 log = logging.getLogger(__name__)
 
