@@ -14,6 +14,10 @@ While the server starts, the pages' modules are imported in the background (``ui
 A shared link (``…/results?share=<token>``) answers with the shared run's headline figures already in
 its HTML (``ui/serving/share_paint.py``): a colleague sees them at first paint, before Streamlit's own page is
 ready, which then takes their place.
+
+On a narrow screen (below 768 px, where the open sidebar lies over the page) choosing a page in the
+sidebar closes it, whatever the browser's user agent (``ui/serving/narrow_nav.py``; Streamlit's own
+closes it for a phone's user agent only).
 """
 
 import os
@@ -22,10 +26,11 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from ui import warm
-from ui.serving import PageBaseUrl, SharedFirstPaint
+from ui.serving import NarrowSidebarNav, PageBaseUrl, SharedFirstPaint
 
 os.environ.setdefault("RAG_EVAL_WORKER", "process")
 warm.in_background()  # the first visitor (a shared link to a Space just woken) finds the pages imported
 
 # the first paint outermost: it sends the page in parts, after PageBaseUrl's whole-page edit
-app = st.App("app.py", middleware=[Middleware(SharedFirstPaint), Middleware(PageBaseUrl)])
+app = st.App("app.py", middleware=[Middleware(SharedFirstPaint), Middleware(PageBaseUrl),
+                                   Middleware(NarrowSidebarNav)])
