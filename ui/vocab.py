@@ -63,6 +63,24 @@ def nice(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
+#: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
+#: the six scores of a run read side by side at 1280 px (the header's help names it in full).
+_COLUMN_NAMES = {"context_relevance": "Relevance", "context_utilization": "Utilization",
+                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported"}
+
+
+def column_name(name: str) -> str:
+    """A metric's header in the per-case table: 'context_relevance' -> 'Relevance' (the cards and
+    every other page say :func:`nice`); any other name as :func:`nice` says it."""
+    return _COLUMN_NAMES.get(name) or nice(name)
+
+
+def column_help(name: str) -> str | None:
+    """A header's help: :func:`help_text`, led by the metric's full name where the header shortens it."""
+    h = help_text(name)
+    return f"**{nice(name)}**: {h}" if h and name in _COLUMN_NAMES else h
+
+
 @functools.lru_cache(maxsize=1)
 def declarations() -> dict[str, dict[str, Any]]:
     """Every metric's declaration by name (TRACE and the families), read once."""
