@@ -334,14 +334,14 @@ def test_inspect_picker_names_each_case_by_id_question_score_and_support():
         q = " ".join(r.case.question.split())
         q = q[:70] + ("…" if len(q) > 70 else "")
         if r.scores is None or r.error:
-            assert label == f"{r.case.id} · {q} · ⛔ not scored", label
+            assert label == f"{r.case.id} · {q} · ✗ not scored", label
         elif r.scores.overall_supported:
             assert label == f"{r.case.id} · {q} · adherence {r.scores.adherence:.2f} · ✓ supported", label
         else:
-            assert re.fullmatch(re.escape(f"{r.case.id} · {q} · adherence {r.scores.adherence:.2f} · ⚠️ ")
+            assert re.fullmatch(re.escape(f"{r.case.id} · {q} · adherence {r.scores.adherence:.2f} · ⚠ ")
                                 + r"[1-9]\d* not fully supported", label), label
     assert any(o.startswith(f"{cases[1].id} · Which of these words and more") and "…" in o for o in options)
-    assert any("⛔ not scored" in o for o in options) and any("✓ supported" in o for o in options)
+    assert any("✗ not scored" in o for o in options) and any("✓ supported" in o for o in options)
 
 
 def test_inspect_unknown_case_warns():
@@ -607,7 +607,7 @@ def test_progress_counts_cases_inside_a_chunk_and_run_is_disabled_meanwhile(jobs
     assert "5 / 16 cases" in bar and "ETA" in bar and "measuring" not in bar, bar
     # the sidebar is drawn with the page (not refreshed with the bar): it names the run, no count
     # that would go stale next to the bar's
-    assert any(c.value.startswith("⏳ Running: t (16 cases)") for c in at.sidebar.caption)
+    assert any(c.value.startswith(":material/hourglass_top: Running: t (16 cases)") for c in at.sidebar.caption)
     assert not any("/16" in c.value for c in at.sidebar.caption)
     run_button = at.button(key="evaluate.run")
     assert run_button.disabled

@@ -131,7 +131,7 @@ def open_from_url() -> None:
         return
     summary = resolve(tok)
     if summary is None:
-        st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon="⚠️")
+        st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon=":material/warning:")
         return
     try:
         history.get(summary.id)  # the visitor's own run

@@ -186,7 +186,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     rows = picked.selection.rows if picked is not None else []
     if rows:
         cid = str(shown.iloc[rows[0]]["id"])
-        st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon="🔎",
+        st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon=":material/manage_search:",
                      query_params={"case": cid, **({"run": run_id} if run_id else {})})
 
 
@@ -249,7 +249,7 @@ def agreement_tab(run: Any, run_id: str | None, key: tuple) -> None:
         s = d["support_agreement"]
         text = (f"{d['id']} · adherence trace {a:.2f} vs LLM {b:.2f}"
                 + ("" if s is None else f" · {s:.0%} of sentence verdicts agree"))
-        st.page_link(INSPECT_PAGE, label=text, icon="🔎",
+        st.page_link(INSPECT_PAGE, label=text, icon=":material/manage_search:",
                      query_params={"case": d["id"], "compare": "1", **({"run": run_id} if run_id else {})},
                      help=d["question"])
 

@@ -150,7 +150,7 @@ def block(label: str, run: Any, fig: Headline) -> str:
             f'<p class="rag-fp-cap">{_bold(line)}</p>'
             + (f'<p class="rag-fp-said"><b>{e(said)}</b></p>' if said else "")
             + f'<div class="rag-fp-cards">{cards}</div>'
-            + (f'<p class="rag-fp-cap">ℹ️ {e(caveat)}</p>' if caveat else "")
+            + (f'<p class="rag-fp-cap">ℹ {e(caveat)}</p>' if caveat else "")
             + f"</div></div>{GONE_SCRIPT}")
 
 
