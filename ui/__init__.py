@@ -14,7 +14,8 @@ Page packages: ``start``, ``upload``, ``testset``, ``run_app``, ``evaluate``, ``
 ``compare``, ``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
 ``st.Page`` line in ``app.py``, and ``ui/name/`` for its code. One package is no page's: ``serving``
 (``serve.py``'s middleware: ``base_url``, pages opened by their own address; ``share_paint``, a shared
-link's figures in its HTML), shared code like the modules below, importing no page's package.
+link's figures in its HTML; ``narrow_nav``, the sidebar closed after a page is chosen on a narrow
+screen), shared code like the modules below, importing no page's package.
 
 Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the
 visitor's token, the session's run ids, LLM settings, memo), ``history`` (every read of the
