@@ -5,7 +5,7 @@ import streamlit as st
 
 from ui import jobs, layout, sidebar
 
-st.set_page_config(page_title="RAG evaluation dashboard", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="RAG evaluation dashboard", page_icon=layout.PAGE_ICON, layout="wide")
 
 PAGES = [
     st.Page("pages/0_start.py", title="Start", icon=":material/home:", url_path="start", default=True),

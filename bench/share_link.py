@@ -8,7 +8,7 @@ cases evaluated with ``trace`` by one visitor. Each round opens, in a new browse
 cookie, no cache: a colleague clicking the link for the first time):
 
 * ``share``: ``/results?share=<token>`` -> the shared run's first metrics visible: those the server
-  wrote into the page's HTML (``ui/share_paint.py``; ``first_*``), and Streamlit's own
+  wrote into the page's HTML (``ui/serving/share_paint.py``; ``first_*``), and Streamlit's own
   (``stMetricValue``, which then take their place);
 * ``own results``: ``/results`` with the owner's cookie -> the first metric value visible;
 * ``start``: ``/`` -> the Start page's title; ``glossary``: ``/glossary`` -> its title;
@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OWNER = "bench_share_owner_token_0001"
 COOKIE = "rag_eval_u"
 METRIC = "[data-testid=stMetricValue]"
-#: The figures the server wrote into a shared link's page (``ui/share_paint.py``).
+#: The figures the server wrote into a shared link's page (``ui/serving/share_paint.py``).
 FIRST = "#rag-first-paint .rag-fp-val"
 #: When the browser first painted them (Element Timing: ``elementtiming="rag-fp-value"``), in epoch ms.
 PAINT_JS = ("window.__ragPaint=null;try{new PerformanceObserver(function(l){l.getEntries().forEach(function(e){"

@@ -3,7 +3,7 @@ card per metric (its mean, spread and 95 % interval) and how many answers have a
 documents do not fully support — computed once, from the run's per-case table.
 
 Two readers take them from here and nowhere else: the Results page (``pages/3_results.py``) and the
-first paint of a shared link (``ui/share_paint.py``, which writes them into the page's HTML before
+first paint of a shared link (``ui/serving/share_paint.py``, which writes them into the page's HTML before
 Streamlit's own page is ready). Same table, same function: the two can never disagree. The words
 around the figures (names, decimals) are the dashboard's (``ui.vocab``).
 

@@ -77,4 +77,4 @@ row.download_button("Download a template (CSV)", home.template_csv, file_name="r
                     mime="text/csv", key="start.template_csv", on_click="ignore", width="content")
 row.download_button("Download a template (JSONL)", home.template_jsonl, file_name="rag_eval_template.jsonl",
                     mime="application/json", key="start.template_jsonl", on_click="ignore", width="content")
-row.page_link("pages/1_upload.py", label="Upload your file →", icon="📤", width="content")
+row.page_link("pages/1_upload.py", label="Upload your file →", icon=":material/upload_file:", width="content")

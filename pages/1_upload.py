@@ -36,7 +36,7 @@ with left:
                            help="Detected from the file: a test set (rows), or traces your RAG app logged — a "
                                 "Phoenix spans export, OTLP JSON, LangSmith runs, Langfuse traces (one case "
                                 "per trace). Pick one if the guess is wrong.")
-    st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon="ℹ️")
+    st.page_link("pages/0_start.py", label="Which columns? Layouts and a template to download", icon=":material/info:")
 with right:
     samples = ud.sample_files()
     st.write("**Or try a sample set** (the same 16 cases in three formats, and version 2 of their answers)")
@@ -82,7 +82,7 @@ c3.metric("Rows with problems", n_err)
 st.caption(ud.layout_words(data.mapping))
 
 if data.cases:
-    st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon="⚙️")
+    st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(data.cases)} cases →", icon=":material/play_circle:")
 
 if data.warnings:  # rows kept after a fix-up (a renamed duplicate or missing id)
     shown = "\n".join(f"- {ud.md_escape(str(w))}" for w in data.warnings[:5])
@@ -94,7 +94,8 @@ if data.warnings:  # rows kept after a fix-up (a renamed duplicate or missing id
             st.dataframe(pd.DataFrame(ud.error_rows(data.warnings)), hide_index=True, width="stretch")
 
 if n_err:
-    with st.expander(f"⚠️ {n_err} problem(s) found — these rows are skipped", expanded=not data.cases):
+    with st.expander(f"{n_err} problem(s) found — these rows are skipped", expanded=not data.cases,
+                     icon=":material/warning:"):
         st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
 
 st.write("**Preview**")

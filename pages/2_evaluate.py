@@ -24,7 +24,7 @@ resume.interrupted_area()
 cases = state.get_cases()
 if not cases:
     st.info("No cases loaded yet.")
-    st.page_link("pages/1_upload.py", label="Upload a file or load a sample set", icon="📤")
+    st.page_link("pages/1_upload.py", label="Upload a file or load a sample set", icon=":material/upload_file:")
     layout.stop()
 st.caption(f"{len(cases)} cases from {state.get_data().filename}")
 
@@ -58,7 +58,7 @@ picked = st.multiselect(
          "when no LLM is configured.",
 )
 if any(by_name[n]["needs_llm"] for n in picked) and llm is None:
-    st.caption("ℹ️ Some selected metrics need an LLM; without a key they are reported as skipped.")
+    st.caption(":material/info: Some selected metrics need an LLM; without a key they are reported as skipped.")
 params: dict = {}
 with_params = {n: by_name[n]["params"] for n in picked if by_name[n].get("params")}
 if with_params:
@@ -126,11 +126,11 @@ if st.button(f"Run {spec.name} on {len(cases)} cases", key="evaluate.run", type=
                              estimate=est):
         st.error(refused)
 if going:
-    st.caption(f"⏳ Your run “{going[0].name}” is going on (progress at the top): Run is available "
+    st.caption(f":material/hourglass_top: Your run “{going[0].name}” is going on (progress at the top): Run is available "
                "again when it ends or is cancelled.")
 
 if (run := history.get_current_run()) is not None:
     st.divider()
     st.caption(f"Latest run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored"
                + (" · cancelled" if run.cancelled else ""))
-    st.page_link("pages/3_results.py", label="See results →", icon="📊")
+    st.page_link("pages/3_results.py", label="See results →", icon=":material/bar_chart:")

@@ -22,7 +22,7 @@ choices = history.choices()
 open_results.area(expanded=not choices)
 if not choices:
     st.info("No finished run yet.")
-    st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon="⚙️")
+    st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon=":material/play_circle:")
     layout.stop()
 labels = list(choices)
 live = next((lbl for lbl, c in choices.items() if isinstance(c, RunSummary) and c.status == "running"), None)
@@ -53,7 +53,7 @@ with st.container(horizontal=True):
 key = ("results", picked, run_id or id(run), len(run) if run_id else 0)
 df = history.frame(run)  # the per-case table (shared by every session; never the whole run)
 card_ci = state.memo(key + ('ci',), lambda: intervals_of(run)) or {}
-figures = headline(df, run.method, card_ci)  # the same figures a shared link's first paint shows (ui/share_paint.py)
+figures = headline(df, run.method, card_ci)  # the same figures a shared link's first paint shows (ui/serving/share_paint.py)
 metrics = list(figures.stats["metric"])
 st.caption(vocab.run_line(run.method, figures.num_scored, figures.num_cases, run.cancelled,
                          tables.usage_text(run.usage.calls, run.usage.cost_usd, run.usage.retries, run.settings)))
@@ -70,7 +70,7 @@ for card in figures.cards:
         if (line := vocab.card_interval(card)):
             st.caption(line)
 if (words := trust.caveat(run.method)):
-    st.caption(f"ℹ️ {words}")
+    st.caption(f":material/info: {words}")
 
 if not retrieval.empty:
     st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
@@ -83,7 +83,7 @@ if (app := state.memo(key + ("app",), lambda: results_view.app_words(run))):  # 
     st.markdown(f"**The app itself** — {app}", help=results_view.APP_HELP)
 errors = results_view.errors_of(df)
 if len(errors):
-    with st.expander(f"⚠️ {len(errors)} case(s) could not be scored"):
+    with st.expander(f"{len(errors)} case(s) could not be scored", icon=":material/warning:"):
         st.dataframe(errors.head(1000), hide_index=True, width="stretch")
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")

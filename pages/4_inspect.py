@@ -18,7 +18,7 @@ if st.query_params.get("vs"):  # Compare's "side by side": the same question und
 run = inspect_view.run_from_url(st.query_params.get("run"))
 if run is None:
     st.info("Run an evaluation first; then pick a case here (or open …/inspect?case=ID).")
-    st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
+    st.page_link("pages/2_evaluate.py", label="Evaluate", icon=":material/play_circle:")
     layout.stop()
 
 run_id = review_view.run_id_of(run) or review_view.visible_run(st.query_params.get("run"))
@@ -56,9 +56,9 @@ def _tag(cid: str, row: dict) -> str:
     question = " ".join(str(row.get("question") or "").split())  # typing words of the question finds the case
     question = f" · {question[:70]}{'…' if len(question) > 70 else ''}" if question else ""
     if pd.isna(row.get("adherence")) or (isinstance(row.get("error"), str) and row.get("error")):
-        return f"{cid}{question} · ⛔ not scored{done}"
+        return f"{cid}{question} · ✗ not scored{done}"
     bad = int(row.get("partially_supported_sentences") or 0) + int(row.get("unsupported_sentences") or 0)
-    mark = "✓ supported" if row.get("overall_supported") == 1 else f"⚠️ {bad} not fully supported"
+    mark = "✓ supported" if row.get("overall_supported") == 1 else f"⚠ {bad} not fully supported"
     return f"{cid}{question} · adherence {row['adherence']:.2f} · {mark}{done}"
 
 

@@ -14,7 +14,7 @@ sources = cv.run_sources(history.get_runs(), state.saved_ids(), saved)
 if not sources:
     st.info("No runs yet: evaluate two versions of your system's answers to the same questions (or the same "
             "cases with two methods) to compare them.")
-    st.page_link("pages/2_evaluate.py", label="Evaluate", icon="⚙️")
+    st.page_link("pages/2_evaluate.py", label="Evaluate", icon=":material/play_circle:")
     layout.stop()
 
 
@@ -87,7 +87,7 @@ def two_runs() -> None:
                 shared = state.shared_runs().get(b_name)  # a run shared with this session: by its link
                 where = {"run": sid} if sid else {share.PARAM: shared} if shared else {}
                 for row in top.itertuples():
-                    st.page_link("pages/4_inspect.py", icon="🔎",
+                    st.page_link("pages/4_inspect.py", icon=":material/manage_search:",
                                  label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
                                  query_params={"case": str(row.id), **where})
 
@@ -102,7 +102,7 @@ def run_history() -> None:
             m: st.column_config.NumberColumn(vocab.nice(m), help=vocab.help_text(m), format="%.3f")
             for m in hist.columns if vocab.help_text(m)})
         for words in dict.fromkeys(w for h in saved if (w := trust.caveat(h.method))):
-            st.caption(f"ℹ️ {words}")  # beside the absolute means of an offline method
+            st.caption(f":material/info: {words}")  # beside the absolute means of an offline method
         picks = st.multiselect("Runs to compare", list(hist["id"]), default=list(hist["id"])[:2],
                                key="compare.hist_runs",
                                format_func=lambda i: cv.history_label(saved, i))

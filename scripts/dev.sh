@@ -95,7 +95,7 @@ case "$cmd" in
   app)
     runtime
     encoder
-    exec "$VENV/bin/streamlit" run serve.py "$@"  # app.py behind ui/base_url.py (see serve.py)
+    exec "$VENV/bin/streamlit" run serve.py "$@"  # app.py behind ui/serving/base_url.py (see serve.py)
     ;;
   test)
     runtime

@@ -1,4 +1,4 @@
-"""A shared link's first paint in real headless Chromium (issue 47, item 9; ``ui/share_paint.py``): a
+"""A shared link's first paint in real headless Chromium (issue 47, item 9; ``ui/serving/share_paint.py``): a
 colleague opens ``/results?share=<token>`` in a fresh browser; the page's HTML already holds the run's
 figures, and they are the figures Streamlit's Results page shows once it renders — when the block is
 gone, in the same places (at 1280 and 390 px), nothing cut, in

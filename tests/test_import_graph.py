@@ -4,7 +4,9 @@ the dashboard (``ui/``, ``pages/``, ``app.py``) or Streamlit; the types layer im
 project; and no module takes another module's private names.
 
 The dashboard's rooms: every package under ``ui/`` is one page's own code, named after its page file
-(``pages/4_inspect.py`` -> ``ui/inspect/``), and every page has one. A page's package and its page
+(``pages/4_inspect.py`` -> ``ui/inspect/``), and every page has one — but for the shared packages
+named in :data:`SHARED_UI_PACKAGES` (``ui/serving/``, ``serve.py``'s middleware), which count as shared
+modules. A page's package and its page
 file import the shared modules at the top of ``ui/`` and that page's package alone, never another
 page's; the shared modules and ``app.py`` import no page's package; nothing imports ``pages/``.
 
@@ -26,6 +28,8 @@ LIBRARY = "evaluators"
 DASHBOARD = ("ui", "pages", "app")
 #: Modules that may import nothing of the project (the bottom of the house).
 NOTHING_BELOW = ("evaluators.types",)
+#: Packages under ``ui/`` that are no page's own code: shared, like the modules at the top of ``ui/``.
+SHARED_UI_PACKAGES = {"serving"}
 
 
 @dataclass
@@ -234,7 +238,7 @@ def page_rooms(modules: dict[str, Path]) -> tuple[set[str], set[str]]:
     pages = {m.split(".", 1)[1].split("_", 1)[1] for m in modules if m.startswith("pages.")}
     packages = {m.split(".")[1] for m in modules
                 if m.startswith("ui.") and m.count(".") == 1 and modules[m].name == "__init__.py"}
-    return pages, packages
+    return pages, packages - SHARED_UI_PACKAGES
 
 
 def room(mod: str, pages: set[str]) -> str | None:
@@ -272,6 +276,8 @@ def test_every_page_has_a_package_and_every_ui_package_is_a_pages(graph):
     modules, _ = graph
     pages, packages = page_rooms(modules)
     assert len(pages) >= 7
+    assert not SHARED_UI_PACKAGES & pages, "a shared ui/ package is named like a page"
+    assert all((ROOT / "ui" / p / "__init__.py").exists() for p in SHARED_UI_PACKAGES)
     assert packages - pages == set(), (f"ui/ packages named after no page in pages/: {sorted(packages - pages)} "
                                        "(a page's own code goes in ui/<page>/, shared code at the top of ui/)")
     assert pages - packages == set(), f"pages without a package of their own in ui/: {sorted(pages - packages)}"

@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from evaluators.review import ReviewStore
 from evaluators.store import RunStore
 from tests import ui_fixtures as fx
-from ui import base_url, share, state
+from ui import share, state
+from ui.serving import base_url
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 TOKEN = "details-visitor-token-0001"
@@ -54,17 +55,17 @@ def test_the_queue_in_run_order_has_no_empty_priority_and_the_export_takes_this_
     other = store.save(run, "older copy", owner=TOKEN)
     ReviewStore().mark(other, run.results[0], reviewer="Ann", owner=TOKEN)  # a review of ANOTHER run
     at = goto(app(run=rid, case="c1"), "4_inspect")
-    assert not [b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export")]  # built when opened
+    assert not [b for b in at.get("download_button") if b.proto.label.startswith("Export")]  # built when opened
     at = fx.open_expander(at, "inspect.queue_box")
     queue = at.dataframe[0].value
     assert list(queue.columns) == ["#", "case", "status", "open"]  # run order ranks nothing
-    export = next(b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export"))
+    export = next(b for b in at.get("download_button") if b.proto.label.startswith("Export"))
     assert "Export 0 reviewed cases of this run" in export.proto.label and export.proto.disabled
     at.selectbox(key="inspect.order").set_value("uncertainty").run()
     at = fx.open_expander(at, "inspect.queue_box")  # AppTest does not keep an expander open as a browser does
     assert {"priority", "why"} <= set(at.dataframe[0].value.columns)
     goto(at, "5_compare")
-    export = next(b for b in at.get("download_button") if b.proto.label.startswith("⬇ Export"))
+    export = next(b for b in at.get("download_button") if b.proto.label.startswith("Export"))
     assert "Export 1 reviewed case · all your runs" in export.proto.label
 
 

@@ -1,4 +1,4 @@
-"""The first paint of a shared link (issue 47, item 9; ``ui/share_paint.py``), without a browser: the
+"""The first paint of a shared link (issue 47, item 9; ``ui/serving/share_paint.py``), without a browser: the
 middleware run on a page like Streamlit's. The figures it writes are the Results page's own (AppTest
 renders the page for the same link); no valid link, no data; everything escaped; the page sent in
 two parts, never cached, never held past the budget; the theme Streamlit will show. In Chromium:
@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 from evaluators.headline import Card
 from evaluators.store import RunStore
 from tests import ui_fixtures as fx
-from ui import share, share_paint, state, vocab
+from ui import share, state, vocab
+from ui.serving import share_paint
 
 pytestmark = pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 ALICE, BOB = "alice-token-000000000001", "bob-token-00000000000001"

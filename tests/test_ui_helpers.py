@@ -246,6 +246,18 @@ def test_help_texts_come_from_the_metric_declarations():
     assert vocab.short_help("recall@10") == vocab.short_help("recall@3") != ""
 
 
+
+def test_the_case_tables_score_headers_are_short_and_their_help_names_the_metric_in_full():
+    from ui import vocab
+
+    assert [vocab.column_name(m) for m in ("context_relevance", "context_utilization", "completeness",
+                                           "adherence", "expected_adherence", "overall_supported")] == [
+        "Relevance", "Utilization", "Completeness", "Adherence", "Exp. adherence", "Supported"]
+    assert vocab.column_name("ndcg@5") == "nDCG@5" and vocab.column_name("faithfulness") == "Faithfulness"
+    assert vocab.column_help("context_relevance") == "**Context relevance**: " + vocab.help_text("context_relevance")
+    assert vocab.column_help("adherence") == vocab.help_text("adherence") and vocab.column_help("question") is None
+
+
 def test_scatter_nudges_only_coinciding_points_and_hovers_exact_values():
     paired = pd.DataFrame({"id": ["a", "b", "c", "d"], "a": [1.0, 1.0, 1.0, 0.2], "b": [1.0, 1.0, 0.5, 0.4]})
     fig = charts.scatter_pair(paired, "adherence", "A", "B", jitter=0.02)

@@ -12,15 +12,17 @@ the shared modules import no page package; nothing here imports ``pages/``.
 
 Page packages: ``start``, ``upload``, ``testset``, ``run_app``, ``evaluate``, ``results``, ``inspect``,
 ``compare``, ``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
-``st.Page`` line in ``app.py``, and ``ui/name/`` for its code.
+``st.Page`` line in ``app.py``, and ``ui/name/`` for its code. One package is no page's: ``serving``
+(``serve.py``'s middleware: ``base_url``, pages opened by their own address; ``share_paint``, a shared
+link's figures in its HTML; ``narrow_nav``, the sidebar closed after a page is chosen on a narrow
+screen), shared code like the modules below, importing no page's package.
 
 Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the
 visitor's token, the session's run ids, LLM settings, memo), ``history`` (every read of the
 visitor's runs, the session's runs included), ``resources`` (the process's store, review store and
 job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``owner_runs`` (a page's
 own background work, one per visitor: the test set being made, the app being run), ``layout`` (page flow),
-``cookies``, ``base_url`` and ``share_paint`` (``serve.py``'s middleware: pages opened by their own
-address; a shared link's figures in its HTML), ``warm`` (the image's build step). Widgets and words:
+``cookies``, ``warm`` (the image's build step). Widgets and words:
 ``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
 (the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
 ``md_escape``), ``vocab`` (metric names and help texts; a run's headline figures in words),
@@ -30,5 +32,5 @@ keyed facts).
 
 Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
 ``layout``, ``resources``, ``owner_runs``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``charts``,
-``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``, ``share_paint``.
+``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``, ``serving``.
 """

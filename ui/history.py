@@ -94,7 +94,7 @@ def rename(run_id: str, name: str) -> bool:
 
 
 def live_tag(s: RunSummary) -> str:
-    return {"running": "⏳ running", "interrupted": "⏸ interrupted"}.get(s.status, "")
+    return {"running": "running", "interrupted": "interrupted"}.get(s.status, "")
 
 
 def _open(label: str, rid: str) -> StoredRun:

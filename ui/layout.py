@@ -1,6 +1,6 @@
 """Page flow: a page ends early with :func:`stop` (not ``st.stop()``), so app.py still draws what
 comes after the page — the sidebar's dataset / run status, which must reflect what the page did
-in the same run (an upload, say).
+in the same run (an upload, say). :data:`PAGE_ICON` is the browser tab's icon.
 
 :func:`leave_legacy_pages_mode` keeps Streamlit out of its legacy ``pages/``-folder mode."""
 
@@ -18,6 +18,13 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, _has_active_trigger_value
 
 _IN_APP: ContextVar[bool] = ContextVar("rag_eval_page_in_app", default=False)
+
+#: The browser tab's icon: a magnifier drawn in SVG, in the theme's colour. An emoji (Streamlit draws
+#: it as text in the browser's fonts) shows an empty box where no emoji font is installed, and a
+#: ``:material/…:`` icon is fetched from fonts.gstatic.com; an SVG is sent in the page (a data URL).
+PAGE_ICON = ('<svg viewBox="0 0 24 24"><circle cx="10" cy="10" r="6.5" fill="none" stroke="#4c78a8" '
+             'stroke-width="3"/><path d="M15 15l6.5 6.5" stroke="#4c78a8" stroke-width="3.5" '
+             'stroke-linecap="round"/></svg>')
 
 
 class PageDone(Exception):

@@ -31,7 +31,7 @@ def export_button(key: str, run_id: str | None = None, gold: dict[str, ReviewedC
     def data() -> str:
         return to_jsonl(export_rows(sorted(cases, key=lambda c: c.reviewed_at or "")))
 
-    st.download_button(f"⬇ Export {n} reviewed case{'s' * (n != 1)}{where}", data=data,
+    st.download_button(f"Export {n} reviewed case{'s' * (n != 1)}{where}", data=data, icon=":material/download:",
                        file_name="reviewed_labels.jsonl", mime="application/jsonl", key=key, disabled=not n,
                        on_click="ignore", help="A JSONL file in the upload format: question, response, documents "
                        "and your labels in the columns the Upload page and `python -m evaluators agreement FILE` "

@@ -103,7 +103,7 @@ def link(run_id: str, results_url: str | None = None) -> str:
 def resolve(tok: str | None) -> RunSummary | None:
     """The run a share token opens, as the run history has it now: None for a token the server did
     not sign, or a run deleted since. (Every reader of a share link asks this: the Results page, and
-    the first paint of a shared link, ``ui/share_paint.py``.)"""
+    the first paint of a shared link, ``ui/serving/share_paint.py``.)"""
     run_id = run_id_of(tok)
     if run_id is None:
         return None
@@ -131,7 +131,7 @@ def open_from_url() -> None:
         return
     summary = resolve(tok)
     if summary is None:
-        st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon="⚠️")
+        st.toast("This share link opens no run: it is incomplete, or the run was deleted.", icon=":material/warning:")
         return
     try:
         history.get(summary.id)  # the visitor's own run

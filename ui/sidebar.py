@@ -29,7 +29,7 @@ def render() -> None:
         state.send_owner_cookie()
         if store_is_temporary():
             st.warning("Run history is kept in a temporary folder on this server: it is lost when the "
-                       "server (the Space) restarts. Download what you want to keep.", icon="⚠️")
+                       "server (the Space) restarts. Download what you want to keep.", icon=":material/warning:")
         st.subheader("LLM (for GPT labeling / hybrid)")
         st.selectbox("Provider", state.PROVIDERS, key=state.PROVIDER, on_change=_reset_model,
                      help="groq and openai use their official SDKs; openai_compatible needs a base URL.")
@@ -52,7 +52,7 @@ def render() -> None:
                            "secrets) is used, and only for its official endpoint.")
         state.keep_sidebar()
         settings, status = state.llm_settings()
-        st.caption(("✅ " if settings else "ℹ️ ") + status)
+        st.caption((":material/check_circle: " if settings else ":material/info: ") + status)
         st.divider()
 
 
@@ -66,7 +66,7 @@ def render_status() -> None:
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
         # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own
-        st.caption("⏳ Running: " + " · ".join(f"{v.name} ({v.total} cases)" for v in going)
+        st.caption(":material/hourglass_top: Running: " + " · ".join(f"{v.name} ({v.total} cases)" for v in going)
                    + " — progress at the top of the page")
     lim = resources.limits()
     st.caption(PRIVATE if not lim.shared_history else SHARED)
@@ -75,9 +75,9 @@ def render_status() -> None:
     state.drop_token_from_url()
 
 
-PRIVATE = ("🔒 Your run history is private to this browser: a cookie keeps it, page addresses carry none "
+PRIVATE = (":material/lock: Your run history is private to this browser: a cookie keeps it, page addresses carry none "
            "of it. To show someone one run, use “Share this run” on Results.")
-SHARED = "👥 The run history is shared by everyone using this server."
+SHARED = ":material/group: The run history is shared by everyone using this server."
 
 
 def dataset_text(data: state.LoadedData | None, run) -> str:

@@ -135,8 +135,9 @@ _LAST = ("labeled_by", "num_documents", "method", "error")
 
 
 def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | None = None) -> pd.DataFrame:
-    """The per-case table as people read it: id, the Inspect link, the question, the scores, the
-    sentence counts, the response, human labels, then the rest. Booleans (and the 0/1
+    """The per-case table as people read it: id, the scores, the Inspect link, the question, the
+    sentence counts, the response, human labels, then the rest (the scores before the long texts:
+    every score of a run reads at 1280 px without scrolling the table sideways). Booleans (and the 0/1
     ``overall_supported``) read yes / no, counts are whole numbers, a missing text is blank."""
     out = view.copy()
     if links is not None:
@@ -152,9 +153,9 @@ def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | Non
         if c not in metrics and c not in counts and not pd.api.types.is_numeric_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
     human = [c for c in out.columns if c.startswith("human_")]
-    first = ["id", *(["inspect"] if links is not None else []), *(["question"] if "question" in out else []),
-             *[m for m in metrics if m in out], *counts, *[c for c in _TEXT_FIRST if c in out and c != "question"],
-             *human]
+    first = ["id", *[m for m in metrics if m in out], *(["inspect"] if links is not None else []),
+             *(["question"] if "question" in out else []), *counts,
+             *[c for c in _TEXT_FIRST if c in out and c != "question"], *human]
     rest = [c for c in out.columns if c not in first and c not in _LAST]
     return out[first + rest + [c for c in _LAST if c in out]]
 

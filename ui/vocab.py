@@ -2,7 +2,7 @@
 every page, the same text the Glossary page (``ui/glossary/``) lists in full; and how a run's headline
 figures read (``evaluators.headline``: a card's value and interval, the run's line, the run in one
 sentence), the one formatter of the Results page and of a shared link's first paint
-(``ui/share_paint.py``). Pure (no Streamlit), unit-tested.
+(``ui/serving/share_paint.py``). Pure (no Streamlit), unit-tested.
 
 One source: the library's metric declarations (``evaluators.families.list_metrics``, the same text
 README's TRACE table and docs/metrics.md are generated from; a retrieval metric such as ``ndcg@5``
@@ -61,6 +61,24 @@ def nice(name: str) -> str:
         label = kind_name(kind)
         return label if k is None else f"{label}@{k}"
     return name.replace("_", " ").capitalize()
+
+
+#: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
+#: the six scores of a run read side by side at 1280 px (the header's help names it in full).
+_COLUMN_NAMES = {"context_relevance": "Relevance", "context_utilization": "Utilization",
+                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported"}
+
+
+def column_name(name: str) -> str:
+    """A metric's header in the per-case table: 'context_relevance' -> 'Relevance' (the cards and
+    every other page say :func:`nice`); any other name as :func:`nice` says it."""
+    return _COLUMN_NAMES.get(name) or nice(name)
+
+
+def column_help(name: str) -> str | None:
+    """A header's help: :func:`help_text`, led by the metric's full name where the header shortens it."""
+    h = help_text(name)
+    return f"**{nice(name)}**: {h}" if h and name in _COLUMN_NAMES else h
 
 
 @functools.lru_cache(maxsize=1)

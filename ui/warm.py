@@ -6,7 +6,7 @@ and their bytecode goes under ``$PYTHONPYCACHEPREFIX``). Runs no page and loads 
 — often someone opening a shared link to a Space that just woke up — otherwise waits while their
 page imports the dashboard and its libraries (Streamlit's metrics of a shared run 12.2–12.9 s after
 the start without it, 8.5–9.6 s with it, on the loaded 2-core AMD EPYC: bench/share_link.py,
-``cold_first_visit``; the figures the server writes into a shared link's page, ``ui/share_paint.py``,
+``cold_first_visit``; the figures the server writes into a shared link's page, ``ui/serving/share_paint.py``,
 show before either: 0.7–1.0 s). Only the pages' own modules and the charts: the evaluation (its
 model, ONNX Runtime) runs in a worker process."""
 

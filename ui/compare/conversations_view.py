@@ -60,7 +60,7 @@ def render(conv: dict[str, Any] | None, base: str, cand: str, metric: str,
     if worst["turns_lost"]:
         t = worst["turns_lost"][0]
         st.page_link(inspect_page, label=f"Worst turn of the worst conversation (turn {t['turn']}) side by side",
-                     icon="🔎", query_params=side_by_side(t["id"], t["b_id"]))
+                     icon=":material/manage_search:", query_params=side_by_side(t["id"], t["b_id"]))
 
 
 __all__ = ["frame", "render"]

@@ -225,7 +225,7 @@ def render() -> None:
         st.info("Evaluate two versions of your system's answers to the same questions (two files), and this "
                 "view says which is better. No files? The Start page loads the sample and its version 2 "
                 "in one click each.")
-        st.page_link("pages/0_start.py", label="Start: the sample in two versions", icon="🏁")
+        st.page_link("pages/0_start.py", label="Start: the sample in two versions", icon=":material/home:")
         return
     names = run_labels(saved)
     ids = [s.id for s in saved]
@@ -282,7 +282,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
     for cand in cands:
         p = c.pair(base, cand, metric)
         box = {"better": st.success, "worse": st.error, "same": st.info}[verdict_kind(p)]
-        box(md_escape(pair_words(c, p)), icon={"better": "✅", "worse": "⚠️", "same": "🟰"}[verdict_kind(p)])
+        box(md_escape(pair_words(c, p)), icon={"better": ":material/check_circle:", "worse": ":material/warning:",
+                                                  "same": ":material/equal:"}[verdict_kind(p)])
         s = p.stats
         st.caption(md_escape(f"{s.wins} question{'s' if s.wins != 1 else ''} score{'' if s.wins != 1 else 's'} higher "
                               f"under {cand}, {s.losses} lower, {s.ties} the same."),
@@ -314,7 +315,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
     st.caption(f"baseline = {md_escape(base)}, candidate = {md_escape(focus)} · candidate is better or worse only "
                "when the 95 % interval excludes 0 and the p-value is below 0.05.")
     for words in dict.fromkeys(w for m in methods if (w := trust.caveat(m))):
-        st.caption(f"ℹ️ {words}")  # beside the absolute means of an offline method
+        st.caption(f":material/info: {words}")  # beside the absolute means of an offline method
 
 
 def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summary: RunSummary,
@@ -382,7 +383,7 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                 st.caption(md_escape(card_caption(r, base, cand, metric, sources.get(r.a_id) if rep else None)))
                 for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
                     st.markdown(f"- {md_escape(line)}")
-                st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon="🔎",
+                st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
     conversations_view.render(c.pair(base, cand, metric).conversations, base, cand, metric,  # turns of chats
                               lambda a, b: side_by_side_params(base_id, cand_ids[cand], a, b), INSPECT_PAGE)
@@ -392,7 +393,7 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
         with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores higher{more}")):
             for r in ups.changes:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
-                st.page_link(INSPECT_PAGE, label="side by side", icon="🔎",
+                st.page_link(INSPECT_PAGE, label="side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
 
 

@@ -151,7 +151,7 @@ def scores_row(r: CaseResult, labels: SentenceLabels | None, which: str) -> None
     shown = labels if labels is not None else r.labels
     labeler = (shown.method if shown is not None else r.labeled_by) or ""
     if which != "your review" and (words := trust.caveat(labeler)):
-        st.caption(f"ℹ️ {words}")  # beside an offline labeler's absolute figures
+        st.caption(f":material/info: {words}")  # beside an offline labeler's absolute figures
 
 
 def labelings(r: CaseResult, review: SentenceLabels | None) -> dict[str, SentenceLabels | None]:

@@ -68,11 +68,11 @@ def page() -> None:
     qp = st.query_params
     a, b = _load(qp.get("run") or ""), _load(qp.get("vs") or "")
     if a is None or b is None:
-        st.page_link(COMPARE_PAGE, label="Back to Compare", icon="⬅️")
+        st.page_link(COMPARE_PAGE, label="Back to Compare", icon=":material/arrow_back:")
         return
     ra, rb = _case(a[1], qp.get("case") or "", a[0]), _case(b[1], qp.get("vs_case") or qp.get("case") or "", b[0])
     if ra is None or rb is None:
-        st.page_link(COMPARE_PAGE, label="Back to Compare", icon="⬅️")
+        st.page_link(COMPARE_PAGE, label="Back to Compare", icon=":material/arrow_back:")
         return
     state.set_case_id(ra.case.id)
     st.subheader("The same question under both versions")
@@ -86,4 +86,4 @@ def page() -> None:
         _column(a[0], ra, rb, "Baseline (A)")
     with right:
         _column(b[0], rb, ra, "Candidate (B)")
-    st.page_link(COMPARE_PAGE, label="Back to Compare", icon="⬅️")
+    st.page_link(COMPARE_PAGE, label="Back to Compare", icon=":material/arrow_back:")

@@ -1,11 +1,11 @@
 """The Results page's parts beyond the page itself: metric help on cards and columns (the cards'
 figures and words: ``evaluators.headline``, ``ui.vocab``), renaming the run, the retrieval metrics as
-one table (kind × K), the per-case table (scores and the Inspect link first, the question wrapped on
-up to three lines, filters, pages of :data:`PAGE_ROWS` rows, row selection that opens Inspect in this
-session), the agreement panel of hybrid runs (trace vs the LLM, from
-``evaluators.agreement.labeler_agreement``) and the downloads. A run is read from the store as the
-page needs it: its per-case table (``history.frame``), the texts of the rows shown, the whole cases
-only for what needs every label at once (small runs)."""
+one table (kind × K), the per-case table (the id pinned, then the scores — every one of a run's in
+view at 1280 px — the Inspect link, the question wrapped on up to three lines; filters, pages of
+:data:`PAGE_ROWS` rows, row selection that opens Inspect in this session), the agreement panel of
+hybrid runs (trace vs the LLM, from ``evaluators.agreement.labeler_agreement``) and the downloads. A
+run is read from the store as the page needs it: its per-case table (``history.frame``), the texts
+of the rows shown, the whole cases only for what needs every label at once (small runs)."""
 
 from __future__ import annotations
 
@@ -75,18 +75,22 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
 
 
 def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
-    """Headers in plain words with the metric's definition as help; 3 decimals for scores."""
-    cfg: dict[str, Any] = {"inspect": st.column_config.LinkColumn(
-        "inspect", display_text="open ↗", help="Open the case in Inspect (a new tab; or select the "
-                                              "row to open it here)")}
+    """Headers in plain words with the metric's definition as help (a score's header in few words,
+    ``vocab.column_name``: the scores read side by side at 1280 px); 3 decimals for scores; the id
+    pinned, so a case's row stays named while the table scrolls to its texts."""
+    cfg: dict[str, Any] = {
+        "id": st.column_config.TextColumn("id", pinned=True, help="The case's id in your file"),
+        "inspect": st.column_config.LinkColumn(
+            "inspect", display_text="open ↗", help="Open the case in Inspect (a new tab; or select the "
+                                                  "row to open it here)")}
     for c in columns:
-        h = vocab.help_text(c)
+        h = vocab.column_help(c)
         if c == "question":
             cfg[c] = st.column_config.TextColumn("question", width=QUESTION_PX, help="The question of the case")
         elif c in metrics and c != OVERALL_SUPPORTED:
-            cfg[c] = st.column_config.NumberColumn(vocab.nice(c), help=h, format="%.3f")
+            cfg[c] = st.column_config.NumberColumn(vocab.column_name(c), help=h, format="%.3f")
         elif h:
-            cfg[c] = st.column_config.Column(vocab.nice(c), help=h)
+            cfg[c] = st.column_config.Column(vocab.column_name(c), help=h)
     return cfg
 
 
@@ -182,7 +186,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     rows = picked.selection.rows if picked is not None else []
     if rows:
         cid = str(shown.iloc[rows[0]]["id"])
-        st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon="🔎",
+        st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon=":material/manage_search:",
                      query_params={"case": cid, **({"run": run_id} if run_id else {})})
 
 
@@ -245,7 +249,7 @@ def agreement_tab(run: Any, run_id: str | None, key: tuple) -> None:
         s = d["support_agreement"]
         text = (f"{d['id']} · adherence trace {a:.2f} vs LLM {b:.2f}"
                 + ("" if s is None else f" · {s:.0%} of sentence verdicts agree"))
-        st.page_link(INSPECT_PAGE, label=text, icon="🔎",
+        st.page_link(INSPECT_PAGE, label=text, icon=":material/manage_search:",
                      query_params={"case": d["id"], "compare": "1", **({"run": run_id} if run_id else {})},
                      help=d["question"])
 

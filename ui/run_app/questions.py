@@ -80,7 +80,7 @@ def pick() -> QuestionSet | None:
             return None
     st.caption(ud.md_escape(summary(qs)))
     if qs.errors:
-        with st.expander(f"⚠️ {len(qs.errors)} row(s) could not be read — they are not asked"):
+        with st.expander(f"{len(qs.errors)} row(s) could not be read — they are not asked", icon=":material/warning:"):
             for e in qs.errors[:50]:
                 st.markdown(f"- {ud.md_escape(str(e))}")
     if not qs.rows:

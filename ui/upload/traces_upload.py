@@ -59,12 +59,13 @@ def show(data: state.LoadedData) -> None:
     if notes:
         st.caption(" · ".join(notes))
     if tr.cases:
-        st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(tr.cases)} cases →", icon="⚙️")
+        st.page_link("pages/2_evaluate.py", label=f"Evaluate these {len(tr.cases)} cases →",
+                     icon=":material/play_circle:")
     else:
         st.warning("No trace gave a test case yet: see why below, then filter or map the fields by hand.")
     if data.errors:
-        with st.expander(f"⚠️ {len(data.errors)} record(s) of the file could not be read — the other traces are "
-                         "read", expanded=not tr.cases):
+        with st.expander(f"{len(data.errors)} record(s) of the file could not be read — the other traces are "
+                         "read", expanded=not tr.cases, icon=":material/warning:"):
             st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
     if data.warnings:
         with st.expander(f"{len(data.warnings)} note(s) on cases that are kept"):

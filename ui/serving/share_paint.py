@@ -51,9 +51,9 @@ from evaluators import trust
 from evaluators.headline import Headline, headline, intervals_of
 from evaluators.store import RunSummary
 
-from . import history, resources, share, tables, vocab
+from .. import history, resources, share, tables, vocab
+from ..state import COOKIE
 from .base_url import ASGIApp, Receive, Scope, Send, edit_html, server_base
-from .state import COOKIE
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def block(label: str, run: Any, fig: Headline) -> str:
             f'<p class="rag-fp-cap">{_bold(line)}</p>'
             + (f'<p class="rag-fp-said"><b>{e(said)}</b></p>' if said else "")
             + f'<div class="rag-fp-cards">{cards}</div>'
-            + (f'<p class="rag-fp-cap">ℹ️ {e(caveat)}</p>' if caveat else "")
+            + (f'<p class="rag-fp-cap">ℹ {e(caveat)}</p>' if caveat else "")
             + f"</div></div>{GONE_SCRIPT}")
 
 

@@ -8,7 +8,7 @@ in a new tab, a share link to ``…/results``), first looks for the server one f
 with it) writes that value into the HTML of such a page: the address with the page's own path
 segments taken off, computed in the browser, so a proxy's path prefix is kept. Every other response
 passes through untouched; the root page, whose guess is right, too. (:func:`edit_html` is the one way
-this server's HTML is edited: ``ui/share_paint.py`` uses it too.)
+this server's HTML is edited: ``ui/serving/share_paint.py`` uses it too.)
 """
 
 from __future__ import annotations
