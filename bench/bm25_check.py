@@ -39,8 +39,9 @@ from typing import Any, Callable
 import numpy as np
 
 from bench.bm25_standard import BM25, PRESETS, analyze
-from bench.conversations_bench import QUERIES, RESULTS, RETRIEVAL, load_retrieval, ndcg5, turns_of
+from bench.conversations_bench import QUERIES, RETRIEVAL, load_retrieval, ndcg5, turns_of
 from bench.machine import cpu_shared
+from bench.results_file import RESULTS, write_result
 
 JAVA_SOURCE = Path(__file__).resolve().parent / "lucene" / "LuceneBM25.java"
 #: The choice of the conversations grid whose held-out questions are asked too (family/criterion).
@@ -204,8 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     res["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(res, indent=1))
     if args.write:
-        path = RESULTS / f"{args.write}.json"
-        path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+        path = write_result(args.write, res)
         print(f"wrote {path}")
     return 0
 

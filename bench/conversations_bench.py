@@ -46,19 +46,18 @@ import os
 import re
 import time
 from functools import partial
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from bench.machine import cpu_shared
+from bench.results_file import write_result
 from bench.shared_data import SHARED_DIR
 from evaluators.agreement.stats import auroc_fast
 from evaluators.conversations.standalone import OLD_RULE, RULE, standalone_question
 from evaluators.stats import bootstrap_stat
 from evaluators.types import TestCase, Turn
 
-RESULTS = Path(__file__).resolve().parent / "results"
 RETRIEVAL = SHARED_DIR / "retrieval"
 _TOKEN = re.compile(r"[a-z0-9]+")
 N_BOOT = 2000
@@ -316,8 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     res["load_average_end"] = list(os.getloadavg())
     res["seconds"] = round(time.perf_counter() - t0, 1)
     if args.write:
-        path = RESULTS / f"{args.write}.json"
-        path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+        path = write_result(args.write, res)
         print(f"wrote {path}")
     return 0
 

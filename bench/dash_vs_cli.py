@@ -33,13 +33,13 @@ from typing import Any
 
 from bench import machine
 from bench.big_inputs import DISTINCT, write_cases
+from bench.results_file import write_result
 from bench.st_client import Visitor
 from evaluators.store import RunStore
 from evaluators.testing.app_server import app_env, free_port, start_app, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
-RESULTS = ROOT / "bench" / "results"
 PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 MAX_LINE = 8000
 CACHE = OUT / "embcache_dash" / "embeddings.sqlite3"
@@ -147,8 +147,7 @@ def main() -> None:
                     "repeated under new ids; embedding disk cache filled first",
            "cpu": machine.cpu_shared(), "rows": rows}
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+        write_result(args.write, rec, indent=2)
 
 
 if __name__ == "__main__":

@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from bench import machine
+from bench.results_file import write_result
 from bench.shared_data import SHARED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "retrieval_check"
-RESULTS = ROOT / "bench" / "results"
 RETRIEVAL = SHARED_DIR / "retrieval"
 TREC = {"hit": "success", "precision": "P", "recall": "recall", "map": "map_cut", "ndcg": "ndcg_cut"}
 KS = (1, 3, 5, 10)
@@ -234,8 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(res, indent=1))
     ok = not res["by_id"]["questions_differing"] and not res["by_text"]["differing_without_a_window"]
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+        write_result(args.write, res)
     print("OK: equal to pytrec_eval" if ok else "MISMATCH with pytrec_eval", file=sys.stderr)
     return 0 if ok else 1
 

@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from bench import machine
+from bench.results_file import write_result
 from bench.shared_data import SHARED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "run_your_app"
-RESULTS = ROOT / "bench" / "results"
 PY = sys.executable
 CORPUS = SHARED_DIR / "retrieval" / "mtrag_retrieval_dev_corpus.jsonl"
 QUESTIONS = SHARED_DIR / "retrieval" / "mtrag_retrieval_dev_questions.jsonl"
@@ -297,8 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({name: res[name]}, indent=1), flush=True)
     res["load_avg_end"] = _load()
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+        write_result(args.write, res)
     return 0
 
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.machine import cpu_shared
+from bench.results_file import write_result
 from evaluators.testing.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, free_port, start_app, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,7 +247,7 @@ def main() -> None:
     }
     print(json.dumps(out, indent=1))
     if args.write:
-        (ROOT / "bench" / "results" / f"{args.write}.json").write_text(json.dumps(out, indent=1) + "\n")
+        write_result(args.write, out)
 
 
 if __name__ == "__main__":

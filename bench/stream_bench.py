@@ -26,10 +26,10 @@ from typing import Any
 
 from bench import machine
 from bench.big_inputs import DISTINCT, write_cases
+from bench.results_file import write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
-RESULTS = ROOT / "bench" / "results"
 PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 
 
@@ -161,8 +161,7 @@ def main() -> None:
     }
     print(json.dumps(rec, indent=2))
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+        write_result(args.write, rec, indent=2)
 
 
 if __name__ == "__main__":

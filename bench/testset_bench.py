@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from bench import machine
+from bench.results_file import write_result
 from bench.shared_data import SHARED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "testset"
-RESULTS = ROOT / "bench" / "results"
 
 
 def write_docs(n_docs: int) -> Path:
@@ -120,9 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in result["sample"]:
         print(f"- {s['question']}  ->  {s['ground_truth']}")
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n",
-                                                    encoding="utf-8")
+        write_result(args.write, result, indent=2, ensure_ascii=False)
     return 1 if found else 0
 
 

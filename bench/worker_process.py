@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import machine
+from bench.results_file import write_result
 from evaluators.datasets import cases_from_records, load_cases
 from evaluators.jobs import JobQueue
 from evaluators.options import EvalOptions
 from evaluators.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -117,8 +117,7 @@ def main() -> None:
     rec["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(rec, indent=2), flush=True)
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / f"{args.write}.json").write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+        write_result(args.write, rec, indent=2)
 
 
 if __name__ == "__main__":

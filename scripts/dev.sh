@@ -112,8 +112,10 @@ case "$cmd" in
     "$VENV/bin/mypy"
     types=$?
     # two workers (2 cores: the browser tests wait on a server and a browser half the time), whole
-    # files per worker so a module's server is started once; RAG_EVAL_TEST_WORKERS=0 runs in-process
-    "$VENV/bin/python" -m pytest -q -n "${RAG_EVAL_TEST_WORKERS:-2}" --dist loadfile "$@"
+    # files per worker so a module's server is started once, the long files first (in the order
+    # tests/conftest.py gives them, not xdist's: see pytest_collection_modifyitems there);
+    # RAG_EVAL_TEST_WORKERS=0 runs in-process
+    "$VENV/bin/python" -m pytest -q -n "${RAG_EVAL_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
     rc=$?
     set -e
     # pytest exit 5 = no tests collected; treat as failure-free only if asked to select nothing.

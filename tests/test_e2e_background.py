@@ -41,15 +41,12 @@ BASE = [
 ]
 
 
-def write_cases(path: Path, n: int, tag: str, heavy: int = 0) -> Path:
-    """n unique cases; ``heavy`` more unique archive sentences per case make each one slower to
-    label (a run that must still be going on when the test acts on it)."""
+def write_cases(path: Path, n: int, tag: str) -> Path:
+    """n unique cases (a run that must still be going on when the test acts on it is paused: Worker)."""
     rows = []
     for i in range(n):
         q, r, d = BASE[i % 3]
-        extra = " ".join(f"Archive record {tag} {i}.{j} lists {(i * 13 + j * 7) % 89} entries from shelf {j}."
-                         for j in range(heavy))
-        docs = [d, f"Archive record {tag} {i}: {i * 13 % 89} entries.", *([extra] if extra else [])]
+        docs = [d, f"Archive record {tag} {i}: {i * 13 % 89} entries."]
         rows.append({"id": f"{tag}-{i}", "question": f"{q} ({tag} {i})",
                      "response": f"{r} Record {tag} {i} lists {i * 7 % 97} visitors.", "documents": docs})
     path.write_text("\n".join(json.dumps(x) for x in rows), encoding="utf-8")
@@ -101,13 +98,20 @@ def wait_done_at_least(page, total: int, n: int, timeout: float = 300) -> int:
     raise TimeoutError(f"fewer than {n} of {total} cases done after {timeout} s")
 
 
-def stored_count(db: Path) -> int:
-    """Cases the run store holds (every chunk is stored as one transaction)."""
+def stored_count(db: Path, name: str) -> int:
+    """Cases the run store holds of the run(s) called ``name`` (a chunk is stored in one transaction)."""
     try:
         with closing(sqlite3.connect(db)) as con:
-            return int(con.execute("SELECT COUNT(*) FROM run_cases").fetchone()[0])
+            return int(con.execute("SELECT COUNT(*) FROM run_cases c JOIN runs r ON r.id = c.run_id "
+                                   "WHERE r.name = ?", (name,)).fetchone()[0])
     except sqlite3.OperationalError:  # no table yet
         return 0
+
+
+def the_run(db: Path, name: str):
+    """The summary of the one run called ``name`` (the module's server keeps the runs of every test)."""
+    (s,) = [s for s in RunStore(db).list(owner=None) if s.name == name]
+    return s
 
 
 class Worker:
@@ -128,16 +132,18 @@ class Worker:
                 continue
         raise LookupError("the server has no evaluation worker process")
 
-    def pause_at(self, db: Path, stored: int, timeout: float = 120) -> int:
-        """Pause the worker as soon as the store holds at least ``stored`` cases; returns how many it
-        holds then (a chunk of 5 cases takes about a second here: polled every 20 ms)."""
+    def pause_at(self, db: Path, name: str, stored: int, timeout: float = 120) -> int:
+        """Pause the worker as soon as the store holds at least ``stored`` cases of run ``name``; returns
+        how many it holds then (polled every 20 ms: a chunk of 5 of these cases takes 0.3 s here)."""
         end = time.time() + timeout
-        while (k := stored_count(db)) < stored:
+        while (k := stored_count(db, name)) < stored:
             assert time.time() < end, f"fewer than {stored} cases stored after {timeout} s"
             time.sleep(0.02)
         self.pid = self.pid or self.find()
         os.kill(self.pid, signal.SIGSTOP)
-        return max(k, stored_count(db))
+        while Path(f"/proc/{self.pid}/stat").read_text().split(") ")[1][0] != "T":  # stopped
+            time.sleep(0.01)
+        return max(k, stored_count(db, name))
 
     def go_on(self) -> None:
         if self.pid is not None:
@@ -154,8 +160,11 @@ def browser(chromium):  # listed after ``server`` by the tests: closed before th
         b.close()
 
 
-@pytest.fixture
-def server(tmp_path):
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One served app for the tests that need no restart: each test's visitors are browser contexts of
+    their own, so they also meet the other tests' runs in its history (never shown to them)."""
+    tmp_path = tmp_path_factory.mktemp("server")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit.log")
@@ -171,14 +180,14 @@ def test_a_run_started_then_left_for_results_completes_there(server, browser, tm
     n = 20
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
-    upload(page, write_cases(tmp_path / "a.jsonl", n, "a", heavy=20), n)
+    upload(page, write_cases(tmp_path / "a.jsonl", n, "a"), n)
     start_trace(page, chunk=5)
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
     worker = Worker(proc)
-    # the run must still be going on when Results opens: its worker waits meanwhile (with 120 light
-    # cases and no pause a fast store ended it first: 120 cases in 4 s)
+    # the run must still be going on when Results opens: its worker waits meanwhile (without the
+    # pause 120 cases ended in 4 s, before Results opened)
     try:
-        assert worker.pause_at(db, 5) < n
+        assert worker.pause_at(db, "a", 5) < n
         page.get_by_role("link", name="Results").first.click()  # straight to Results, mid-run
         expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=30_000)
         expect(page.get_by_test_id("stProgress")).to_be_visible()  # the run is still going on …
@@ -189,7 +198,7 @@ def test_a_run_started_then_left_for_results_completes_there(server, browser, tm
     expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)  # … on Results
     expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=60_000)  # the cases first
     expect(page.get_by_role("heading", name="Results")).to_be_visible()
-    (s,) = RunStore(db).list(owner=None)
+    s = the_run(db, "a")
     assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)
 
 
@@ -210,8 +219,8 @@ def stored_chunks(db: Path) -> set[int]:
 def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_path):
     from playwright.sync_api import expect
 
-    n = 30  # mid-run whenever the test acts: the worker is paused meanwhile (Worker)
-    data = write_cases(tmp_path / "b.jsonl", n, "b", heavy=20)
+    n = 40  # mid-run whenever the test acts: the worker is paused meanwhile (Worker)
+    data = write_cases(tmp_path / "b.jsonl", n, "b")
     db = tmp_path / "runs.sqlite3"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -223,14 +232,14 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
         page.goto(url)
         upload(page, data, n)
         start_trace(page, chunk=5)
-        first = worker.pause_at(db, 5)
+        first = worker.pause_at(db, "b", 5)
         before = wait_done_at_least(page, n, 5)
         assert before < n
         page.reload()  # a refresh mid-run: same visitor (token in the URL), the run goes on
         expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
         worker.go_on()
         # two more chunks stored: the page's count (cases labeled, refreshed every 2 s) passes before + 5
-        worker.pause_at(db, first + 10)
+        worker.pause_at(db, "b", first + 10)
         after = wait_done_at_least(page, n, before + 5)
         assert before < after < n, (before, after)
         (s,) = RunStore(db).list(owner=None)
@@ -248,6 +257,7 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
     assert len(kept_cases) == kept
     log_chunk_writes(db)
     proc = start_app(port, app_env(tmp_path), tmp_path / "streamlit-2.log")
+    worker = Worker(proc)
     try:
         wait_healthy(url, proc)
         with browser.expecting_problems():  # the page lost its server meanwhile (failed reconnects)
@@ -260,12 +270,15 @@ def test_reload_mid_run_keeps_cases_and_a_server_restart_resumes(browser, tmp_pa
         expect(page.get_by_text(f"stopped at {kept} of {n} cases")).to_be_visible(timeout=60_000)
         assert RunStore(db).list(owner=None)[0].status == "interrupted"
         page.get_by_role("button", name="Resume").click()
+        worker.pause_at(db, "b", kept + 5)  # the resumed run, held while the page is read
         expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
-        assert done_count(page, n) >= kept  # starts from what was kept
+        assert kept <= done_count(page, n) < n  # starts from what was kept
+        worker.go_on()
         expect(page.get_by_role("heading", name="Results")).to_be_visible(timeout=300_000)
         expect(page.get_by_text("Finished “")).to_be_visible(timeout=30_000)
         page.close()  # before its server stops: the page's reconnect attempts would be console errors
     finally:
+        worker.go_on()
         stop(proc)
     (s,) = RunStore(db).list(owner=None)
     assert (s.status, s.num_done, s.num_scored) == ("finished", n, n)
@@ -288,7 +301,7 @@ def test_two_visitors_never_see_each_others_runs_or_rows(server, browser, tmp_pa
     upload(alice, write_cases(tmp_path / "alice.jsonl", 6, "alicesecret"), 6)
     start_trace(alice, chunk=25)
     expect(alice.get_by_role("heading", name="Results")).to_be_visible(timeout=300_000)
-    (s,) = RunStore(db).list(owner=None)
+    s = the_run(db, "alice")
 
     bob = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     bob.goto(url)

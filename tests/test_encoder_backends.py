@@ -16,6 +16,8 @@ from evaluators.encoder import onnx_graph as O
 from evaluators.encoder import precision as P
 from evaluators.encoder.check_texts import CHECK_SENTENCES, reference_vectors
 
+pytestmark = pytest.mark.slow  # the model built and measured, the torch reference: ~30 s in all
+
 TEXTS = ["Thank you.", "The Eiffel Tower was completed in 1889.", "Revenue rose 12% in 2023.",
          "Paris is the capital of France.", "Bananas are rich in potassium.",
          "The documents do not mention the opening hours of the museum on Sundays."]
@@ -81,8 +83,8 @@ ROWS = {"onnx-int8": {"ok": True, "min_cosine": 0.993, "load_s": 0.1, "ms_per_te
 
 
 @pytest.fixture
-def fresh(monkeypatch, tmp_path):
-    """A private model cache and a forgotten choice; the real choice is restored afterwards."""
+def unbuilt(monkeypatch, tmp_path):
+    """A private, empty model cache and a forgotten choice; the real choice is restored afterwards."""
     monkeypatch.setenv("RAG_EVAL_MODEL_CACHE", str(tmp_path / "models"))
     for k in ("RAG_EVAL_PRECISION", "RAG_EVAL_BF16"):
         monkeypatch.delenv(k, raising=False)
@@ -90,6 +92,20 @@ def fresh(monkeypatch, tmp_path):
     yield tmp_path
     monkeypatch.undo()
     E.reset()
+
+
+@pytest.fixture
+def fresh(built, unbuilt):
+    """``unbuilt``, holding this install's graphs (linked from the user cache) but no measurement or
+    choice: as after a build, for the tests of what comes after it (a build takes ~6 s; building is
+    tested by test_a_real_measurement_on_this_machine here and, with no torch, in test_torch_free)."""
+    folder, meta = built
+    mine = B.onnx_folder()
+    mine.mkdir(parents=True)
+    for p in ("fp32", "int8"):
+        (mine / f"minilm-{p}.onnx").symlink_to(folder / f"minilm-{p}.onnx")
+    B.write_meta(mine, {k: v for k, v in meta.items() if k != "measured"})
+    return unbuilt
 
 
 def _fake_measure(calls, rows=ROWS, faster=None):
@@ -150,7 +166,7 @@ def test_a_backend_that_fails_its_check_when_loaded_gives_way_to_the_next_best(f
     assert E.cache_tag().startswith(f"{B.MODEL_ID}|onnx-fp32|")  # its vectors never mix with int8's
 
 
-def test_a_real_measurement_on_this_machine(fresh, monkeypatch):
+def test_a_real_measurement_on_this_machine(unbuilt, monkeypatch):
     """Build and measure for real (torch backends left out: they are measured in a fresh process,
     which the tests of the torch extra do not need to pay for)."""
     monkeypatch.setattr(B, "available", lambda: ["onnx-int8", "onnx-fp32"])

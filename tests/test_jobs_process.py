@@ -26,6 +26,8 @@ from evaluators.types import TestCase
 from tests.app_server import gone
 from tests.llm_server import keyed_labels_responder
 
+pytestmark = pytest.mark.slow  # a worker process started by each test: ~35 s in all
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-typed-PROCESS-4242"
 

@@ -15,6 +15,8 @@ from pathlib import Path  # noqa: E402
 
 from evaluators import TestCase, evaluate_batch  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a local Ray instance and its actor pools: ~40 s in all
+
 
 def _cases(n: int = 24) -> list[TestCase]:
     out = []
