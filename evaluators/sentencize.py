@@ -10,6 +10,16 @@ Keys
 
 Keys depend only on the text, so they are stable across runs.
 
+Markdown structure in responses
+-------------------------------
+A response's lines that only lay it out — headings (``## Pricing``), setext underlines, horizontal
+rules, code-fence lines, a table's header and separator rows, label lines ("**Key points:**",
+"Steps:") — are not claims: they get no sentence and no key (keys run on over the sentences that
+remain), so no labeler judges them and no metric counts them. A heading that reads as a claim
+("# The Basic plan costs $5") stays a sentence. The rule is :mod:`evaluators.markdown_lines`; the
+text and the spans of the remaining sentences are as written (markup such as ``**bold**`` stays in
+``text``; the labelers read past it). Documents keep every line (a heading is harmless evidence).
+
 Splitting
 ---------
 Text is first cut at line breaks (so bullets, numbered lists and table rows become their own
@@ -40,7 +50,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
-from . import structured
+from . import markdown_lines, structured
 from .types import CaseResult, Sentence, SentenceSpans, SentencizedCase, TestCase
 
 MAX_SENTENCE_CHARS = 600
@@ -258,11 +268,29 @@ def sentencize_document(text: str, doc_index: int) -> tuple[Sentence, ...]:
     )
 
 
+def response_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Spans of a response's sentences: :func:`split_spans` with whole claims, less the pieces of
+    lines that are only Markdown structure (``evaluators.markdown_lines``: headings, rules, fences,
+    table header / separator rows, label lines such as "**Key points:**")."""
+    structure = markdown_lines.structure_lines(text or "")
+    spans = split_spans(text or "", whole_claims=True)
+    if not structure:
+        return spans
+    return tuple((s, e) for s, e in spans if not any(a <= s < b for a, b in structure))
+
+
 def sentencize_response(text: str) -> tuple[Sentence, ...]:
     return tuple(
         Sentence(key=letters(i), text=text[s:e], start=s, end=e)
-        for i, (s, e) in enumerate(split_spans(text or "", whole_claims=True))
+        for i, (s, e) in enumerate(response_spans(text or ""))
     )
+
+
+def structure_spans(sc: SentencizedCase) -> tuple[tuple[int, int], ...]:
+    """The response's lines of Markdown structure that lie outside all its sentences (shown as
+    "not judged"; a split stored by an older version may hold such a line as a sentence)."""
+    return tuple((a, b) for a, b in markdown_lines.structure_lines(sc.case.response)
+                 if not any(s.start < b and a < s.end for s in sc.response_sentences))
 
 
 def sentencize_case(case: TestCase) -> SentencizedCase:

@@ -5,7 +5,9 @@ Cross-highlighting: a **focus** (a response or document sentence the reader pick
 and the sentences it is linked to by the labels' keys (:func:`related`: the supporting document
 sentences of a response sentence, or the response sentences a document sentence supports) are
 **lit**. Sentences a review changed carry a ✎ mark, and sentences two labelings disagree on a ≠ mark
-(``data-changed`` / ``data-diff``), so both show without colour too.
+(``data-changed`` / ``data-diff``), so both show without colour too. A response's lines of Markdown
+structure (headings, labels, rules: no sentence, never judged) show greyed, their hover text saying
+"not judged" (``rag-struct``).
 
 Every piece of text that comes from an upload or a labeler (documents, response, keys,
 explanations) goes through ``html.escape(..., quote=True)`` before it is placed in markup, so
@@ -17,6 +19,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable, Literal, Sequence
 
+from evaluators.sentencize import structure_spans
 from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase, split_explanation
 
 from . import record_html
@@ -78,6 +81,7 @@ def stylesheet() -> str:
              f".rag-doc,.rag-response{{{_BOX_STYLE}}}",
              *(f".rag-s[data-role={r}]{{background:{bg}}}" for r, (bg, _) in DOC_COLORS.items()),
              *(f".rag-s[data-level={lv}]{{background:{bg}}}" for lv, (bg, _) in RESPONSE_COLORS.items()),
+             ".rag-struct{color:#888}",
              f".rag-s[data-state=focus]{{{FOCUS_STYLE}}}", f".rag-s[data-state=lit]{{{LIT_STYLE}}}",
              f".rag-mark{{{_MARK_STYLE}}}", ".rag-mark[data-m=changed]{background:#e8e0ff}",
              ".rag-mark[data-m=diff]{background:#ffd6d6}",
@@ -109,14 +113,23 @@ def _state(key: str, focus_key: str | None, lit: Iterable[str]) -> str:
     return "focus" if key == focus_key else "lit" if key in lit else ""
 
 
-def _stitch(text: str, sentences: Sequence[Sentence], rendered: Sequence[str]) -> str:
-    """The original text with each sentence span replaced by its markup (gaps escaped too)."""
+#: The hover text of a response line that is Markdown structure (no sentence, no key, not judged).
+NOT_JUDGED = "Markdown structure (heading, label, rule, fence): not a claim, not judged"
+
+
+def _stitch(text: str, sentences: Sequence[Sentence], rendered: Sequence[str],
+            structure: Sequence[tuple[int, int]] = ()) -> str:
+    """The original text with each sentence span replaced by its markup (gaps escaped too); the
+    ``structure`` spans (lines outside every sentence) are marked "not judged"."""
+    pieces = sorted([(s.start, s.end, html) for s, html in zip(sentences, rendered)]
+                    + [(a, b, f'<span class="rag-struct" title="{NOT_JUDGED}">{e(text[a:b])}</span>')
+                       for a, b in structure])
     out: list[str] = []
     pos = 0
-    for s, html in zip(sentences, rendered):
-        out.append(e(text[pos : s.start]))
+    for start, end, html in pieces:
+        out.append(e(text[pos:start]))
         out.append(html)
-        pos = s.end
+        pos = end
     out.append(e(text[pos:]))
     return "".join(out)
 
@@ -187,7 +200,7 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Foc
                            f'data-key="{e(s.key)}" data-level="{level}" data-support="{keys}"{attrs}',
                            _state(s.key, fkey, lit), marks))
     return (f'<div class="rag-response" data-view="{e(view)}">'
-            f"{_stitch(sc.case.response, sc.response_sentences, spans)}</div>")
+            f"{_stitch(sc.case.response, sc.response_sentences, spans, structure_spans(sc))}</div>")
 
 
 def explained_html(title: str, explanation: str) -> str:

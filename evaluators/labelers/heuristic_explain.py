@@ -29,13 +29,14 @@ _REFUSAL = [re.compile(p, re.I) for p in (
     r"\bnot (mentioned|specified|provided|stated|included|covered|addressed) (in|by) (the )?"
     r"(provided |given |available )?(documents?|context|passages?|text|data|information|sources?)",
 )]
+# No rule for Markdown headings: a heading that is only structure is no sentence
+# (``evaluators.markdown_lines``); one that reaches a labeler states something and is judged.
 _GENERAL = [re.compile(p, re.I) for p in (
     r"^(here is|here's|here are|below is|below are|the following (is|are))\b[^.!?:]{0,120}[:.]?$",
     r"^(sure|certainly|of course|great question|absolutely|okay|ok|yes|no problem|you're welcome|"
     r"thank you|thanks|hello|hi)\b[!.,]?[^.!?]{0,40}[!.]?$",
     r"^(i hope (this|that) helps|let me know|feel free to|please let me know|is there anything else|"
     r"if you have (any )?(other|more|further) questions)",
-    r"^#{1,6}\s+\S",
     r"^\W*(summary|overview|in summary|to summarize|in conclusion|conclusion|answer|details|"
     r"key points|notes?)\W*$",
 )]

@@ -40,6 +40,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..markdown_lines import EMPHASIS as _EMPHASIS
 from .heuristic_text import CAP as _CAP
 from .heuristic_text import NEGATIONS, STOPWORDS, common_words, norm_number
 from .heuristic_text import NOT_NAMES as _NOT_NAMES
@@ -74,7 +75,6 @@ class TextInfo:
 
 
 _LIST_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*)?(?:[-*•+]|\(?\d{1,2}[.)]|\(?[a-z]\))\s+")
-_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
 _BOLD = re.compile(r"\*\*([^*]{1,80})\*\*")
 _WORD = re.compile(r"[\w'’\-]+")
 # positions where a capitalised word is only a sentence / clause / heading start

@@ -3,7 +3,8 @@
 The prompt (our own, versioned by ``PROMPT_VERSION``) shows the documents split into keyed
 sentences (``0a.``, ``0b.``, …; a JSON record or table as its facts, ``0c. hours › Monday: 08:00–14:00``,
 its ``<document>`` tag saying how they read), the question, and the response split into keyed sentences
-(``a.``, ``b.``, …), and asks for one JSON object (explanation before verdict everywhere):
+(``a.``, ``b.``, …; its Markdown headings and labels, which are no sentences, shown without a key as
+``~ ## Pricing``: see :func:`response_lines`), and asks for one JSON object (explanation before verdict everywhere):
 
 * ``relevance_explanation``, ``all_relevant_sentence_keys`` — judged from documents and question only;
 * ``overall_supported_explanation``, ``overall_supported``;
@@ -40,6 +41,7 @@ from ..conversations.prompt import CONVERSATION_RULES, citable_keys, conversatio
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..methods import BaseMethod, Tick
 from ..options import EvalOptions
+from ..sentencize import structure_spans
 from ..structured import is_structured
 from ..types import (
     SPECIAL_SUPPORT_KEYS,
@@ -126,12 +128,30 @@ def build_messages(item: SentencizedCase) -> list[dict[str, str]]:
     parts.append(item.case.question.strip() or "(no question given)")
     parts.append("")
     parts.append("Response:")
-    parts.extend(f"{s.key}. {s.text}" for s in item.response_sentences)
+    parts.extend(response_lines(item))
     parts.append("")
     parts.append(INSTRUCTIONS)
     if item.case.history:
         parts.extend(("", CONVERSATION_RULES))
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}]
+
+
+#: Said before the response when it holds lines of Markdown structure (shown without a key).
+STRUCTURE_NOTE = ("(Lines starting with \"~\" are headings or labels of the response: they make no "
+                  "claim and have no key; read them as the context of the sentences under them.)")
+
+
+def response_lines(item: SentencizedCase) -> list[str]:
+    """The response's keyed sentences (``a. …``), with its lines of Markdown structure
+    (``evaluators.markdown_lines``) in their place as ``~ ## Pricing``, so a bullet under a heading
+    reads in its context. A response with no such line reads exactly as before."""
+    sents = item.response_sentences
+    text = item.case.response
+    shown = [(a, b) for a, b in structure_spans(item) if re.search(r"\w", text[a:b])]
+    if not shown:
+        return [f"{s.key}. {s.text}" for s in sents]
+    rows = sorted([(s.start, f"{s.key}. {s.text}") for s in sents] + [(a, f"~ {text[a:b].strip()}") for a, b in shown])
+    return [STRUCTURE_NOTE, *(r for _, r in rows)]
 
 
 def expected_output_tokens(item: SentencizedCase) -> int:
