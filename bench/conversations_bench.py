@@ -161,7 +161,7 @@ def _desc(doc_id: str) -> tuple[int, ...]:
     return tuple(-ord(ch) for ch in doc_id)
 
 
-def _gain(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
+def paired_gain(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     iv = bootstrap_stat(lambda x, y: float(np.mean(y - x)), a, b, n_boot=N_BOOT)
     return {"gain": round(float(np.mean(b - a)), 4), "low": _r(iv.low), "high": _r(iv.high)}
 
@@ -187,13 +187,14 @@ def retrieval(grid: bool = False) -> dict[str, Any]:
                 m = np.asarray([q["collection"] == c for q in questions])
                 row[c] = round(float(s[m].mean()), 4)
             if name != "last_turn":
-                row["gain_over_last_turn"] = _gain(scores["last_turn"], s)
+                row["gain_over_last_turn"] = paired_gain(scores["last_turn"], s)
                 for c in colls:
                     m = np.asarray([q["collection"] == c for q in questions])
-                    row[f"gain_{c}"] = _gain(scores["last_turn"][m], s[m])
+                    row[f"gain_{c}"] = paired_gain(scores["last_turn"][m], s[m])
             rows[name] = row
-        rows["standalone"]["gain_over_prepend_user_turns"] = _gain(scores["prepend_user_turns"], scores["standalone"])
-        rows["standalone"]["gain_over_old_rule"] = _gain(scores["old_rule"], scores["standalone"])
+        rows["standalone"]["gain_over_prepend_user_turns"] = paired_gain(scores["prepend_user_turns"],
+                                                                         scores["standalone"])
+        rows["standalone"]["gain_over_old_rule"] = paired_gain(scores["old_rule"], scores["standalone"])
         out["retrievers"][retriever] = rows
     out["rule"] = dataclasses.asdict(RULE)
     out["rewritten"] = {name: sum(1 for q in questions if QUERIES[name](q) != q["question"])
@@ -211,7 +212,7 @@ def _grid(questions: list[dict[str, Any]], rankers: Rankers) -> dict[str, Any]:
     other_qs, other_corpus = human_dev_retrieval(SHARED_DIR / "mtrag_human_dev.jsonl", openings)
     other = Rankers(other_corpus)
     return grid(questions, lambda qs, texts, r: ndcg5(qs, rankers.run(qs, texts, r)),
-                lambda q, rule: standalone_question(q["question"], turns_of(q["history"]), rule=rule), _gain,
+                lambda q, rule: standalone_question(q["question"], turns_of(q["history"]), rule=rule), paired_gain,
                 RETRIEVERS, (other_qs, lambda qs, texts, r: ndcg5(qs, other.run(qs, texts, r))))
 
 

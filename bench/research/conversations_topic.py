@@ -25,12 +25,12 @@ from typing import Any
 
 from evaluators.conversations.standalone import (
     Rule,
-    _exchanges,
-    _key,
     content_words,
+    exchanges_of,
     lacks_subject,
     names_a_thing,
     proper_names,
+    word_key,
     word_rank,
     words,
 )
@@ -49,25 +49,25 @@ def _standalone(question: str, exchanges: tuple[tuple[str, str], ...], rule: Rul
     if not exchanges or not lacks_subject(question, rule.short):
         return question
     previous = _standalone(exchanges[-1][0], exchanges[:-1], rule)
-    have = {_key(w, rule.lemmas) for w in words(question)}
+    have = {word_key(w, rule.lemmas) for w in words(question)}
     sources = [previous] + ([u for u, _ in exchanges[:-1]][::-1] if topic == 2 else [])
     candidates: list[str] = []
     for src in sources:
         names = proper_names(src) if rule.nouns else set()
         for w in content_words(src):
-            k = _key(w, rule.lemmas)
+            k = word_key(w, rule.lemmas)
             if k in have or (rule.nouns and not names_a_thing(w) and w not in names) or word_rank(w) < rule.common:
                 continue
             have.add(k)
             candidates.append(w)
-    answered = {_key(w, rule.lemmas) for w in words(exchanges[-1][1])} if rule.echo else set()
-    turns = [{_key(w, rule.lemmas) for w in words(t)} for ex in exchanges for t in ex if t]
+    answered = {word_key(w, rule.lemmas) for w in words(exchanges[-1][1])} if rule.echo else set()
+    turns = [{word_key(w, rule.lemmas) for w in words(t)} for ex in exchanges for t in ex if t]
 
     def repeated(w: str) -> int:
-        return sum(1 for t in turns if _key(w, rule.lemmas) in t) if topic else 0
+        return sum(1 for t in turns if word_key(w, rule.lemmas) in t) if topic else 0
 
     order = sorted(range(len(candidates)), key=lambda i: (
-        _key(candidates[i], rule.lemmas) not in answered, -repeated(candidates[i]),
+        word_key(candidates[i], rule.lemmas) not in answered, -repeated(candidates[i]),
         -word_rank(candidates[i]) if rule.rarest_first else 0, i))
     keep = set(order[:rule.words_for(question)])
     added = [w for i, w in enumerate(candidates) if i in keep]
@@ -76,12 +76,12 @@ def _standalone(question: str, exchanges: tuple[tuple[str, str], ...], rule: Rul
 
 def main() -> int:
     import bench.conversations_grid as G
-    from bench.conversations_bench import Rankers, _gain, load_retrieval, ndcg5, turns_of
+    from bench.conversations_bench import Rankers, load_retrieval, ndcg5, paired_gain, turns_of
     from bench.results_file import RESULTS
     from bench.shared_data import SHARED_DIR
 
     def text(q: dict[str, Any], rule: Rule) -> str:
-        return _standalone(q["question"], _exchanges(turns_of(q["history"])), rule)
+        return _standalone(q["question"], exchanges_of(turns_of(q["history"])), rule)
 
     G.RULE = TopicRule()
     G.GRID = {**G.GRID, "topic": (0, 1, 2)}
@@ -92,7 +92,7 @@ def main() -> int:
     openings = {q["history"][0]["text"].strip().lower() for q in qs if q["history"]}
     oq, oc = G.human_dev_retrieval(SHARED_DIR / "mtrag_human_dev.jsonl", openings)
     other = Rankers(oc)
-    out = G.grid(qs, lambda a, t, r: ndcg5(a, rk.run(a, t, r)), text, _gain, ("minilm", "bm25"),
+    out = G.grid(qs, lambda a, t, r: ndcg5(a, rk.run(a, t, r)), text, paired_gain, ("minilm", "bm25"),
                  (oq, lambda a, t, r: ndcg5(a, other.run(a, t, r))))
     keep = {k: {"held_out": {r: v["held_out"][r]["gain_over_last_turn"] for r in v["held_out"]},
                 "leave_one_collection_out": {c: x["rule"] for c, x in v["leave_one_collection_out"].items()},

@@ -212,7 +212,9 @@ def proper_names(text: str) -> set[str]:
     return out
 
 
-def _key(word: str, lemmas: bool) -> str:
+def word_key(word: str, lemmas: bool) -> str:
+    """How two words are compared: by lemma (``lemmas``; a word the lexicon does not know loses a
+    plural "s") or by lower-case spelling."""
     n = _norm(word)
     if not lemmas:
         return n
@@ -227,10 +229,10 @@ def standalone_question(question: str, history: Sequence[Turn], *, rule: Rule = 
     """``question`` made standalone from the earlier turns ``history`` (oldest first): unchanged
     when it has its own subject or there is no earlier user turn; else with the subject of the
     user's previous turn in parentheses after it (see the module docstring)."""
-    return _standalone(question, _exchanges(history), rule)
+    return _standalone(question, exchanges_of(history), rule)
 
 
-def _exchanges(history: Sequence[Turn]) -> tuple[tuple[str, str], ...]:
+def exchanges_of(history: Sequence[Turn]) -> tuple[tuple[str, str], ...]:
     """Each user turn of ``history`` with the agent's answer to it (the agent turns up to the next
     user turn, joined; "" when there is none)."""
     out: list[tuple[str, str]] = []
@@ -247,18 +249,18 @@ def _standalone(question: str, exchanges: tuple[tuple[str, str], ...], rule: Rul
     if not exchanges or not lacks_subject(question, rule.short):
         return question
     previous = _standalone(exchanges[-1][0], exchanges[:-1], rule)
-    have = {_key(w, rule.lemmas) for w in words(question)}
+    have = {word_key(w, rule.lemmas) for w in words(question)}
     names = proper_names(previous) if rule.nouns else set()
     candidates: list[str] = []
     for w in content_words(previous):
-        k = _key(w, rule.lemmas)
+        k = word_key(w, rule.lemmas)
         if k in have or (rule.nouns and not names_a_thing(w) and w not in names) or word_rank(w) < rule.common:
             continue
         have.add(k)
         candidates.append(w)
-    answered = {_key(w, rule.lemmas) for w in words(exchanges[-1][1])} if rule.echo else set()
+    answered = {word_key(w, rule.lemmas) for w in words(exchanges[-1][1])} if rule.echo else set()
     order = sorted(range(len(candidates)), key=lambda i: (
-        _key(candidates[i], rule.lemmas) not in answered, -word_rank(candidates[i]) if rule.rarest_first else 0, i))
+        word_key(candidates[i], rule.lemmas) not in answered, -word_rank(candidates[i]) if rule.rarest_first else 0, i))
     keep = set(order[:rule.words_for(question)])
     added = [w for i, w in enumerate(candidates) if i in keep]
     return f"{question.rstrip()} ({' '.join(added)})" if added else question
@@ -284,4 +286,5 @@ def as_standalone(items: Sequence[SentencizedCase]) -> list[SentencizedCase]:
 
 
 __all__ = ["ANAPHORA", "FOLLOW_UPS", "OLD_RULE", "RULE", "STOPWORDS", "Rule", "as_standalone", "content_words",
-           "lacks_subject", "names_a_thing", "proper_names", "question_of", "standalone_question", "word_rank", "words"]
+           "exchanges_of", "lacks_subject", "names_a_thing", "proper_names", "question_of", "standalone_question",
+           "word_key", "word_rank", "words"]
