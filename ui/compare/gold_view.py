@@ -80,11 +80,11 @@ def render(sources: Mapping[str, Any], load: Callable[[str], RunResult]) -> None
             st.info(history.too_big(stored[n], f"Scoring “{n}” against the gold"))
     names = list(runs)
     gold = collect(reviewed, list(runs.values()))
-    c1, c2, c3 = st.columns(3)
+    c1, c2 = st.columns(2)
     c1.metric("Reviewed cases (gold)", len(from_reviews(reviewed)))
     c2.metric("Gold from uploaded labels", len(gold) - len(from_reviews(reviewed)))
-    with c3:
-        reviews.export_button("gold.export", gold=reviewed)
+    # a line of its own: with its icon the label does not fit a third of the page at 1280 px
+    reviews.export_button("gold.export", gold=reviewed)
     if not gold:
         st.info("No gold yet: open a case in Inspect, turn on ✎ Review mode, correct what is wrong and mark "
                 "it reviewed (the queue there orders the cases worth reviewing first).")
