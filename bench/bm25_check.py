@@ -27,7 +27,6 @@ import argparse
 import glob
 import json
 import math
-import os
 import shutil
 import subprocess
 import tempfile
@@ -40,7 +39,7 @@ import numpy as np
 
 from bench.bm25_standard import BM25, PRESETS, analyze
 from bench.conversations_bench import QUERIES, RETRIEVAL, load_retrieval, ndcg5, turns_of
-from bench.machine import cpu_shared
+from bench.machine import stamp
 from bench.results_file import RESULTS, write_result
 
 JAVA_SOURCE = Path(__file__).resolve().parent / "lucene" / "LuceneBM25.java"
@@ -197,16 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load_retrieval("mtrag_retrieval_dev_corpus.jsonl")
     questions = load_retrieval("mtrag_retrieval_dev_questions.jsonl")
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    res: dict[str, Any] = {"cpu": cpu_shared(), "load_average": list(os.getloadavg()),
-                           "date": time.strftime("%Y-%m-%d"), "lucene": classpath, "java": java}
+    res: dict[str, Any] = {**stamp(), "lucene": classpath, "java": java}
     with tempfile.TemporaryDirectory() as tmp:
         res["tokens"] = check_tokens(classpath, Path(tmp), corpus, questions)
         res["scores"] = {preset: check_scores(classpath, Path(tmp), corpus, questions, preset) for preset in PRESETS}
     res["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(res, indent=1))
     if args.write:
-        path = write_result(args.write, res)
-        print(f"wrote {path}")
+        print(f"wrote {write_result(args.write, res)}")
     return 0
 
 

@@ -50,7 +50,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from bench.machine import cpu_shared
+from bench.machine import stamp
 from bench.results_file import write_result
 from bench.shared_data import SHARED_DIR
 from evaluators.agreement.stats import auroc_fast
@@ -305,8 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {RETRIEVAL} not found")
         return 0
     t0 = time.perf_counter()
-    res: dict[str, Any] = {"cpu": cpu_shared(), "load_average": list(os.getloadavg()),
-                           "date": time.strftime("%Y-%m-%d")}
+    res: dict[str, Any] = stamp()
     if not args.skip_retrieval:
         res["retrieval_ndcg5"] = retrieval(args.grid)
         print(json.dumps(res["retrieval_ndcg5"]["retrievers"], indent=1))
@@ -316,8 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     res["load_average_end"] = list(os.getloadavg())
     res["seconds"] = round(time.perf_counter() - t0, 1)
     if args.write:
-        path = write_result(args.write, res)
-        print(f"wrote {path}")
+        print(f"wrote {write_result(args.write, res)}")
     return 0
 
 

@@ -5,6 +5,10 @@ load averages beside each figure say how busy they were)."""
 
 from __future__ import annotations
 
+import os
+import time
+from typing import Any
+
 from evaluators.encoder.precision import cpu_flags, cpu_signature
 
 
@@ -33,3 +37,8 @@ def cpu() -> str:
 def cpu_shared() -> str:
     """:func:`cpu`, saying that the cores are shared with other work (see the load averages)."""
     return f"{cpu()}, shared with other developers (see the load averages)"
+
+
+def stamp() -> dict[str, Any]:
+    """What a result file opens with: the CPU (:func:`cpu_shared`), the load averages now and the date."""
+    return {"cpu": cpu_shared(), "load_average": list(os.getloadavg()), "date": time.strftime("%Y-%m-%d")}
