@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from evaluators import TestCase, evaluate, evaluate_batch
 from evaluators.export import run_from_json_dict, to_json_dict
@@ -25,7 +24,6 @@ from evaluators.sentencize import (
 )
 from tests import ui_fixtures as fx
 from ui import highlight as hl
-from ui import state
 
 DOCS = ("Acme Cloud offers three plans. The Basic plan costs $5 per month and includes 10 GB of storage. "
         "The Pro plan costs $15 per month and includes 100 GB of storage. "
@@ -210,15 +208,7 @@ def test_response_html_shows_scaffolding_greyed_as_not_judged_and_escaped():
 
 @pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 def test_inspect_shows_the_heading_in_the_response_as_not_judged():
-    case = TestCase(id="md", question=QUESTION, documents=DOCS, response=MARKDOWN)
-    run = fx.fake_run([case])
-    at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.session_state[state._OWNER] = "test-visitor-token-md"
-    at.session_state[state._RUNS] = {"run0": run}
-    at.session_state[state._CURRENT] = "run0"
-    at.query_params["case"] = "md"
-    at.run()
-    at.switch_page("pages/4_inspect.py").run()
+    at = fx.inspect_case(TestCase(id="md", question=QUESTION, documents=DOCS, response=MARKDOWN))
     assert not at.exception, at.exception
     html = "".join(h.proto.body for h in at.main.get("html"))
     block = html[html.index('class="rag-response"'):]

@@ -76,20 +76,10 @@ def test_prose_and_sentences_of_an_earlier_splitter_are_drawn_as_before():
 
 @pytest.mark.usefixtures("tmp_store", "no_llm_env", "fake_method", "app_py_every_run")
 def test_inspect_shows_a_record_as_a_tree_in_apptest():
-    from streamlit.testing.v1 import AppTest
-
     from tests import ui_fixtures as fx
-    from ui import state
 
-    run = fx.fake_run([TestCase(id="rec", question="Describe Blue Fin.", documents=(RECORD, RECORDS[3]["document"]),
-                                response="Blue Fin offers free WiFi. Revenue 2024 in Q3 was 1.4 bn.")])
-    at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.session_state[state._OWNER] = "test-visitor-token-0001"
-    at.session_state[state._RUNS] = {"run0": run}
-    at.session_state[state._CURRENT] = "run0"
-    at.query_params["case"] = "rec"
-    at.run()
-    at.switch_page("pages/4_inspect.py").run()
+    at = fx.inspect_case(TestCase(id="rec", question="Describe Blue Fin.", documents=(RECORD, RECORDS[3]["document"]),
+                                  response="Blue Fin offers free WiFi. Revenue 2024 in Q3 was 1.4 bn."))
     assert not at.exception, at.exception
     html = "".join(h.proto.body for h in at.main.get("html"))
     assert 'class="rag-tree"' in html and 'class="rag-table"' in html

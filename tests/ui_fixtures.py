@@ -125,6 +125,23 @@ def fake_run(cases: Sequence[TestCase] | None = None, **kw):
     return evaluate_batch(list(cases or sample_cases()), "ui_fake", **kw)
 
 
+def inspect_case(case: TestCase, owner: str = "test-visitor-token-0001"):
+    """An AppTest of Inspect showing ``case`` (the only case of a run held in the session), run; the
+    caller asserts on it (``at.main.get("html")`` holds the response and documents)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import state
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state._OWNER] = owner
+    at.session_state[state._RUNS] = {"run0": fake_run([case])}
+    at.session_state[state._CURRENT] = "run0"
+    at.query_params["case"] = case.id
+    at.run()
+    at.switch_page("pages/4_inspect.py").run()
+    return at
+
+
 @pytest.fixture
 def tmp_store(tmp_path, monkeypatch):
     path = tmp_path / "runs.sqlite3"
