@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Sequence
 
 #: A label line (ending in ":") that is not wholly bold is structure only up to this many words.
 LABEL_WORDS = 4
@@ -43,7 +44,7 @@ _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _WHOLLY_EMPHASIZED = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*(:?)\s*$")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 #: Emphasis marks and code ticks (``**``, ``__``, a ``*`` hugging a word, `````); the trace labeler's
 #: tokenizer drops them too (``heuristic_features.strip_markup``).
 EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
@@ -56,9 +57,19 @@ _QUESTION = frozenset("what how why when where which who whose whom".split())
 _SMALL = frozenset("a an the and or of to in on for with by at from vs via as per".split())
 
 
+def link_text(text: str, documents: Sequence[str] = ()) -> str:
+    """``text`` with each Markdown link read as its text (``[the pricing page](https://…)`` -> ``the
+    pricing page``) unless one of ``documents`` holds its address: a citation's URL is where the answer
+    points, not a statement the documents must hold — but an address copied from a document stays, as
+    evidence like any other words of it."""
+    if "](" not in text:
+        return text
+    return _LINK.sub(lambda m: m.group(0) if any(m.group(2).strip() in d for d in documents) else m.group(1), text)
+
+
 def plain(text: str) -> str:
     """``text`` without emphasis, code ticks and link targets (``[text](url)`` -> ``text``)."""
-    return EMPHASIS.sub("", _LINK.sub(r"\1", text))
+    return EMPHASIS.sub("", link_text(text))
 
 
 @lru_cache(maxsize=20_000)

@@ -13,7 +13,7 @@ from evaluators import TestCase, evaluate, evaluate_batch
 from evaluators.export import run_from_json_dict, to_json_dict
 from evaluators.labelers.heuristic_features import analyze, strip_markup
 from evaluators.labelers.llm import STRUCTURE_NOTE, build_messages
-from evaluators.markdown_lines import reads_as_claim, structure_lines
+from evaluators.markdown_lines import link_text, reads_as_claim, structure_lines
 from evaluators.sentencize import (
     sentences_of,
     sentencize_case,
@@ -237,3 +237,26 @@ def test_on_the_shared_data_only_structure_lines_leave_the_split():
             assert all(not re.search(r"\w", text[a:b]) or any(a <= s < b for s, _ in gone) for a, b in lines)
             dropped += len(gone)
     assert dropped > 20  # the dev sets hold such lines (mtrag, ragbench emanual)
+
+
+def test_a_link_in_a_response_is_judged_by_its_text_not_its_address():
+    docs = ("The Basic plan costs $5 per month. The Pro plan costs $12 per month and adds priority support.",)
+    q = "What do the plans cost?"
+    linked = ("The Basic plan costs $5 per month ([pricing](https://acme-cloud.example.com/docs/pricing-2024?ref=kb7)).\n"
+              "The Pro plan costs $12 per month, see [plans](https://acme-cloud.example.com/plans).")
+    bare = "The Basic plan costs $5 per month (pricing).\nThe Pro plan costs $12 per month, see plans."
+    wrong = "See [the Pro plan at $99 per month](https://acme-cloud.example.com/plans): it adds priority support."
+    run = evaluate_batch([TestCase(id=i, question=q, documents=docs, response=r)
+                          for i, r in (("linked", linked), ("bare", bare), ("wrong", wrong))], "trace")
+    got = {r.case.id: r.scores for r in run.results}
+    # the addresses (acme-cloud, example, kb7, 2024) are not words the answer claims: scored as without them
+    assert got["linked"].adherence == got["bare"].adherence == 1.0
+    assert got["linked"].overall_supported is True
+    # a wrong claim written as a link's text is still a wrong claim
+    assert got["wrong"].overall_supported is False
+    # an address a document holds stays (evidence like any other words of it); one it does not hold goes
+    assert link_text("See [pricing](https://a.example/p) or [docs](https://b.example/d).", ["at https://b.example/d"]
+                     ) == "See pricing or [docs](https://b.example/d)."
+    # the sentence keeps its text and span as written (Inspect shows the link)
+    sc = sentencize_case(TestCase(id="x", question=q, documents=docs, response=linked))
+    assert "](https://acme-cloud.example.com/plans)" in sc.response_sentences[1].text

@@ -50,6 +50,7 @@ from ..conversations import as_standalone, support_from_earlier_turns
 from ..encoder import cross_encoder
 from ..methods import BaseMethod
 from ..options import EvalOptions
+from ..markdown_lines import link_text
 from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCase
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
@@ -146,6 +147,12 @@ entailment_probs = cross_encoder.probabilities
 
 
 # ---------------------------------------------------------------- the labeler
+def judged_texts(it: SentencizedCase) -> list[str]:
+    """The response sentences as the labeler reads them: Markdown links by their text unless a document
+    holds their address (``markdown_lines.link_text``); the sentences' own text and spans are untouched."""
+    return [link_text(s.text, it.case.documents) for s in it.response_sentences]
+
+
 class HeuristicMethod(BaseMethod):
     """Offline TRACE labeler (embeddings + lexical evidence + fitted logistic combiner)."""
 
@@ -277,7 +284,7 @@ class HeuristicMethod(BaseMethod):
             texts.append(it.case.question)
             texts.append(q)
             texts.extend(s.text for s in it.doc_sentences)
-            texts.extend(s.text for s in it.response_sentences)
+            texts.extend(judged_texts(it))
         from ..encoder import embeddings
 
         quiet = structured.unread(items)  # facts of big records no word of their case reaches: not embedded
@@ -305,7 +312,8 @@ class HeuristicMethod(BaseMethod):
         qa = vecs[row[asked]]  # adherence: the question as the turn asked it
         n_d = len(doc_texts)
         D = vecs[[row[t] for t in doc_texts]] if n_d else np.zeros((0, vecs.shape[1]), np.float32)
-        R = (vecs[[row[s.text] for s in it.response_sentences]] if it.response_sentences
+        judged = judged_texts(it)
+        R = (vecs[[row[t] for t in judged]] if it.response_sentences
              else np.zeros((0, vecs.shape[1]), np.float32))
         doc = build_doc_index(tuple(doc_texts), tuple(doc_ids), it.case.documents)
         S = R @ D.T if n_d else np.zeros((len(R), 0), np.float32)
@@ -324,7 +332,7 @@ class HeuristicMethod(BaseMethod):
         floor, margin, kmax = float(st["support_floor"]), float(st["support_margin"]), int(st["max_support"])
         for si, s in enumerate(it.response_sentences):
             special = needs_no_support(s.text)
-            info = analyze(s.text)
+            info = analyze(judged[si])
             support: list[int] = []
             if n_d:
                 sims = S[si]
@@ -342,7 +350,7 @@ class HeuristicMethod(BaseMethod):
                 feats, ev = sentence_features(info, sims, SW[si], float(qs[si]), doc, support, given)
             else:
                 feats, ev = None, {}
-            sents.append({"text": s.text, "key": s.key, "special": special, "support": support,
+            sents.append({"text": judged[si], "key": s.key, "special": special, "support": support,
                           "feats": feats, "ev": ev})
         kind = "structured" if any(is_structured(d) for d in it.case.documents) else "prose"
         return {"sent": sents, "doc_texts": doc_texts, "dq": dq, "doc": doc, "doc_kind": kind, "S": S,
@@ -447,7 +455,7 @@ class HeuristicMethod(BaseMethod):
         probs = [1.0 if s.score is None else float(s.score) for s in out]
         doc_ids = [s.doc or 0 for s in it.doc_sentences]
         if ctx is not None and ctx.get("utilization") and keys:
-            fu = context_model.utilization_features(it.case.question, [s.text for s in it.response_sentences],
+            fu = context_model.utilization_features(it.case.question, [sp["text"] for sp in p["sent"]],
                                                     p, doc_ids)
             p_util = context_model.predict(ctx["utilization"], fu)
             utilized = {int(i) for i in context_model.select(p_util, ctx["utilization"])}
