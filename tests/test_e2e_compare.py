@@ -159,6 +159,7 @@ def test_two_versions_of_the_sample_compared_in_chromium_at_1280_and_390_px(tmp_
             lc.settle(page)
             shot("c3_compare_390.png", 390)
             nothing_cut("Compare at 390 px")
+            assert not lc.narrow_plots(page), lc.narrow_plots(page)
             assert not lc.toolbar_over_titles(page), lc.toolbar_over_titles(page)
             page.goto(f"{url}/results")
             expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=60_000)
