@@ -53,10 +53,11 @@ def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go
             "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
                         "thickness": 2, "width": 6},
             "hovertext": hover, "hoverinfo": "text"}
-    names = [{"text": wrapped(label), "x": 0, "xref": "paper", "xanchor": "left", "y": label, "yref": "y",
+    texts = [wrapped(label) for label in y]
+    names = [{"text": text, "x": 0, "xref": "paper", "xanchor": "left", "y": label, "yref": "y",
               "yanchor": "bottom", "yshift": 9, "showarrow": False, "align": "left", "font": {"size": 12}}
-             for label in y]
-    lines = sum(n["text"].count("<br>") + 1 for n in names)
+             for text, label in zip(texts, y)]
+    lines = sum(text.count("<br>") + 1 for text in texts)
     return figure([dots], _layout(
         f"{nice(metric)}: mean of each run with its 95% interval", 110 + 30 * len(rows) + 16 * lines,
         annotations=names, yaxis={"autorange": "reversed", "showticklabels": False},
