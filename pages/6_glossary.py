@@ -25,10 +25,15 @@ if query.strip():
     q = query.strip().lower()
     df = df[df.apply(lambda r: q in " ".join(map(str, r.values)).lower(), axis=1)]
 st.caption(f"{len(df)} metric(s).")
-grid = st.columns(2)
-for i, row in enumerate(df.to_dict("records")):
-    with grid[i % 2].container(border=True):
-        st.markdown(entries.card_markdown(row))
+# rows of two cards, not two columns of cards: a phone stacks the columns of each row in turn, so the
+# cards read in the frame's order (the TRACE metrics first, together), not a column then the other;
+# a family starts a row of its own
+for _, fam in df.groupby("family", sort=False):
+    records = fam.to_dict("records")
+    for pair in (records[i:i + 2] for i in range(0, len(records), 2)):
+        for col, row in zip(st.columns(2), pair):
+            with col.container(border=True, height="stretch"):
+                st.markdown(entries.card_markdown(row))
 
 st.subheader("Reading the TRACE scores")
 st.markdown(

@@ -38,7 +38,8 @@ _CUT_JS = """
 }
 """
 
-#: Chart text (title, axis titles, tick labels, legend) that reaches past the chart's own width.
+#: Chart text (title, axis titles, tick labels, legend, annotations) that reaches past the chart's own
+#: width.
 _CHART_JS = """
 () => {
   const out = [];
@@ -46,7 +47,8 @@ _CHART_JS = """
     const svg = g.querySelector('svg.main-svg');
     if (!svg) continue;
     const box = svg.getBoundingClientRect();
-    for (const t of g.querySelectorAll('.gtitle, .xtitle, .ytitle, .legendtext, .xtick text, .ytick text')) {
+    for (const t of g.querySelectorAll(
+        '.gtitle, .xtitle, .ytitle, .legendtext, .xtick text, .ytick text, .annotation-text')) {
       const b = t.getBoundingClientRect();
       if (!b.width) continue;
       if (b.left < box.left - 1 || b.right > box.right + 1) {
@@ -58,6 +60,17 @@ _CHART_JS = """
   }
   return out;
 }
+"""
+
+#: Each chart's plot area (where the data is drawn) against the chart's width.
+_PLOT_SHARE_JS = """
+() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map(g => {
+  const svg = g.querySelector('svg.main-svg').getBoundingClientRect();
+  const plot = g.querySelector('.nsewdrag');
+  const w = plot ? plot.getBoundingClientRect().width : svg.width;
+  return {x_title: (g.querySelector('.xtitle') || {}).textContent || '',
+          plot_width: Math.round(w), chart_width: Math.round(svg.width), share: w / svg.width};
+})
 """
 
 #: Titles (a chart's title above it, a title inside it, headings) under a visible toolbar (plotly's
@@ -92,6 +105,14 @@ _TILES_JS = """
   return {label: (m.querySelector('[data-testid=stMetricLabel]') || m).innerText.trim(),
           top: Math.round(r.top), left: Math.round(r.left)};
 })
+"""
+
+#: Bold text of the main area that is one of the given names (text, top, left).
+_BOLD_JS = """
+(names) => [...document.querySelectorAll('[data-testid="stMain"] [data-testid=stMarkdownContainer] strong')]
+  .filter(s => names.includes(s.textContent.trim()) && s.getBoundingClientRect().width > 0)
+  .map(s => { const r = s.getBoundingClientRect();
+              return {text: s.textContent.trim(), top: Math.round(r.top), left: Math.round(r.left)}; })
 """
 
 #: Each question of the per-case table: the lines it needs in its column, measured with the grid's
@@ -136,6 +157,11 @@ def cut_chart_text(page: Any) -> list[dict[str, Any]]:
     return page.evaluate(_CHART_JS)
 
 
+def narrow_plots(page: Any, share: float = 0.5) -> list[dict[str, Any]]:
+    """Charts whose plot area takes less than ``share`` of their width (the rest: labels, margins)."""
+    return [c for c in page.evaluate(_PLOT_SHARE_JS) if c["share"] < share]
+
+
 def toolbar_over_titles(page: Any) -> list[dict[str, Any]]:
     """For each chart: rest the pointer on it (its toolbars show), then any title they cover."""
     found: list[dict[str, Any]] = []
@@ -155,6 +181,16 @@ def tiles_in_reading_order(page: Any) -> list[str]:
     a phone's order with a wide screen's)."""
     tiles = page.evaluate(_TILES_JS)
     return [t["label"] for t in sorted(tiles, key=lambda t: (t["top"], t["left"]))]
+
+
+def bold_in_reading_order(page: Any, names: list[str]) -> list[str]:
+    """Which of ``names`` the page writes in bold (cards' headings, say), as a person reads them: top to
+    bottom, left to right (one line: within 4 px), each once — a test compares it with the intended order."""
+    found = page.evaluate(_BOLD_JS, names)
+    seen: dict[str, None] = {}
+    for b in sorted(found, key=lambda b: (round(b["top"] / 4), b["left"])):
+        seen.setdefault(b["text"], None)
+    return list(seen)
 
 
 def question_lines(page: Any, width: int, pad: int = 16) -> list[dict[str, Any]] | None:

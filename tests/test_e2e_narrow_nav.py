@@ -3,7 +3,8 @@ in real headless Chromium: at 390 px with a desktop browser's user agent (where 
 the sidebar over the new page) the sidebar is opened, a page chosen, and the page's heading is in
 view with the sidebar off the screen — twice, the second choice after a page change; at 1280 px a
 choice leaves the sidebar open; with a phone's user agent (Streamlit closes the sidebar itself) it
-stays closed, not reopened by a second press. Screenshots go to $RAG_EVAL_SHOTS."""
+stays closed, not reopened by a second press. On the way, the Glossary's cards read in their order at
+both widths (the TRACE metrics first, together). Screenshots go to $RAG_EVAL_SHOTS."""
 
 from __future__ import annotations
 
@@ -42,6 +43,18 @@ def assert_closed_over(page, heading: str) -> None:
     expect(page.get_by_role("heading", name=heading)).to_be_in_viewport(ratio=1, timeout=30_000)
 
 
+def cards_in_order(page) -> None:
+    """The Glossary's cards read (top to bottom, left to right) in the order of its entries: the TRACE
+    metrics first, together (two columns of cards stacked on a phone put context_utilization 30th)."""
+    from tests import layout_checks as lc
+    from ui.glossary import entries
+
+    frame = entries.glossary_frame()
+    trace = list(frame[frame["family"] == "trace"]["metric"])
+    page.wait_for_timeout(500)  # the cards laid out for the width
+    assert lc.bold_in_reading_order(page, list(frame["metric"]))[:len(trace)] == trace
+
+
 def test_choosing_a_page_on_a_phone_wide_screen_closes_the_sidebar(tmp_path, chromium, app_url):
     from playwright.sync_api import expect, sync_playwright
 
@@ -63,6 +76,7 @@ def test_choosing_a_page_on_a_phone_wide_screen_closes_the_sidebar(tmp_path, chr
         choose(page, "Glossary", "Metrics glossary")
         assert_closed_over(page, "Metrics glossary")
         shot(page, "nav_390_glossary.png")
+        cards_in_order(page)  # the phone reads the glossary's cards in their order, the TRACE metrics first
         choose(page, "Upload", "Upload test cases")  # a second choice, after a page change: the same
         assert_closed_over(page, "Upload test cases")
         shot(page, "nav_390_upload.png")
@@ -80,6 +94,7 @@ def test_choosing_a_page_on_a_phone_wide_screen_closes_the_sidebar(tmp_path, chr
         expect(nav).to_be_in_viewport()
         expect(page.get_by_test_id("stExpandSidebarButton")).to_be_hidden()
         shot(page, "nav_1280_glossary.png")
+        cards_in_order(page)  # and so does a wide screen, two cards a row
         page.close()
 
         # -- 390 px, a phone's user agent: Streamlit closes it; the page's script leaves it closed

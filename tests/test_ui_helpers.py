@@ -366,3 +366,16 @@ def test_the_sample_and_its_method_table_are_read_once_per_process_and_again_whe
     again = home.sample(path)
     assert again is not first and len(again.cases) == 5
     assert "for 5 cases" in home.sample_methods(path)["speed"].iloc[0]  # the table of the new file
+
+
+def test_run_names_of_the_means_chart_sit_above_the_dots_wrapped_and_escaped():
+    """The means chart writes each run's name above its dot (no tick labels: the plot keeps the
+    chart's width on a phone), in lines of about 40 characters, its markup escaped."""
+    from ui.compare import compare_charts as cc
+
+    long = "pricing_cases · trace · 2026-11-27 16:48 <b>v2</b> & a retriever with a reranker"
+    assert cc.wrapped(long) == ("pricing_cases · trace · 2026-11-27 16:48<br>&lt;b&gt;v2&lt;/b&gt; &amp; a "
+                                "retriever with a reranker")
+    assert all(len(line) <= 40 for line in html.unescape(cc.wrapped(long)).split("<br>")[:-1])
+    spec = cc.means_chart([], "adherence", "a").to_dict()["layout"]
+    assert spec["yaxis"]["showticklabels"] is False

@@ -27,10 +27,10 @@ own background work, one per visitor: the test set being made, the app being run
 (the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
 ``md_escape``), ``vocab`` (metric names and help texts; a run's headline figures in words),
 ``charts``, ``plot`` (a chart drawn with its title above it: wraps, never under the toolbar),
-``tables``, ``highlight`` (``record_html``: a JSON record or table drawn as a tree / tables of its
-keyed facts).
+``cards`` (a table that turns into a card per row where its box is narrow), ``tables``,
+``highlight`` (``record_html``: a JSON record or table drawn as a tree / tables of its keyed facts).
 
-Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
+Layering of the shared modules (each imports only modules of an earlier step): ``cookies``, ``cards``,
 ``layout``, ``resources``, ``owner_runs``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``charts``,
 ``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``, ``serving``.
 """

@@ -7,6 +7,8 @@ are drawn above the charts (``ui.plot``), so axis titles stay short enough for a
 
 from __future__ import annotations
 
+import html
+import textwrap
 from typing import Any, Sequence
 
 import plotly.graph_objects as go
@@ -18,14 +20,26 @@ from ..charts import figure, layout, nice
 
 #: Colours of a verdict (B better / B worse / no detectable difference).
 GOOD, BAD, SAME = "#2e7d32", "#c62828", "#7a7a7a"
+#: A run's name above its dot is broken into lines of about this many characters (a phone's chart
+#: holds ~50 of them).
+NAME_CHARS = 40
 
 
 def _layout(title: str, height: int, **more: Any) -> dict[str, Any]:
     return layout(title, height, showlegend=False, **more)
 
 
+def wrapped(name: str, width: int = NAME_CHARS) -> str:
+    """A run's name for a chart's text: HTML-escaped (plotly reads tags and entities) and broken into
+    lines of about ``width`` characters at spaces (a word longer than that stays whole)."""
+    lines = textwrap.wrap(name, width, break_long_words=False, break_on_hyphens=False) or [name]
+    return "<br>".join(html.escape(line, quote=False) for line in lines)
+
+
 def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go.Figure:
-    """Each run's mean on the cases every run has, with its 95 % interval; best first."""
+    """Each run's mean on the cases every run has, with its 95 % interval; best first. A run's name
+    is written above its dot, not beside it as a tick label: the plot keeps the chart's whole width
+    (on a phone, names beside the dots took two thirds of it and cut the axis title)."""
     rows = sorted(standings, key=lambda s: (s.rank, s.name))
     y = [f"{s.name}{' (baseline)' if s.name == baseline else ''}" for s in rows]
     x = [s.mean for s in rows]
@@ -39,9 +53,15 @@ def means_chart(standings: Sequence[Standing], metric: str, baseline: str) -> go
             "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
                         "thickness": 2, "width": 6},
             "hovertext": hover, "hoverinfo": "text"}
+    texts = [wrapped(label) for label in y]
+    names = [{"text": text, "x": 0, "xref": "paper", "xanchor": "left", "y": label, "yref": "y",
+              "yanchor": "bottom", "yshift": 9, "showarrow": False, "align": "left", "font": {"size": 12}}
+             for text, label in zip(texts, y)]
+    lines = sum(text.count("<br>") + 1 for text in texts)
     return figure([dots], _layout(
-        f"{nice(metric)}: mean of each run with its 95% interval", 120 + 45 * len(rows),
-        yaxis={"autorange": "reversed", "automargin": True}, xaxis={"title": {"text": "mean (95% interval)"}}))
+        f"{nice(metric)}: mean of each run with its 95% interval", 110 + 30 * len(rows) + 16 * lines,
+        annotations=names, yaxis={"autorange": "reversed", "showticklabels": False},
+        xaxis={"title": {"text": "mean (95% interval)"}, "automargin": True}))
 
 
 def _verdict_color(p: PairResult, candidate_is_b: bool = True) -> str:

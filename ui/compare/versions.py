@@ -39,8 +39,8 @@ from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.store import labels as run_labels
 
+from .. import cards, history, plot, state, vocab
 from .. import highlight as hl
-from .. import history, plot, state, vocab
 from ..data import md_escape
 from . import app_view, compare_charts, conversations_view
 
@@ -118,7 +118,8 @@ def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
     for m in (m for m in c.metrics if not is_retrieval_metric(m)):  # (retrieval: a grid of its own, app_view)
         p = c.pair(baseline, candidate, m)
         s = p.stats
-        ci = "" if s.ci_low is None or s.ci_high is None else f"{num(s.ci_low, True)} to {num(s.ci_high, True)}"
+        ci = ("" if s.ci_low is None or s.ci_high is None  # one line at 1280 px (no-break spaces)
+              else f"{num(s.ci_low, True)}\u00a0to\u00a0{num(s.ci_high, True)}")
         rows.append({"metric": vocab.nice(m), "baseline": _n(s.mean_a), "candidate": _n(s.mean_b),
                      "difference (B − A)": _n(s.diff, True), "95% interval": ci,
                      "p-value": short_p_value(p.p_adjusted),
@@ -310,8 +311,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
                 + TERMS["interval"] + " " + TERMS["detectable"] + "\n\n" + TERMS["p"]
                 + (" " + TERMS["holm"] if c.corrected else "") + "\n\n" + TERMS["wins"])
     focus = cands[0] if len(cands) == 1 else st.selectbox("Candidate", cands, key="versions.table_cand")
-    # an HTML table: its cells wrap on a narrow screen, never cut ("no detectable difference")
-    st.table(metrics_frame(c, base, focus), hide_index=True)
+    # an HTML table (its cells wrap, never cut: "no detectable difference"), one card per metric on a phone
+    cards.table(metrics_frame(c, base, focus), key="versions_metrics")
     st.caption(f"baseline = {md_escape(base)}, candidate = {md_escape(focus)} · candidate is better or worse only "
                "when the 95 % interval excludes 0 and the p-value is below 0.05.")
     for words in dict.fromkeys(w for m in methods if (w := trust.caveat(m))):
