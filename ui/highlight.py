@@ -16,6 +16,7 @@ explanations) goes through ``html.escape(..., quote=True)`` before it is placed 
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Iterable, Literal, Sequence
 
@@ -170,15 +171,25 @@ def documents_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Fo
             for i, d in enumerate(sc.case.documents)]
 
 
+#: A part of a reason that only restates a verdict: "supported by 0a, 0b" / "partially supported by 0a".
+_RESTATED = re.compile(r"(?:fully |partially )?supported by ([^\s,;]+(?:, [^\s,;]+)*)")
+
+
 def support_tip(sup: SentenceSupport | None) -> str:
-    """The hover text of a response sentence: its verdict and the reason (the figures are on
-    Inspect's "details" toggle)."""
+    """The hover text of a response sentence: its verdict (with the sentences supporting it), then
+    what the reason adds — a part of the reason that only restates the verdict ("supported by 0a")
+    is not said twice. The figures are on Inspect's "details" toggle."""
     if sup is None:
         return "no label for this sentence"
     name = RESPONSE_COLORS[sup.level][1]
     keys = ", ".join(sup.supporting_keys)
-    tip = f"{sup.key}: {name}" + (f" by {keys}" if keys and sup.level != "none" else "")
-    reason = split_explanation(sup.explanation)[0]
+    said = bool(keys) and sup.level != "none"
+    tip = f"{sup.key}: {name}" + (f" by {keys}" if said else "")
+    parts = split_explanation(sup.explanation)[0].split("; ")
+    if said:
+        parts = [p for p in parts if not ((m := _RESTATED.fullmatch(p.strip()))
+                                          and set(m.group(1).split(", ")) <= set(sup.supporting_keys))]
+    reason = "; ".join(p for p in parts if p.strip())
     return f"{tip}\n{reason}" if reason else tip
 
 
