@@ -231,21 +231,31 @@ def note_html(text: str, error: bool = False) -> str:
     return f'<div class="rag-note" style="font-size:0.9em;{style}">{e(text)}</div>'
 
 
+#: A legend: its chips wrap as wholes (each stays on one line, even on a phone).
+_LEGEND = ('<div class="rag-legend" style="font-size:0.85em;margin:4px 0;display:flex;flex-wrap:wrap;'
+           'align-items:center;gap:4px 8px">{}</div>')
+_CHIP = "white-space:nowrap"
+
+
 def legend_html(kind: Literal["documents", "response", "focus"]) -> str:
+    """The legend of the documents' colours, the response's colours or the marks; each chip (a
+    swatch with its name, a mark with its words) one unbreakable piece, the chips wrapping as wholes."""
     if kind == "focus":
-        items = [f'<span style="{FOCUS_STYLE};padding:1px 6px;margin-right:10px;color:#222">selected</span>',
-                 f'<span style="{LIT_STYLE};padding:1px 6px;margin-right:10px;color:#222">linked by the labels</span>',
-                 f'<span style="{_MARK_STYLE};background:#e8e0ff">✎</span><span style="margin-right:10px">'
+        items = [f'<span style="{FOCUS_STYLE};padding:1px 6px;margin-right:2px;color:#222;{_CHIP}">selected</span>',
+                 f'<span style="{LIT_STYLE};padding:1px 6px;margin-right:2px;color:#222;{_CHIP}">'
+                 "linked by the labels</span>",
+                 f'<span style="{_CHIP}"><span style="{_MARK_STYLE};background:#e8e0ff">✎</span>'
                  "changed by the review</span>",
-                 f'<span style="{_MARK_STYLE};background:#ffd6d6">≠</span><span>the labelings disagree</span>']
-        return f'<div class="rag-legend" style="font-size:0.85em;margin:4px 0">{"".join(items)}</div>'
+                 f'<span style="{_CHIP}"><span style="{_MARK_STYLE};background:#ffd6d6">≠</span>'
+                 "the labelings disagree</span>"]
+        return _LEGEND.format("".join(items))
     colors = DOC_COLORS if kind == "documents" else RESPONSE_COLORS
     items = [
         f'<span style="background:{bg};border:1px solid #ccc;border-radius:3px;padding:1px 6px;'
-        f'margin-right:8px;color:#222">{e(name)}</span>'
+        f'color:#222;{_CHIP}">{e(name)}</span>'
         for role, (bg, name) in colors.items() if role != "unlabeled"
     ]
-    return f'<div class="rag-legend" style="font-size:0.85em;margin:4px 0">{"".join(items)}</div>'
+    return _LEGEND.format("".join(items))
 
 
 def support_rows(sc: SentencizedCase, labels: SentenceLabels | None) -> list[dict[str, str]]:
