@@ -84,12 +84,10 @@ def two_runs() -> None:
                 if top.empty:
                     st.caption("They give every common case the same score.")
                 sid = cv.history_id(sources[b_name], b_name, state.saved_ids())
-                shared = state.shared_runs().get(b_name)  # a run shared with this session: by its link
-                where = {"run": sid} if sid else {share.PARAM: shared} if shared else {}
-                for row in top.itertuples():
+                for row in top.itertuples():  # a run shared with this session: by its share token
                     st.page_link("pages/4_inspect.py", icon=":material/manage_search:",
                                  label=f"Inspect {row.id} · A {row.a:.2f} vs B {row.b:.2f} ({row.diff:+.2f})",
-                                 query_params={"case": str(row.id), **where})
+                                 query_params=share.case_params(str(row.id), sid, label=b_name))
 
 
 def run_history() -> None:

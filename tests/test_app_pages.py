@@ -781,3 +781,30 @@ def test_make_a_test_set_reads_the_sample_documents_and_needs_a_key_only_for_the
     saved = next(c.value for c in at.caption if c.value.startswith("Saved test set:"))
     assert re.search(r"saved \d{4}-\d\d-\d\d \d\d:\d\d UTC$", saved), saved  # a time a person reads, not ISO
     assert any("Run your app" in pl.proto.label for pl in at.get("page_link"))  # the next step, one click
+
+
+def test_two_runs_of_the_same_file_are_told_apart_by_their_time_on_every_page(monkeypatch):
+    """Walk: the same file evaluated twice gave Results "pricing_cases" (the newer, open in the
+    session) and "pricing_cases (saved 2026-11-27T16:48)" (the older) — as if only the older were
+    saved. Now both carry their start time, in the words Compare uses for them (``store.labels``)."""
+    from evaluators.store import runs as store_runs
+
+    now = store_runs._now
+    monkeypatch.setattr(store_runs, "_now", lambda: "2026-11-27T16:48:03+00:00")
+    older = RunStore().save(fx.fake_run(), "pricing_cases", owner=TOKEN)
+    monkeypatch.setattr(store_runs, "_now", lambda: "2026-11-27T16:55:41+00:00")
+    newer = RunStore().save(fx.fake_run(), "pricing_cases", owner=TOKEN)
+    monkeypatch.setattr(store_runs, "_now", now)
+    at = app(**{state._RUNS: {"pricing_cases": newer}, state._SAVED: {"pricing_cases": newer},
+                state._CURRENT: "pricing_cases"})
+    page(at.run(), "3_results")
+    want = {older: "pricing_cases · ui_fake · 2026-11-27 16:48", newer: "pricing_cases · ui_fake · 2026-11-27 16:55"}
+    box = at.selectbox(key="results.run")
+    assert sorted(box.options) == sorted(want.values()), box.options
+    assert box.value == want[newer]  # the session's run is still the one shown
+    assert at.session_state[state._RUNS] == {want[newer]: newer}
+    page(at, "4_inspect")
+    assert sorted(at.selectbox(key="inspect.run").options) == sorted(want.values())
+    fx.open_tab(page(at, "5_compare"), "compare.tab", "Two runs, case by case")
+    names = {*at.selectbox(key="compare.a").options, *at.selectbox(key="compare.b").options}
+    assert names == set(want.values()), names

@@ -84,6 +84,29 @@ def test_response_levels_match_labels():
     assert visible_text(out) == sc.case.response
 
 
+def test_a_sentences_hover_text_says_its_verdict_once():
+    """Walk: "a: fully supported by 0a⏎supported by 0a" — the heading and the reason said the same."""
+    from evaluators.types import DETAILS_MARK, SentenceLabels, SentenceSupport, TestCase
+    case = TestCase(id="x", question="q", response="The Basic plan costs $5. It has 9 GB. It is free.",
+                    documents=("The Basic plan costs $5. It has 10 GB.",))
+    sc = sentencize_case(case)
+    labels = SentenceLabels(method="m", document_keys=sc.doc_keys, sentences=(
+        SentenceSupport(key="a", fully_supported=True, supporting_keys=("0a",),
+                        explanation="supported by 0a" + DETAILS_MARK + "P(supported) 0.97"),
+        SentenceSupport(key="b", fully_supported=False, supporting_keys=("0b",),
+                        explanation="partially supported by 0b; the document says 10 GB, not 9 GB (0b)"),
+        SentenceSupport(key="c", fully_supported=False, supporting_keys=(),
+                        explanation="no document sentence says this (the closest is 0a)")))
+    tips = {k: html.unescape(t) for k, t in re.findall(r'data-key="([a-z])"[^>]*title="([^"]*)"',
+                                                       hl.response_html(sc, labels))}
+    assert tips == {"a": "a: fully supported by 0a",
+                    "b": "b: partially supported by 0b\nthe document says 10 GB, not 9 GB (0b)",
+                    "c": "c: not supported\nno document sentence says this (the closest is 0a)"}, tips
+    # a reason naming other sentences than the verdict's is kept: it says something new
+    other = SentenceSupport(key="a", fully_supported=True, supporting_keys=("0a",), explanation="supported by 1c")
+    assert hl.support_tip(other) == "a: fully supported by 0a\nsupported by 1c"
+
+
 def test_unlabeled_case_renders_without_labels():
     sc, _ = _case_and_labels("c1")
     assert 'data-level="unlabeled"' in hl.response_html(sc, None)

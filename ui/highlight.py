@@ -16,6 +16,7 @@ explanations) goes through ``html.escape(..., quote=True)`` before it is placed 
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Iterable, Literal, Sequence
 
@@ -170,15 +171,25 @@ def documents_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Fo
             for i, d in enumerate(sc.case.documents)]
 
 
+#: A part of a reason that only restates a verdict: "supported by 0a, 0b" / "partially supported by 0a".
+_RESTATED = re.compile(r"(?:fully |partially )?supported by ([^\s,;]+(?:, [^\s,;]+)*)")
+
+
 def support_tip(sup: SentenceSupport | None) -> str:
-    """The hover text of a response sentence: its verdict and the reason (the figures are on
-    Inspect's "details" toggle)."""
+    """The hover text of a response sentence: its verdict (with the sentences supporting it), then
+    what the reason adds — a part of the reason that only restates the verdict ("supported by 0a")
+    is not said twice. The figures are on Inspect's "details" toggle."""
     if sup is None:
         return "no label for this sentence"
     name = RESPONSE_COLORS[sup.level][1]
     keys = ", ".join(sup.supporting_keys)
-    tip = f"{sup.key}: {name}" + (f" by {keys}" if keys and sup.level != "none" else "")
-    reason = split_explanation(sup.explanation)[0]
+    said = bool(keys) and sup.level != "none"
+    tip = f"{sup.key}: {name}" + (f" by {keys}" if said else "")
+    parts = split_explanation(sup.explanation)[0].split("; ")
+    if said:
+        parts = [p for p in parts if not ((m := _RESTATED.fullmatch(p.strip()))
+                                          and set(m.group(1).split(", ")) <= set(sup.supporting_keys))]
+    reason = "; ".join(p for p in parts if p.strip())
     return f"{tip}\n{reason}" if reason else tip
 
 
@@ -220,21 +231,31 @@ def note_html(text: str, error: bool = False) -> str:
     return f'<div class="rag-note" style="font-size:0.9em;{style}">{e(text)}</div>'
 
 
+#: A legend: its chips wrap as wholes (each stays on one line, even on a phone).
+_LEGEND = ('<div class="rag-legend" style="font-size:0.85em;margin:4px 0;display:flex;flex-wrap:wrap;'
+           'align-items:center;gap:4px 8px">{}</div>')
+_CHIP = "white-space:nowrap"
+
+
 def legend_html(kind: Literal["documents", "response", "focus"]) -> str:
+    """The legend of the documents' colours, the response's colours or the marks; each chip (a
+    swatch with its name, a mark with its words) one unbreakable piece, the chips wrapping as wholes."""
     if kind == "focus":
-        items = [f'<span style="{FOCUS_STYLE};padding:1px 6px;margin-right:10px;color:#222">selected</span>',
-                 f'<span style="{LIT_STYLE};padding:1px 6px;margin-right:10px;color:#222">linked by the labels</span>',
-                 f'<span style="{_MARK_STYLE};background:#e8e0ff">✎</span><span style="margin-right:10px">'
+        items = [f'<span style="{FOCUS_STYLE};padding:1px 6px;margin-right:2px;color:#222;{_CHIP}">selected</span>',
+                 f'<span style="{LIT_STYLE};padding:1px 6px;margin-right:2px;color:#222;{_CHIP}">'
+                 "linked by the labels</span>",
+                 f'<span style="{_CHIP}"><span style="{_MARK_STYLE};background:#e8e0ff">✎</span>'
                  "changed by the review</span>",
-                 f'<span style="{_MARK_STYLE};background:#ffd6d6">≠</span><span>the labelings disagree</span>']
-        return f'<div class="rag-legend" style="font-size:0.85em;margin:4px 0">{"".join(items)}</div>'
+                 f'<span style="{_CHIP}"><span style="{_MARK_STYLE};background:#ffd6d6">≠</span>'
+                 "the labelings disagree</span>"]
+        return _LEGEND.format("".join(items))
     colors = DOC_COLORS if kind == "documents" else RESPONSE_COLORS
     items = [
         f'<span style="background:{bg};border:1px solid #ccc;border-radius:3px;padding:1px 6px;'
-        f'margin-right:8px;color:#222">{e(name)}</span>'
+        f'color:#222;{_CHIP}">{e(name)}</span>'
         for role, (bg, name) in colors.items() if role != "unlabeled"
     ]
-    return f'<div class="rag-legend" style="font-size:0.85em;margin:4px 0">{"".join(items)}</div>'
+    return _LEGEND.format("".join(items))
 
 
 def support_rows(sc: SentencizedCase, labels: SentenceLabels | None) -> list[dict[str, str]]:

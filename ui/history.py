@@ -11,11 +11,13 @@ calibration, the agreement of two labelers) read runs of up to :data:`FULL_RUN_M
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import Any, Iterable
 
 from evaluators.store import RunStatus, RunSummary, StoredRun, view
+from evaluators.store import labels as run_labels
 from evaluators.types import CaseResult, RunResult
 
 from . import resources, state
@@ -128,15 +130,36 @@ def get_current_run() -> StoredRun | None:
         return None
 
 
+def _tell_apart(hist: list[RunSummary]) -> None:
+    """Give a run this session opened under its plain name (``name``, ``name (2)``) the history's
+    label of it when another run of the history shares that name (``name · method · start time``,
+    ``evaluators.store.labels``, the words Compare uses), so two runs of the same file never read as
+    one plain and one "saved". A name a person typed for the session's label is left as it is."""
+    names, by_id = run_labels(hist), {s.id: s for s in hist}
+    shared = state.shared_runs()
+    for label, rid in list(state.run_ids().items()):
+        s = by_id.get(rid)
+        if s is None or label in shared or names[rid] == label:
+            continue
+        if label == s.name or re.fullmatch(re.escape(s.name) + r" \(\d+\)", label):
+            state.relabel(rid, names[rid])
+
+
 def choices() -> dict[str, StoredRun | RunSummary]:
     """Display label -> a run of this session, or a history entry not in the session (runs going
-    on first, then finished ones, newest first)."""
+    on first, then finished ones, newest first). Runs that share a name are told apart as Compare
+    tells them (:func:`_tell_apart`)."""
+    hist = summaries()
+    _tell_apart(hist)
     out: dict[str, StoredRun | RunSummary] = dict(get_runs())
     in_session = set(state.saved_ids().values())
-    rest = [s for s in summaries() if s.id not in in_session]
+    names = run_labels(hist)
+    rest = [s for s in hist if s.id not in in_session]
     for s in sorted(rest, key=lambda s: not live_tag(s)):
         tag = live_tag(s)
-        label = f"{s.name} ({tag} {s.num_done}/{s.num_cases})" if tag else f"{s.name} (saved {s.created_at[:16]})"
+        label = f"{names[s.id]} ({tag} {s.num_done}/{s.num_cases})" if tag else names[s.id]
+        if label in out:  # a session run a person named so
+            label = f"{label} (saved {s.created_at[:16].replace('T', ' ')})"
         out.setdefault(label, s)
     return out
 

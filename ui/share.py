@@ -161,11 +161,26 @@ def button(run_id: str | None) -> None:
         st.code(link(run_id, here), language=None, wrap_lines=True)
 
 
+def run_params(run_id: str | None, label: str | None = None) -> dict[str, str]:
+    """The query parameters that name a run on another page: its history id when it has one, else
+    the share token of the run shared with this session under ``label`` (the current run when not
+    given), so the address opens the same run in a fresh browser; {} for neither. A token opens only
+    the one run it was signed for."""
+    if run_id:
+        return {"run": run_id}
+    shared = state.shared_runs().get(label or state.current_run_label() or "")
+    return {PARAM: shared} if shared else {}
+
+
+def case_params(case_id: str, run_id: str | None, compare: bool = False,
+                label: str | None = None) -> dict[str, str]:
+    """Inspect's query parameters for one case (see :func:`run_params`; ``compare``: the labelings
+    of a hybrid run side by side) — for ``st.page_link(..., query_params=...)``."""
+    return {**run_params(run_id, label), "case": case_id, **({"compare": "1"} if compare else {})}
+
+
 def case_link(case_id: str, run_id: str | None, compare: bool = False) -> str:
     """A relative link to Inspect one case (of the history run ``run_id`` when it has one);
     ``compare``: open with the labelings of a hybrid run side by side. A run shared with this
     session is named by its share link instead (the link opens it in the new tab too)."""
-    shared = None if run_id else state.shared_runs().get(state.current_run_label() or "")
-    where = {"run": run_id} if run_id else {PARAM: shared} if shared else {}
-    q = {**where, "case": case_id, **({"compare": "1"} if compare else {})}
-    return "inspect?" + urlencode(q)
+    return "inspect?" + urlencode(case_params(case_id, run_id, compare))

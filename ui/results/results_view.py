@@ -187,7 +187,7 @@ def cases_tab(df: pd.DataFrame, metrics: list[str], run_id: str | None, run: Any
     if rows:
         cid = str(shown.iloc[rows[0]]["id"])
         st.page_link(INSPECT_PAGE, label=f"Inspect case {cid} →", icon=":material/manage_search:",
-                     query_params={"case": cid, **({"run": run_id} if run_id else {})})
+                     query_params=share.case_params(cid, run_id))  # a shared run: its token too
 
 
 def _iv(d: dict[str, Any] | None) -> str:
