@@ -122,7 +122,7 @@ def test_table_and_words_write_p_values_and_differences_alike_and_offline_means_
     assert row["p-value"] == "< 0.001" and "(p < 0.001)" in verdict
     diff = row["difference (B − A)"]
     assert re.fullmatch(r"-0\.\d\d", diff) and f"by {diff[1:]} (95 % CI" in verdict
-    lo, hi = re.fullmatch(r"-(0\.\d\d) to -(0\.\d\d)", row["95% interval"]).groups()
+    lo, hi = re.fullmatch(r"-(0\.\d\d)\sto\s-(0\.\d\d)", row["95% interval"]).groups()  # no-break spaces
     assert f"(95 % CI {hi}–{lo})" in verdict
     assert "not a hallucination rate" in captions(at) and "35 % of the answers people call clean" in captions(at)
 

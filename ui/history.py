@@ -39,6 +39,12 @@ def summaries(status: Iterable[RunStatus] | None = None) -> list[RunSummary]:
     return resources.store().list(owner=reader(), status=status)
 
 
+def label_of(run_id: str, name: str) -> str:
+    """The label pages show for a run of the history: its name, or — when other runs share that name —
+    the name with its method or start time (``evaluators.store.labels``, as Compare and the pickers)."""
+    return run_labels(summaries()).get(run_id, name)
+
+
 def get(run_id: str) -> RunSummary:
     return resources.store().get(run_id, owner=reader())
 

@@ -137,8 +137,8 @@ def _file(v: JobView) -> str:
         s = history.get(v.id)
     except KeyError:
         return f"“{v.name}” ended, but it is no longer in the run history."
-    # a name the session already shows (the same file, another method): told apart by the method
-    label = state.add_run(v.name if v.name not in state.run_ids() else f"{v.name} · {v.method}", None, v.id)
+    # named as every picker names it: a name other runs share is told apart by method or start time
+    label = state.add_run(history.label_of(v.id, v.name), None, v.id)
     if not state.get_case_id():
         first = history.frame(history.load_memo(s))["id"]
         state.set_case_id(str(first.iloc[0]) if len(first) else None)
