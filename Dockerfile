@@ -25,7 +25,7 @@ RUN chmod -R a+rX,go-w /app
 USER user
 # Built now so the first visitor does not wait: the ONNX encoder (graphs + the backend measurement;
 # measured again at start-up only on a CPU unlike the builder's) and the bytecode of the app's imports.
-RUN python -m evaluators encoder build && python -m ui.warm
+RUN python -m evaluators encoder build && python -m ui.serving.warm
 
 ENV STREAMLIT_SERVER_HEADLESS=true STREAMLIT_SERVER_ADDRESS=0.0.0.0 STREAMLIT_SERVER_PORT=8501 \
     STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION=false STREAMLIT_BROWSER_GATHER_USAGE_STATS=false

@@ -3,7 +3,8 @@ and the progress of this visitor's background runs (with Cancel)."""
 
 import streamlit as st
 
-from ui import jobs, layout, sidebar
+from ui import jobs, layout
+from ui.shell import sidebar
 
 st.set_page_config(page_title="RAG evaluation dashboard", page_icon=layout.PAGE_ICON, layout="wide")
 

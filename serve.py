@@ -9,7 +9,7 @@ browser console. ``streamlit run app.py`` still serves the same dashboard, with 
 As served, runs are evaluated in a worker process of their own (``RAG_EVAL_WORKER=process``,
 ``evaluators/jobs_worker.py``) so pages never wait on the evaluation; set ``RAG_EVAL_WORKER=thread``
 to evaluate in a thread of the server instead (the library's default, and ``streamlit run app.py``'s).
-While the server starts, the pages' modules are imported in the background (``ui.warm.in_background``).
+While the server starts, the pages' modules are imported in the background (``ui.serving.warm.in_background``).
 
 A shared link (``…/results?share=<token>``) answers with the shared run's headline figures already in
 its HTML (``ui/serving/share_paint.py``): a colleague sees them at first paint, before Streamlit's own page is
@@ -25,8 +25,7 @@ import os
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui import warm
-from ui.serving import NarrowSidebarNav, PageBaseUrl, SharedFirstPaint
+from ui.serving import NarrowSidebarNav, PageBaseUrl, SharedFirstPaint, warm
 
 os.environ.setdefault("RAG_EVAL_WORKER", "process")
 warm.in_background()  # the first visitor (a shared link to a Space just woken) finds the pages imported

@@ -23,7 +23,7 @@ for the visit (``/proc``, user + system: the page's own work, much less inflated
 load than the wall time) and the server's.
 
 ``--cold N``: N fresh servers each, ``serve.py`` (which imports the pages in the background while it
-starts, ``ui.warm.in_background``) against ``app.py`` (the same pages, no warm-up); the first visit is
+starts, ``ui.serving.warm.in_background``) against ``app.py`` (the same pages, no warm-up); the first visit is
 the shared link, opened as soon as the server answers its health check (a Space woken by the visit).
 
 Figures: median and p90 per page, with the CPU (``bench/machine.py``) and the load averages before

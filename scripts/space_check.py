@@ -6,7 +6,7 @@
    package is in it;
 2. a read-only copy of the project tree (the image's ``/app``) and a fresh HOME only the app's user
    can write (uid 1000 when run as root, as a Space runs the container);
-3. the build steps the Dockerfile runs as that user (``encoder build``, ``ui.warm``), then the CLI
+3. the build steps the Dockerfile runs as that user (``encoder build``, ``ui.serving.warm``), then the CLI
    on the 16 sample cases from that venv;
 4. the Dockerfile's CMD as that user with its ENV, until ``/_stcore/health`` answers (timed);
 5. a headless-Chromium run of the 16 sample cases (``scripts/space_browser.py``: time from the click

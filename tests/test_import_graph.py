@@ -5,8 +5,10 @@ project; and no module takes another module's private names.
 
 The dashboard's rooms: every package under ``ui/`` is one page's own code, named after its page file
 (``pages/4_inspect.py`` -> ``ui/inspect/``), and every page has one — but for the shared packages
-named in :data:`SHARED_UI_PACKAGES` (``ui/serving/``, ``serve.py``'s middleware), which count as shared
-modules. A page's package and its page
+named in :data:`SHARED_UI_PACKAGES` (``ui/serving/``, ``serve.py``'s; ``ui/shell/``, ``app.py``'s;
+``ui/highlight/``, Inspect's and Compare's), which count as shared modules. A module at the top of
+``ui/`` is there because several use it: two rooms at least (pages, entries, other shared modules);
+one used by a single room belongs in that room's package. A page's package and its page
 file import the shared modules at the top of ``ui/`` and that page's package alone, never another
 page's; the shared modules and ``app.py`` import no page's package; nothing imports ``pages/``.
 
@@ -25,11 +27,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = "evaluators"
-DASHBOARD = ("ui", "pages", "app")
+DASHBOARD = ("ui", "pages", "app", "serve")
 #: Modules that may import nothing of the project (the bottom of the house).
 NOTHING_BELOW = ("evaluators.types",)
 #: Packages under ``ui/`` that are no page's own code: shared, like the modules at the top of ``ui/``.
-SHARED_UI_PACKAGES = {"serving"}
+SHARED_UI_PACKAGES = {"serving", "shell", "highlight"}
 
 
 @dataclass
@@ -51,7 +53,7 @@ def module_name(path: Path) -> str:
 
 
 def project_modules() -> dict[str, Path]:
-    files = [ROOT / "app.py"]
+    files = [ROOT / "app.py", ROOT / "serve.py"]
     for top in (LIBRARY, "bench", "ui", "pages"):
         files += sorted((ROOT / top).rglob("*.py"))
     return {module_name(p): p for p in files if p.exists() and "__pycache__" not in p.parts}
@@ -281,6 +283,34 @@ def test_every_page_has_a_package_and_every_ui_package_is_a_pages(graph):
     assert packages - pages == set(), (f"ui/ packages named after no page in pages/: {sorted(packages - pages)} "
                                        "(a page's own code goes in ui/<page>/, shared code at the top of ui/)")
     assert pages - packages == set(), f"pages without a package of their own in ui/: {sorted(pages - packages)}"
+
+
+def top_users(edges: dict[str, dict[str, int]], pages: set[str]) -> dict[str, set[str]]:
+    """Each module at the top of ``ui/`` (``ui.state``, not a package) -> the rooms that import it: a
+    page's name, ``app`` / ``serve``, a shared package (``ui.serving``) or another top module."""
+    def user(mod: str) -> str:
+        parts = mod.split(".")
+        if parts[0] == "ui" and len(parts) > 2:  # inside a package: the package is the room
+            return room(mod, pages) or ".".join(parts[:2])
+        return room(mod, pages) or mod
+    tops = {m for m in edges if m.startswith("ui.") and m.count(".") == 1
+            and (ROOT / "ui" / f"{m.split('.')[1]}.py").exists()}
+    users: dict[str, set[str]] = {m: set() for m in tops}
+    for a, targets in edges.items():
+        if a.split(".")[0] not in DASHBOARD:
+            continue
+        for b in targets:
+            if b in users and user(a) != b:
+                users[b].add(user(a))
+    return users
+
+
+def test_the_top_of_ui_keeps_only_what_several_rooms_share(graph):
+    modules, g = graph
+    pages, _ = page_rooms(modules)
+    lonely = {m: sorted(u) for m, u in top_users(g.edges, pages).items() if len(u) < 2}
+    assert not lonely, ("modules at the top of ui/ that serve one room only (move each into that room's "
+                        f"package): {lonely}")
 
 
 def test_no_page_reaches_into_another_pages_package(graph):

@@ -1,7 +1,7 @@
 """Inspect draws a structured document (issue 46) as a readable tree or table of its keyed facts, not
 raw JSON: each fact colours, outlines and lights up like a prose sentence, the original text keeps
 the focused fact marked in place, every uploaded text is escaped, and prose is drawn as before.
-Unit tests of ``ui/record_html.py`` through ``ui/highlight.py``, and the Inspect page in AppTest."""
+Unit tests of ``ui/highlight/record_html.py`` through ``ui/highlight``, and the Inspect page in AppTest."""
 
 from __future__ import annotations
 

@@ -54,19 +54,19 @@ def test_a_starting_server_imports_the_pages_in_the_background(monkeypatch):
     """serve.py starts the warm-up; its thread imports the chart libraries and every page module of
     ui/ (the evaluation's model runtime is not among them: it lives in the worker process), and a
     module that fails to import does not stop the others (it fails on its page, with its message)."""
-    from ui import warm
+    from ui.serving import warm
 
     serve = ast.parse((ROOT / "serve.py").read_text(encoding="utf-8"))
     calls = [ast.unparse(n.value) for n in serve.body if isinstance(n, ast.Expr)]
     assert "warm.in_background()" in calls
     names = warm._ui_modules()
-    assert {"ui.results.results_view", "ui.compare.versions", "ui.sidebar", "ui.share"} <= set(names)
-    assert "ui.warm" not in names and "onnxruntime" not in warm.PAGE_LIBS
+    assert {"ui.results.results_view", "ui.compare.versions", "ui.shell.sidebar", "ui.share"} <= set(names)
+    assert "ui.serving.warm" not in names and "onnxruntime" not in warm.PAGE_LIBS
     asked = []
 
     def fake_import(name):
         asked.append(name)
-        if name == "ui.sidebar":
+        if name == "ui.shell.sidebar":
             raise ImportError("broken on purpose")
 
     monkeypatch.setattr(warm.importlib, "import_module", fake_import)

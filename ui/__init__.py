@@ -11,26 +11,28 @@ the shared modules import no page package; nothing here imports ``pages/``.
     from ui.inspect import inspect_view, review_view
 
 Page packages: ``start``, ``upload``, ``testset``, ``run_app``, ``evaluate``, ``results``, ``inspect``,
-``compare``, ``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one
-``st.Page`` line in ``app.py``, and ``ui/name/`` for its code. One package is no page's: ``serving``
-(``serve.py``'s middleware: ``base_url``, pages opened by their own address; ``share_paint``, a shared
-link's figures in its HTML; ``narrow_nav``, the sidebar closed after a page is chosen on a narrow
-screen), shared code like the modules below, importing no page's package.
+``compare`` (with ``cards``, its table that turns into a card per row where its box is narrow),
+``glossary`` (each ``__init__`` lists its modules). A new page: ``pages/N_name.py``, one ``st.Page``
+line in ``app.py``, and ``ui/name/`` for its code. Two packages are an entry's, not a page's:
+``shell`` (``app.py``'s: the ``sidebar`` drawn around every page) and ``serving`` (``serve.py``'s
+middleware: ``base_url``, pages opened by their own address; ``share_paint``, a shared link's figures in
+its HTML; ``narrow_nav``, the sidebar closed after a page is chosen on a narrow screen; ``warm``, the
+pages imported ahead of the first visitor and the image's build step). Like the shared modules below,
+they import no page's package.
 
-Shared modules — session and server: ``state`` (the one owner of session keys: dataset, the
-visitor's token, the session's run ids, LLM settings, memo), ``history`` (every read of the
-visitor's runs, the session's runs included), ``resources`` (the process's store, review store and
-job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``owner_runs`` (a page's
-own background work, one per visitor: the test set being made, the app being run), ``layout`` (page flow),
-``cookies``, ``warm`` (the image's build step). Widgets and words:
-``sidebar`` (drawn by ``app.py``), ``share`` (share links, links to Inspect a case), ``reviews``
-(the review store, reviewed labels exported), ``data`` (uploads and samples read into cases;
-``md_escape``), ``vocab`` (metric names and help texts; a run's headline figures in words),
-``charts``, ``plot`` (a chart drawn with its title above it: wraps, never under the toolbar),
-``cards`` (a table that turns into a card per row where its box is narrow), ``tables``,
-``highlight`` (``record_html``: a JSON record or table drawn as a tree / tables of its keyed facts).
+Shared modules (used by several pages) — session and server: ``state`` (the one owner of session
+keys: dataset, the visitor's token, the session's run ids, LLM settings, memo), ``history`` (every
+read of the visitor's runs, the session's runs included), ``resources`` (the process's store, review
+store and job queue), ``jobs`` (background runs: start, progress with Cancel, filing), ``owner_runs``
+(a page's own background work, one per visitor: the test set being made, the app being run),
+``layout`` (page flow), ``cookies``. Widgets and words: ``share`` (share links, links to Inspect a
+case), ``reviews`` (the review store, reviewed labels exported), ``data`` (uploads and samples read
+into cases; ``md_escape``), ``vocab`` (metric names and help texts; a run's headline figures in
+words), ``charts``, ``plot`` (a chart drawn with its title above it: wraps, never under the toolbar),
+``tables``, ``highlight`` (a package: sentence spans as HTML for Inspect and Compare; ``record_html``
+inside it draws a JSON record or table as a tree / tables of its keyed facts).
 
-Layering of the shared modules (each imports only modules of an earlier step): ``cookies``, ``cards``,
-``layout``, ``resources``, ``owner_runs``, ``tables``, ``record_html`` -> ``highlight``, ``vocab`` -> ``charts``,
-``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``sidebar``, ``serving``.
+Layering of the shared modules (each imports only modules of an earlier step): ``cookies``,
+``layout``, ``resources``, ``owner_runs``, ``tables``, ``highlight``, ``vocab`` -> ``charts``,
+``state`` -> ``data``, ``history`` -> ``plot``, ``share``, ``jobs``, ``reviews`` -> ``shell``, ``serving``.
 """

@@ -39,10 +39,10 @@ from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.store import labels as run_labels
 
-from .. import cards, history, plot, state, vocab
 from .. import highlight as hl
+from .. import history, plot, state, vocab
 from ..data import md_escape
-from . import app_view, compare_charts, conversations_view
+from . import app_view, cards, compare_charts, conversations_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.

@@ -16,7 +16,9 @@ Modules: ``base_url`` (:class:`PageBaseUrl`: a page opened by its own address â€
 (:class:`SharedFirstPaint`: ``â€¦/results?share=<token>`` answers with the shared run's headline
 figures already in its HTML, seen at first paint, before Streamlit's page is ready),
 ``narrow_nav`` (:class:`NarrowSidebarNav`: below 768 px, choosing a page in the sidebar closes the
-sidebar, which otherwise stays over the chosen page). ``base_url`` imports nothing of the project,
+sidebar, which otherwise stays over the chosen page); and ``warm``, imported by ``serve.py`` itself
+(not a middleware: the pages' modules imported in a background thread while the server starts, and
+``python -m ui.serving.warm``, the image's build step). ``base_url`` imports nothing of the project,
 ``narrow_nav`` only ``base_url``; ``share_paint`` reads the shared run through the shared modules at
 the top of ``ui/`` (``share``, ``history``, ``resources``, ``tables``, ``vocab``, ``state``), which
 import nothing of this package.

@@ -1,6 +1,6 @@
 """A structured document (a JSON record, a table) as a person reads it: a tree of its fields, or
 tables of its rows, each fact a keyed sentence that colours, outlines and lights up like a prose
-sentence. Pure functions (no Streamlit); ``highlight.document_html`` uses :func:`body` and falls
+sentence. Pure functions (no Streamlit); ``spans.document_html`` uses :func:`body` and falls
 back to the stitched text when it returns None (prose, or sentences stored by an earlier splitter
 that do not match the document's facts).
 

@@ -1,5 +1,6 @@
-"""Sentence highlighting as HTML, and sentences not fully supported said in words (:func:`sentence_lines`,
-Inspect's side by side and Compare's regressions). Pure functions (no Streamlit), unit-tested.
+"""Sentence highlighting as HTML (the spans of prose sentences), and sentences not fully supported
+said in words (:func:`sentence_lines`, Inspect's side by side and Compare's regressions). Pure
+functions (no Streamlit), unit-tested.
 
 Cross-highlighting: a **focus** (a response or document sentence the reader picked) is outlined,
 and the sentences it is linked to by the labels' keys (:func:`related`: the supporting document

@@ -1,5 +1,5 @@
 """Import everything a visit to the dashboard imports, so the bytecode is written ahead of time
-(the Docker image runs ``python -m ui.warm`` at build time; packages are installed ``--no-compile``
+(the Docker image runs ``python -m ui.serving.warm`` at build time; packages are installed ``--no-compile``
 and their bytecode goes under ``$PYTHONPYCACHEPREFIX``). Runs no page and loads no model.
 
 :func:`in_background` does the same for a server that just started (``serve.py``): the first visitor

@@ -9,7 +9,7 @@ from evaluators.llm.settings import KEY_ENV
 from evaluators.paths import store_is_temporary
 from evaluators.types import RunResult
 
-from . import history, resources, share, state
+from .. import history, resources, share, state
 
 
 def _reset_model() -> None:
