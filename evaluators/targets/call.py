@@ -37,6 +37,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from . import guard
 from .extract import Answer, ReplyError, extract
 from .model import Target
+from .stream import StreamError, is_event_stream, read_stream
 from .template import Filler, Secrets
 
 #: Kinds of failure that stop the whole run.
@@ -174,6 +175,11 @@ class Caller:
         if status >= 400 or status < 200:
             detail = _error_text(resp, self.secrets)
             raise CallFailure(f"the app answered {said}" + (f": {detail}" if detail else ""), status=status)
+        if is_event_stream(resp.headers.get("content-type")):  # server-sent events, read to the end
+            try:
+                return read_stream(content), status
+            except StreamError as exc:
+                raise CallFailure(_one_line(str(exc), self.secrets), status=status) from None
         try:
             return resp.json(), status
         except ValueError:

@@ -43,15 +43,15 @@ import jmespath
 from pydantic import ValidationError
 
 from .errors import TargetError, TargetRefused
+from .extract import PYTHON_DEFAULTS, FirstOf
 from .policy import TargetPolicy
 from .spec import HttpSpec, TargetSpec
 
 __all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "load_target", "load_targets",
            "target_from_dict"]
 
-#: JMESPath fields and their defaults for a Python target (its return contract).
+#: JMESPath fields (a Python target's defaults: :data:`.extract.PYTHON_DEFAULTS`).
 PATH_FIELDS = ("answer", "contexts", "context_ids", "usage")
-_PYTHON_DEFAULTS = {"answer": "answer", "contexts": "contexts", "usage": "usage"}
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,10 @@ class Target:
         self.policy.check(self.spec, self.source)
         compiled: dict[str, Any] = {}
         for fld in PATH_FIELDS:
-            expr = getattr(self.spec, fld) or (_PYTHON_DEFAULTS.get(fld) if self.spec.python else None)
+            expr = getattr(self.spec, fld)
             if expr is None:
+                if self.spec.python and fld in PYTHON_DEFAULTS:
+                    compiled[fld] = FirstOf(PYTHON_DEFAULTS[fld])
                 continue
             try:
                 compiled[fld] = jmespath.compile(expr)
