@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # before haystack is imported: no call home
 pytest.importorskip("haystack")
 
-from evaluators.targets.extract import made_up  # noqa: E402
-from tests.target_examples import (  # noqa: E402
+from evaluators.targets.extract import made_up
+from tests.target_examples import (
     aimed,
     assert_numbers_are_what_the_ids_say,
     assert_versions_differ,

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("langserve")
 
-from evaluators.cli import main  # noqa: E402
-from evaluators.sample_app import SAMPLE_QUESTIONS  # noqa: E402
-from tests.target_examples import (  # noqa: E402
+from evaluators.cli import main
+from evaluators.sample_app import SAMPLE_QUESTIONS
+from tests.target_examples import (
     aimed,
     assert_numbers_are_what_the_ids_say,
     assert_versions_differ,

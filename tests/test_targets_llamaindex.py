@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from evaluators.cli import main  # noqa: E402
-from evaluators.sample_app import SAMPLE_QUESTIONS  # noqa: E402
-from evaluators.targets import load_target, target_from_dict  # noqa: E402
-from evaluators.targets.extract import made_up  # noqa: E402
-from tests.target_examples import (  # noqa: E402
+from evaluators.cli import main
+from evaluators.sample_app import SAMPLE_QUESTIONS
+from evaluators.targets import load_target, target_from_dict
+from evaluators.targets.extract import made_up
+from tests.target_examples import (
     assert_numbers_are_what_the_ids_say,
     assert_versions_differ,
     example,

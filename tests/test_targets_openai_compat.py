@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from tests.target_examples import (  # noqa: E402
+from tests.target_examples import (
     aimed,
     assert_numbers_are_what_the_ids_say,
     assert_versions_differ,

@@ -82,9 +82,9 @@ class IdCheck:
         n = self.with_ids
         head = (f"none of the app's passage ids is a reference id ({n} question{'s' if n != 1 else ''} with both; "
                 f"the app's look like {self.app_id!r}, the test set's like {self.reference_id!r})")
-        fix = ("check that the app's ids are the test set's: point the target's context_ids (or the passages' id field) at the id the test set uses — e.g. "
-               "LlamaIndex's source_nodes[*].node.ref_doc_id, a LangChain document's metadata.id — not an id the "
-               "vector store or the index made up")
+        fix = ("check that the app's ids are the test set's: point the target's context_ids (or the passages' "
+               "id field) at the id the test set uses — e.g. LlamaIndex's source_nodes[*].node.ref_doc_id, a "
+               "LangChain document's metadata.id — not an id the vector store or the index made up")
         if self.text_hits:
             return (f"{head}, but their texts match the reference passages of {self.text_hits} of "
                     f"{self.text_checked}: the ids are the app's own, so retrieval is scored by text; to score by "

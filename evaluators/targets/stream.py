@@ -51,7 +51,8 @@ def is_event_stream(content_type: str | None) -> bool:
 def events(text: str) -> list[Event]:
     """The events of an event stream (a last event without its blank line counts: the stream ended)."""
     out: list[Event] = []
-    name, data = "", []
+    name = ""
+    data: list[str] = []
     for line in [*_LINES.split(text), ""]:
         if not line:
             if data:

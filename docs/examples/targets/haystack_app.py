@@ -16,15 +16,15 @@ import os
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no call home
 
-from typing import Any  # noqa: E402
+from typing import Any
 
-from example_corpus import first_sentence, passages, serve  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
-from haystack import Document, Pipeline, component  # noqa: E402
-from haystack.components.builders import PromptBuilder  # noqa: E402
-from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # noqa: E402
-from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+from example_corpus import first_sentence, passages, serve
+from fastapi import FastAPI
+from haystack import Document, Pipeline, component
+from haystack.components.builders import PromptBuilder
+from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+from haystack.document_stores.in_memory import InMemoryDocumentStore
+from pydantic import BaseModel
 
 store = InMemoryDocumentStore()
 store.write_documents([Document(content=p.text, meta={"doc_id": p.id, "title": p.title}) for p in passages()])
