@@ -16,6 +16,9 @@ from typing import Any, Mapping, Sequence
 
 from .matching import TEXT_MATCH_THRESHOLD, overlap, shingles
 
+#: How :meth:`IdCheck.message` opens (a run's retrieval reason holding it is a run whose ids matched nothing).
+UNMATCHED = "none of the app's passage ids is a reference id"
+
 
 def _strings(v: Any) -> list[str]:
     if isinstance(v, Mapping):
@@ -80,7 +83,7 @@ class IdCheck:
         if not self.unmatched:
             return None
         n = self.with_ids
-        head = (f"none of the app's passage ids is a reference id ({n} question{'s' if n != 1 else ''} with both; "
+        head = (f"{UNMATCHED} ({n} question{'s' if n != 1 else ''} with both; "
                 f"the app's look like {self.app_id!r}, the test set's like {self.reference_id!r})")
         fix = ("check that the app's ids are the test set's: point the target's context_ids (or the passages' "
                "id field) at the id the test set uses — e.g. LlamaIndex's source_nodes[*].node.ref_doc_id, a "
@@ -95,4 +98,4 @@ class IdCheck:
                 f"metric will be 0; {fix}")
 
 
-__all__ = ["IdCheck"]
+__all__ = ["UNMATCHED", "IdCheck"]
