@@ -223,3 +223,23 @@ def test_a_python_target_that_needs_a_missing_package_says_it_runs_in_this_pytho
     assert f"runs inside the evaluator's own Python ({sys.executable})" in said
     with pytest.raises(TargetError, match=r"cannot import 'nowhere_xyz' .*evaluator's own Python.*PYTHONPATH"):
         run_target(target_from_dict({"python": "nowhere_xyz:f"}, "t"), qs, None)
+
+
+# ---------------------------------------------------------------------------------- the examples
+def test_the_docs_show_each_example_target_file_as_it_is():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "targets.md").read_text(encoding="utf-8")
+    ex = root / "docs" / "examples" / "targets"
+    shown = ["langserve_k1", "langserve_k4_stream", "llamaindex_k1", "openai_k1", "openai_k4_stream", "haystack_k1"]
+    for name in shown:
+        assert (ex / f"{name}.yaml").read_text(encoding="utf-8") in doc, name
+    for k4 in ("langserve_k4", "llamaindex_k4", "openai_k4", "haystack_k4"):  # "the same with k4"
+        k1 = (ex / f"{k4.replace('k4', 'k1')}.yaml").read_text(encoding="utf-8")
+        want = k1.replace("k1", "k4").replace("k=1", "k=4").replace("{k: 1}", "{k: 4}")
+        assert (ex / f"{k4}.yaml").read_text(encoding="utf-8") == want, k4
+    from evaluators.targets import load_target
+
+    for f in sorted(ex.glob("*.yaml")):
+        load_target(f)  # every one a valid target file

@@ -26,9 +26,12 @@ A target is HTTP::
     rpm: 600                       # optional: at most this many calls a minute
     match: id                      # optional: how retrieval is scored (id | text), else decided per run
 
-or Python: ``python: package.module:function`` (sync or async; given the question row as a dict;
-returning ``{"answer", "contexts": [text or {"id", "text"}], "usage"}`` or the answer as text).
-The JMESPath fields then default to that contract and may be given to read another shape.
+or Python: ``python: package.module:function`` (sync or async; called ``function(row, **args)`` with
+the question row as a dict and the file's ``args: {k: 4}``; imported into the evaluator's own Python,
+:mod:`.function`), returning ``{"answer", "contexts": [text or {"id", "text"}], "usage"}``, the answer
+as text, or a framework's objects (a LlamaIndex ``Response``, LangChain documents:
+:mod:`.objects`). The JMESPath fields then default to the first of the usual names
+(:data:`.extract.PYTHON_DEFAULTS`) and may be given to read another shape.
 """
 
 from __future__ import annotations
