@@ -24,9 +24,16 @@ Modules, each opening with the contract it keeps:
   no environment, typed-URL rules);
 * :mod:`.owner` — a deployment's own targets: the file the owner setting ``RAG_EVAL_TARGETS`` names,
   and the environment (secrets included) their ``${VAR}`` are read from;
-* :mod:`.template` — ``{column}`` and ``${VAR}`` filled in at call time; :class:`Secrets` masks what
-  must never be shown;
-* :mod:`.extract` — the JSON reply -> answer, passages, ids, usage (JMESPath);
+* :mod:`.template` — ``{column}`` (and ``{messages}``: the conversation as chat messages) and
+  ``${VAR}`` filled in at call time; :class:`Secrets` masks what must never be shown;
+* :mod:`.extract` — the JSON reply -> answer, passages, ids, scores, usage (JMESPath), framework
+  shapes read as they are (LangServe documents, LlamaIndex nodes, Haystack documents, chat messages);
+* :mod:`.objects` — a Python target's return value as JSON: a LlamaIndex ``Response``, LangChain /
+  Haystack documents and messages, pydantic models, dataclasses;
+* :mod:`.stream` — server-sent events (OpenAI ``stream: true``, LangServe ``/stream``) read to the
+  end, put together into the one reply the app gives without streaming;
+* :mod:`.function` — a Python target's function imported into the evaluator's own Python, its
+  ``args`` bound;
 * :mod:`.guard` — a visitor's connections checked as they are made (no DNS rebinding), replies
   bounded in size;
 * :mod:`.call` — one question: the request, retries on 429 / 5xx / timeouts honouring Retry-After,

@@ -37,6 +37,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from . import guard
 from .extract import Answer, ReplyError, extract
 from .model import Target
+from .stream import StreamError, is_event_stream, read_stream
 from .template import Filler, Secrets
 
 #: Kinds of failure that stop the whole run.
@@ -174,6 +175,11 @@ class Caller:
         if status >= 400 or status < 200:
             detail = _error_text(resp, self.secrets)
             raise CallFailure(f"the app answered {said}" + (f": {detail}" if detail else ""), status=status)
+        if is_event_stream(resp.headers.get("content-type")):  # server-sent events, read to the end
+            try:
+                return read_stream(content), status
+            except StreamError as exc:
+                raise CallFailure(_one_line(str(exc), self.secrets), status=status) from None
         try:
             return resp.json(), status
         except ValueError:
@@ -240,5 +246,6 @@ class Caller:
             return Outcome(None, self.secrets.redact(str(exc)), attempts, latency, time.perf_counter() - t0, status)
         s = self.secrets
         answer = Answer(s.redact(answer.text), tuple(s.redact(c) for c in answer.contexts),
-                        tuple(s.redact(i) for i in answer.context_ids), s.redact_obj(answer.usage), answer.notes)
+                        tuple(s.redact(i) for i in answer.context_ids), s.redact_obj(answer.usage), answer.notes,
+                        answer.context_scores)
         return Outcome(answer, None, attempts, latency, time.perf_counter() - t0, status)

@@ -8,9 +8,10 @@ the row's ``ground_truth`` / ``reference_context_ids`` / ``reference_context_rel
 ``reference_contexts`` / ``history`` / ``conversation_id`` when it has them, its other columns (not
 human labels: they judged another answer), and ``metadata``: ``target``, ``latency_s``,
 ``elapsed_s``, ``attempts``, ``status``, ``usage``, ``error`` (null when answered), ``repeat`` and
-``question_id`` with ``--repeat``, ``retrieval_match`` when the target says ``match``. A question the
-app did not answer is written with its ``error`` and an empty response: ``evaluate`` keeps it as a
-case flagged with that error (the others still score).
+``question_id`` with ``--repeat``, ``retrieval_match`` when the target says ``match``,
+``document_scores`` when the app scored its passages (one per document, as the app gave them). A
+question the app did not answer is written with its ``error`` and an empty response: ``evaluate``
+keeps it as a case flagged with that error (the others still score).
 
 Each line is written whole and flushed as the question finishes (fsync'ed at most every 2 s), so a
 ``kill -9`` leaves every finished question readable and at most a last line cut short;
@@ -86,6 +87,8 @@ def case_line(q: QuestionRow, target: str, outcome: Outcome, k: int = 1, n: int 
     }
     if a is not None and a.notes:
         meta["notes"] = list(a.notes)
+    if a is not None and a.context_scores:
+        meta["document_scores"] = list(a.context_scores)
     if n > 1:
         meta["repeat"] = k
         meta["question_id"] = case.id

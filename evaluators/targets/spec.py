@@ -37,6 +37,8 @@ class TargetSpec(_Strict):
     name: str | None = Field(None, min_length=1, max_length=200)
     http: HttpSpec | None = None
     python: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    #: A Python target's keyword arguments: each question calls ``function(row, **args)``.
+    args: dict[str, Any] | None = None
     answer: str | None = None
     contexts: str | None = None
     context_ids: str | None = None
@@ -55,4 +57,7 @@ class TargetSpec(_Strict):
         if (self.http is None) == (self.python is None):
             raise ValueError("give either 'http' (an app to call over HTTP) or 'python' (package.module:function), "
                              "not " + ("both" if self.http else "neither"))
+        if self.args is not None and self.python is None:
+            raise ValueError("'args' are a Python target's keyword arguments: an HTTP target sends its values in "
+                             "http.body or http.query")
         return self
