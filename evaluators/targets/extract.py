@@ -11,7 +11,9 @@ reply's top-level keys. Accepted shapes:
   ``passage_id`` / ``chunk_id``), or one text; missing or null: no passages;
 * context_ids — a list of ids (text or integers), one per passage; without it, the ids inside the
   passage objects when every passage has one;
-* usage — any JSON value, kept as given.
+* usage — any JSON value, kept as given;
+* tool_calls — an agent's tool calls, in any shape ``evaluators.toolcalls.read_calls`` reads (a list
+  of ``{name, arguments}``, OpenAI / LangChain / Anthropic calls, a transcript); missing or null: none.
 
 A Python target may return the answer as plain text.
 """
@@ -38,6 +40,8 @@ class Answer:
     usage: Any = None
     #: Non-fatal notes on the reply (e.g. ids dropped).
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: The agent's tool calls (``ToolCall`` s), in order.
+    tool_calls: tuple[Any, ...] = ()
 
 
 def _keys(reply: Any) -> str:
@@ -117,4 +121,12 @@ def extract(reply: Any, paths: Mapping[str, Any], python: bool = False) -> Answe
     elif any(i is not None for i in inner):
         notes.append("some passages had an id and others not: ids left out")
     usage = paths["usage"].search(reply) if "usage" in paths else None
-    return Answer(str(raw), tuple(texts), tuple(ids), usage, tuple(notes))
+    calls: tuple[Any, ...] = ()
+    if "tool_calls" in paths:
+        from ..toolcalls import ToolCallError, read_calls
+
+        try:
+            calls = read_calls(paths["tool_calls"].search(reply), f"tool_calls path {paths['tool_calls'].expression!r}")
+        except ToolCallError as exc:
+            raise ReplyError(str(exc)) from None
+    return Answer(str(raw), tuple(texts), tuple(ids), usage, tuple(notes), calls)

@@ -50,8 +50,8 @@ __all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "
            "target_from_dict"]
 
 #: JMESPath fields and their defaults for a Python target (its return contract).
-PATH_FIELDS = ("answer", "contexts", "context_ids", "usage")
-_PYTHON_DEFAULTS = {"answer": "answer", "contexts": "contexts", "usage": "usage"}
+PATH_FIELDS = ("answer", "contexts", "context_ids", "usage", "tool_calls")
+_PYTHON_DEFAULTS = {"answer": "answer", "contexts": "contexts", "usage": "usage", "tool_calls": "tool_calls"}
 
 
 @dataclass(frozen=True)
