@@ -240,5 +240,6 @@ class Caller:
             return Outcome(None, self.secrets.redact(str(exc)), attempts, latency, time.perf_counter() - t0, status)
         s = self.secrets
         answer = Answer(s.redact(answer.text), tuple(s.redact(c) for c in answer.contexts),
-                        tuple(s.redact(i) for i in answer.context_ids), s.redact_obj(answer.usage), answer.notes)
+                        tuple(s.redact(i) for i in answer.context_ids), s.redact_obj(answer.usage), answer.notes,
+                        tuple(type(c).model_validate(s.redact_obj(c.model_dump())) for c in answer.tool_calls))
         return Outcome(answer, None, attempts, latency, time.perf_counter() - t0, status)

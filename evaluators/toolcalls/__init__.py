@@ -26,12 +26,15 @@ Modules (this package's surface is below):
 * ``arguments`` — argument values normalised (numbers, dates, case) and compared (exact, by key);
 * ``measures`` — the measures of one case (pure; each definition beside ragas' / DeepEval's /
   agentevals' and docs/metrics.md);
-* ``scoring`` — each case's metrics valued or skipped with the reason, the order used, unknown tools.
+* ``scoring`` — each case's metrics valued or skipped with the reason, the order used, unknown tools;
+* ``changes`` — the tools a version stopped or started calling, question by question (Compare).
 """
 
 from __future__ import annotations
 
 from .arguments import by_key, exact, normalize, same
+from .changes import added_tools, dropped_tools
+from .changes import sentences as tool_change_sentences
 from .measures import (
     arguments_by_key,
     arguments_exact,
@@ -45,7 +48,7 @@ from .scoring import NO_REFERENCE, case_metrics, has_tool_calls, known_tools, or
 from .shapes import ANY_ARGUMENTS, MAX_RESULT_CHARS, ToolCallError, call_dicts, call_of, cut, read_calls
 
 __all__ = [
-    "ANY_ARGUMENTS", "COMPARED", "COUNTED", "DECLARATIONS", "FAMILY", "MAX_RESULT_CHARS", "NAMES", "NO_REFERENCE",
+    "ANY_ARGUMENTS", "COMPARED", "added_tools", "dropped_tools", "tool_change_sentences", "COUNTED", "DECLARATIONS", "FAMILY", "MAX_RESULT_CHARS", "NAMES", "NO_REFERENCE",
     "ORDERS", "ORDER_KEY", "ToolCallError", "arguments_by_key", "arguments_exact", "by_key", "call_dicts", "call_of",
     "case_metrics", "cut", "exact", "has_tool_calls", "is_toolcall_metric", "known_tools", "normalize",
     "order_of", "read_calls", "same", "score_cases", "tool_call_accuracy", "tool_call_f1", "tool_selection",
