@@ -116,6 +116,9 @@ def call_of(item: Any, where: str = "tool call") -> ToolCall:
     if not isinstance(item, Mapping):
         raise ToolCallError(f"{where}: expected an object with a name, got {type(item).__name__}")
     d: Mapping[str, Any] = item
+    if set(d) <= set(ToolCall.model_fields) and isinstance(d.get("name"), str) and d["name"].strip() \
+            and isinstance(d.get("arguments", {}), Mapping) and ({"raw_arguments", "documents", "span_id", "notes"} & set(d)):
+        return ToolCall.model_validate(d)  # our own results file / cases file
     inner = d.get("function") if isinstance(d.get("function"), Mapping) else d.get("functionCall")
     if isinstance(inner, Mapping):  # OpenAI chat / Gemini: the call inside, the id outside
         d = {**{k: v for k, v in d.items() if k not in ("function", "functionCall")}, **inner}

@@ -99,6 +99,8 @@ def find_root(trace: Trace) -> tuple[Span | None, str | None]:
     ids = {s.span_id for s in trace.spans}
     flagged = [s for s in trace.spans if s.is_root]
     roots = flagged or [s for s in trace.spans if not s.parent_id]
+    if len(roots) > 1:  # a tool / LLM span that lost its parent is no root when the trace has another
+        roots = [s for s in roots if s.kind not in ("TOOL", "LLM", "RETRIEVER")] or roots
     orphans = [s for s in trace.spans if s.parent_id and s.parent_id not in ids and not s.is_root]
     if not roots:
         if orphans:

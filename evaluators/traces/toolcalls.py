@@ -227,6 +227,8 @@ def _step(s: Span, by_id: dict[str, dict[str, Any]], unused: list[dict[str, Any]
         args, raw, note = _arguments(s, request)
     if note:
         notes.append(note)
+    if not s.parent_id and not s.is_root:
+        notes.append("its span names no parent: read as a call of this trace by its trace id")
     error = None
     if s.status == "ERROR" or status == "error":
         status = "error"
