@@ -111,8 +111,8 @@ def main() -> None:
             print(f"{kind:16} {rows[kind]['file_mb']:6.1f} MB  {best['cases']} cases  wall {best['wall_s']:5.2f} s  "
                   f"cpu {best['cpu_s']:5.2f} s  peak RSS {best['peak_rss_mb']} MB (before {best['rss_before_mb']})"
                   f"  load {best['load_1min']}", flush=True)
-    result = {"traces": args.traces, "agent": args.agent, "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": machine.cpu(),
-              "python": platform.python_version(), "files": rows}
+    result = {"traces": args.traces, "agent": args.agent, "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+              "cpu": machine.cpu(), "python": platform.python_version(), "files": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")

@@ -51,7 +51,7 @@ def rows() -> list[dict]:
                      ("What is your return window for electronics?", "return policy")]:
         add("one search, right", q, [c(S, query=query)], ALL_ONE, 1)
     # 2. one order lookup, right
-    for i, q in enumerate(["What is the status of order A-1003?", "Has A-1007 arrived yet?",
+    for q in (["What is the status of order A-1003?", "Has A-1007 arrived yet?",
                            "Can you check order A-1011 for me?", "Where is A-1015 right now?",
                            "Any news on my order A-1020?", "Did order A-1024 go out?"]):
         oid = q.split("A-")[1][:4]

@@ -32,7 +32,8 @@ def runs(tmp_path_factory):
     out = {}
     for v in ("agent_v1", "agent_v2"):
         path = tmp_path_factory.mktemp(v) / "cases.jsonl"
-        report = run_target(load_target(ROOT / "data" / "sample_targets" / f"{v}.yaml"), load_questions(QUESTIONS), path)
+        target = load_target(ROOT / "data" / "sample_targets" / f"{v}.yaml")
+        report = run_target(target, load_questions(QUESTIONS), path)
         assert report.answered == 60 and not report.failed
         out[v] = evaluate_batch(load_cases(path).cases, "trace")
     return out
@@ -84,13 +85,6 @@ def _parity_imports():
     mod = types.ModuleType("langchain_community.chat_models.vertexai")
     mod.ChatVertexAI = type("ChatVertexAI", (), {})  # type: ignore[attr-defined]
     sys.modules.setdefault(mod.__name__, mod)
-    from deepeval.metrics import ToolCorrectnessMetric
-    from deepeval.test_case import LLMTestCase, ToolCallParams
-    from deepeval.test_case import ToolCall as DToolCall
-    from ragas.dataset_schema import MultiTurnSample
-    from ragas.messages import AIMessage, HumanMessage
-    from ragas.messages import ToolCall as RToolCall
-    from ragas.metrics import ToolCallAccuracy, ToolCallF1
 
     return types.SimpleNamespace(**locals())
 

@@ -171,15 +171,18 @@ def agent_spans(t: SynthTrace, calls: int = 3, result_chars: int = 0, raw_args: 
     messages) and a TOOL span answering (a ToolMessage with the call's id), then the final LLM span.
     ``result_chars``: the first search returns one passage that long; ``raw_args``: the model's
     arguments are not JSON; ``orphan_tool``: the last tool span names no parent."""
-    out = [{"name": "LangGraph", "kind": "CHAIN", "id": t.root_id, "parent": None, "ms": 0, "end": 100 + 20 * calls,
+    out: list[dict[str, Any]] = [{
+        "name": "LangGraph", "kind": "CHAIN", "id": t.root_id, "parent": None, "ms": 0, "end": 100 + 20 * calls,
             "attrs": {"input.value": json.dumps({"messages": [["user", t.question]]}),
                       "output.value": json.dumps({"messages": [{"type": "human", "data": {"content": t.question}},
                                                                {"type": "ai", "data": {"content": t.answer}}]})}}]
     for i in range(calls):
         name = "search_docs" if i % 3 != 2 else "lookup_order"
-        args = {"query": f"{t.question.split()[-1]} {i % 2}"} if name == "search_docs" else {"order_id": f"A-{i}"}
+        args: dict[str, str] = ({"query": f"{t.question.split()[-1]} {i % 2}"} if name == "search_docs"
+                                else {"order_id": f"A-{i}"})
         cid = f"call-{i}"
-        llm_id, tool_id = f"{int(t.llm_id, 16) + 2 * i + 1:016x}"[-16:], f"{int(t.prompt_id, 16) + 2 * i + 1:016x}"[-16:]
+        llm_id = f"{int(t.llm_id, 16) + 2 * i + 1:016x}"[-16:]
+        tool_id = f"{int(t.prompt_id, 16) + 2 * i + 1:016x}"[-16:]
         arguments = "query=" + args.get("query", "") if raw_args else json.dumps(args)
         out.append({"name": "ChatModel", "kind": "LLM", "id": llm_id, "parent": t.root_id, "ms": 10 + 20 * i,
                     "end": 15 + 20 * i, "attrs": {"llm.output_messages": [{

@@ -107,17 +107,18 @@ def call_of(item: Any, where: str = "tool call") -> ToolCall:
     if isinstance(item, ToolCall):
         return item
     if isinstance(item, str):
-        name = item.strip()
-        if not name or name[0] in "[{":
+        bare = item.strip()
+        if not bare or bare[0] in "[{":
             raise ToolCallError(f"{where}: expected a tool name or an object, got {item[:60]!r}")
-        return ToolCall(name=name, notes=(ANY_ARGUMENTS,))
+        return ToolCall(name=bare, notes=(ANY_ARGUMENTS,))
     if hasattr(item, "model_dump") and not isinstance(item, Mapping):  # ragas / DeepEval / LangChain objects
         item = item.model_dump()
     if not isinstance(item, Mapping):
         raise ToolCallError(f"{where}: expected an object with a name, got {type(item).__name__}")
     d: Mapping[str, Any] = item
+    ours = {"raw_arguments", "documents", "span_id", "notes"}  # keys only our own dump has
     if set(d) <= set(ToolCall.model_fields) and isinstance(d.get("name"), str) and d["name"].strip() \
-            and isinstance(d.get("arguments", {}), Mapping) and ({"raw_arguments", "documents", "span_id", "notes"} & set(d)):
+            and isinstance(d.get("arguments", {}), Mapping) and ours & set(d):
         return ToolCall.model_validate(d)  # our own results file / cases file
     inner = d.get("function") if isinstance(d.get("function"), Mapping) else d.get("functionCall")
     if isinstance(inner, Mapping):  # OpenAI chat / Gemini: the call inside, the id outside
@@ -154,12 +155,12 @@ def _is_transcript(items: list[Any]) -> bool:
 def _from_transcript(items: list[Mapping[str, Any]], where: str) -> list[ToolCall]:
     results: dict[str, Any] = {}
     for m in items:
-        body = m.get("data") if isinstance(m.get("data"), Mapping) else m
+        body: Mapping[str, Any] = m["data"] if isinstance(m.get("data"), Mapping) else m
         if _role(m) == "tool" and body.get("tool_call_id") is not None:
             results[str(body["tool_call_id"])] = body
     out: list[ToolCall] = []
     for m in items:
-        body = m.get("data") if isinstance(m.get("data"), Mapping) else m
+        body = m["data"] if isinstance(m.get("data"), Mapping) else m
         if _role(m) not in ("assistant", "ai"):
             continue
         for c in body.get("tool_calls") or []:

@@ -110,7 +110,7 @@ def _answer_of_tool(output: Any) -> tuple[Any, str | None, str]:
     if isinstance(v, dict) and set(v) == {"output"}:
         v = parsed(v["output"])
     if isinstance(v, dict):
-        body = v.get("data") if isinstance(v.get("data"), dict) and v.get("type") == "tool" else v
+        body: dict[str, Any] = v["data"] if isinstance(v.get("data"), dict) and v.get("type") == "tool" else v
         if "tool_call_id" in body or (body.get("type") == "tool" and "content" in body):
             status = "error" if str(body.get("status") or "").lower() == "error" else "ok"
             return body.get("content"), as_text(body.get("tool_call_id")), status
@@ -288,7 +288,7 @@ def declared_tools(spans: list[Span]) -> list[str]:
         for t in indexed(s.attributes, "llm.tools") or []:
             schema = parsed(t.get("tool.json_schema"))
             if isinstance(schema, dict):
-                fn = schema.get("function") if isinstance(schema.get("function"), dict) else schema
+                fn: dict[str, Any] = schema["function"] if isinstance(schema.get("function"), dict) else schema
                 n = as_text(fn.get("name"))
                 if n:
                     names[n] = None
