@@ -89,6 +89,7 @@ def _parity_imports():
     return types.SimpleNamespace(**locals())
 
 
+@pytest.mark.slow  # importing ragas and DeepEval: ~25 s of CPU
 def test_ragas_and_deepeval_give_the_same_numbers_where_the_definitions_are_shared(runs):
     x = _parity_imports()
     compared = {"tool_call_accuracy": 0, "tool_call_f1": 0, "tool_selection": 0, "tool_arguments_by_key": 0}
