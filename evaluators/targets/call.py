@@ -247,5 +247,6 @@ class Caller:
         s = self.secrets
         answer = Answer(s.redact(answer.text), tuple(s.redact(c) for c in answer.contexts),
                         tuple(s.redact(i) for i in answer.context_ids), s.redact_obj(answer.usage), answer.notes,
-                        answer.context_scores)
+                        answer.context_scores,
+                        tuple(type(c).model_validate(s.redact_obj(c.model_dump())) for c in answer.tool_calls))
         return Outcome(answer, None, attempts, latency, time.perf_counter() - t0, status)

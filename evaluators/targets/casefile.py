@@ -61,6 +61,11 @@ def case_line(q: QuestionRow, target: str, outcome: Outcome, k: int = 1, n: int 
     }
     if a is not None and a.context_ids:
         line["document_ids"] = list(a.context_ids)
+    if a is not None and a.tool_calls:
+        line["tool_calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in a.tool_calls]
+    if case.reference_tool_calls is not None:
+        line["reference_tool_calls"] = [c.model_dump(mode="json", exclude_defaults=True)
+                                        for c in case.reference_tool_calls]
     if case.ground_truth is not None:
         line["ground_truth"] = case.ground_truth
     if case.reference_context_ids:

@@ -21,7 +21,9 @@ lists the reply's top-level keys. Accepted shapes:
   ids, Haystack's content hashes) only when nothing else names the passage;
 * context_ids — a list of ids (text or integers), one per passage; without it, the ids of the
   passage objects when every passage has one;
-* usage — any JSON value, kept as given.
+* usage — any JSON value, kept as given;
+* tool_calls — an agent's tool calls, in any shape ``evaluators.toolcalls.read_calls`` reads (a list
+  of ``{name, arguments}``, OpenAI / LangChain / Anthropic calls, a transcript); missing or null: none.
 
 A Python target may return the answer as plain text; without paths in its target file its answer is
 the first of ``answer`` / ``response`` / ``output`` / ``result`` and its passages the first of
@@ -53,6 +55,7 @@ PYTHON_DEFAULTS: dict[str, tuple[str, ...]] = {
     "answer": ("answer", "response", "output", "result"),
     "contexts": ("contexts", "context", "source_documents", "source_nodes", "documents", "sources"),
     "usage": ("usage",),
+    "tool_calls": ("tool_calls",),
 }
 
 
@@ -86,6 +89,8 @@ class Answer:
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: One score per passage as the app gave it (None where it gave none), or empty when it gave none.
     context_scores: tuple[float | None, ...] = ()
+    #: The agent's tool calls (``ToolCall`` s), in order.
+    tool_calls: tuple[Any, ...] = ()
 
 
 def _keys(reply: Any) -> str:
@@ -243,5 +248,13 @@ def extract(reply: Any, paths: Mapping[str, Any], python: bool = False) -> Answe
     elif any(i is not None for i in inner):
         notes.append("some passages had an id and others not: ids left out")
     usage = paths["usage"].search(reply) if "usage" in paths else None
+    calls: tuple[Any, ...] = ()
+    if "tool_calls" in paths:
+        from ..toolcalls import ToolCallError, read_calls
+
+        try:
+            calls = read_calls(paths["tool_calls"].search(reply), f"tool_calls path {paths['tool_calls'].expression!r}")
+        except ToolCallError as exc:
+            raise ReplyError(str(exc)) from None
     kept = tuple(scores) if any(x is not None for x in scores) else ()
-    return Answer(str(raw), tuple(texts), tuple(ids), usage, tuple(notes), kept)
+    return Answer(str(raw), tuple(texts), tuple(ids), usage, tuple(notes), kept, calls)

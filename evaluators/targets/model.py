@@ -54,7 +54,7 @@ __all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "
            "target_from_dict"]
 
 #: JMESPath fields (a Python target's defaults: :data:`.extract.PYTHON_DEFAULTS`).
-PATH_FIELDS = ("answer", "contexts", "context_ids", "usage")
+PATH_FIELDS = ("answer", "contexts", "context_ids", "usage", "tool_calls")
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ class TargetSpec(_Strict):
     answer: str | None = None
     contexts: str | None = None
     context_ids: str | None = None
+    #: An agent's tool calls in its reply (any shape ``evaluators.toolcalls.read_calls`` reads).
+    tool_calls: str | None = None
     usage: str | None = None
     concurrency: int = Field(8, ge=1, le=256)
     retries: int = Field(3, ge=0, le=20)
