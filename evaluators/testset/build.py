@@ -161,7 +161,7 @@ class _Run:
                      for i, c in enumerate(options)]
             best = options[min(keyed)[3]]
             pool.remove(best)
-            if self.dedupe.accept(best.question, self.vectors[best.question]):
+            if self.dedupe.accept(best.question, self.vectors[best.question], best.ground_truth):
                 return best
             self.dropped["near-duplicate of a question already kept"] += 1
 

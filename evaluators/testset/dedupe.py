@@ -1,9 +1,12 @@
 """Near-duplicate questions, found with the project's embedded MiniLM (``evaluators.encoder``).
 
-Contract: :class:`Deduper` keeps the questions accepted so far; ``accept(text, vector)`` says
+Contract: :class:`Deduper` keeps the questions accepted so far; ``accept(text, vector, answer)`` says
 whether a new question is far enough from all of them — cosine similarity of the MiniLM embeddings
 below ``NEAR_DUPLICATE`` (0.85), and not the same text once case, spaces and punctuation are
-ignored — and remembers it when it is. Vectors come from :func:`embed` (cached, batched; the model
+ignored — and remembers it when it is. Two close questions whose answers differ ("How much can
+individuals sue for in small claims court?" $12,500 / "How much can business entities sue for ...?"
+$6,250) ask about two things and are both kept, unless their words are nearly the same (word
+Jaccard ≥ ``SAME_WORDS``). Vectors come from :func:`embed` (cached, batched; the model
 loads on first use, nothing is downloaded).
 """
 
@@ -19,6 +22,8 @@ import numpy as np
 #: default?" score 0.83-0.9, a repeated sentence 1.0; questions about different facts of one subject
 #: ("When did Apollo 11 land on the Moon?" / "Who walked on the lunar surface?") 0.5-0.7.
 NEAR_DUPLICATE = 0.85
+#: Two questions sharing this share of their words (Jaccard) are one question whatever their answers.
+SAME_WORDS = 0.8
 
 
 def norm(text: str) -> str:
@@ -36,6 +41,7 @@ class Deduper:
         self.threshold = threshold
         self._vecs: list[np.ndarray] = []
         self._seen: set[str] = set()
+        self._kept: list[tuple[set[str], set[str]]] = []  # (question words, answer words)
 
     def similarity(self, vector: np.ndarray) -> float:
         """The highest cosine similarity to an accepted question (0 when none)."""
@@ -43,10 +49,19 @@ class Deduper:
             return 0.0
         return float(np.max(np.stack(self._vecs) @ vector))
 
-    def accept(self, text: str, vector: np.ndarray) -> bool:
+    def accept(self, text: str, vector: np.ndarray, answer: str | None = None) -> bool:
         key = norm(text)
-        if key in self._seen or self.similarity(vector) >= self.threshold:
+        if key in self._seen:
             return False
+        words, said = set(key.split()), set(norm(answer or "").split())
+        if self._vecs:
+            sims = np.stack(self._vecs) @ vector
+            for k in np.flatnonzero(sims >= self.threshold):
+                other_q, other_a = self._kept[int(k)]
+                same_words = len(words & other_q) / max(1, len(words | other_q)) >= SAME_WORDS
+                if answer is None or same_words or not said or len(said & other_a) / max(1, len(said | other_a)) >= 0.5:
+                    return False
         self._seen.add(key)
         self._vecs.append(np.asarray(vector, dtype=np.float32))
+        self._kept.append((words, said))
         return True
