@@ -24,6 +24,25 @@ import numpy as np
 NEAR_DUPLICATE = 0.85
 #: Two questions sharing this share of their words (Jaccard) are one question whatever their answers.
 SAME_WORDS = 0.8
+#: Two questions this similar ask the same thing whatever their answers ("What happens when you create
+#: the enterprise?" / "What happens after your enterprise is created?": 0.95); "How much can individuals
+#: sue for ...?" / "How much can business entities sue for ...?" score 0.88.
+SAME_QUESTION = 0.93
+
+
+def same_question(cosine: float, q1: str, q2: str, a1: str | None = None, a2: str | None = None,
+                  threshold: float = NEAR_DUPLICATE) -> bool:
+    """Whether two questions ask one thing: as close as ``SAME_QUESTION``; or as close as ``threshold``
+    with nearly the same words, or answers that overlap (or no answers to tell them apart)."""
+    if cosine >= max(SAME_QUESTION, threshold):
+        return True
+    if cosine < threshold:
+        return False
+    w1, w2 = set(norm(q1).split()), set(norm(q2).split())
+    if len(w1 & w2) / max(1, len(w1 | w2)) >= SAME_WORDS or a1 is None or a2 is None:
+        return True
+    s1, s2 = set(norm(a1).split()), set(norm(a2).split())
+    return not s1 or not s2 or len(s1 & s2) / max(1, len(s1 | s2)) >= 0.5
 
 
 def norm(text: str) -> str:
@@ -41,7 +60,7 @@ class Deduper:
         self.threshold = threshold
         self._vecs: list[np.ndarray] = []
         self._seen: set[str] = set()
-        self._kept: list[tuple[set[str], set[str]]] = []  # (question words, answer words)
+        self._kept: list[tuple[str, str | None]] = []  # (question, answer)
 
     def similarity(self, vector: np.ndarray) -> float:
         """The highest cosine similarity to an accepted question (0 when none)."""
@@ -53,15 +72,13 @@ class Deduper:
         key = norm(text)
         if key in self._seen:
             return False
-        words, said = set(key.split()), set(norm(answer or "").split())
         if self._vecs:
             sims = np.stack(self._vecs) @ vector
             for k in np.flatnonzero(sims >= self.threshold):
                 other_q, other_a = self._kept[int(k)]
-                same_words = len(words & other_q) / max(1, len(words | other_q)) >= SAME_WORDS
-                if answer is None or same_words or not said or len(said & other_a) / max(1, len(said | other_a)) >= 0.5:
+                if same_question(float(sims[k]), text, other_q, answer, other_a, self.threshold):
                     return False
         self._seen.add(key)
         self._vecs.append(np.asarray(vector, dtype=np.float32))
-        self._kept.append((words, said))
+        self._kept.append((text, answer))
         return True

@@ -87,7 +87,7 @@ def own_question(question: str, answer: str) -> str | None:
     """An FAQ's question as a reader can ask it without the page, or None when it cannot stand alone."""
     q = " ".join(question.strip(" *_#").split())
     q = re.sub(r"^(?:Q\s*[:.)-]|\d{1,3}[.)])\s*", "", q)
-    if not q.endswith("?") or len(q.split()) < 3:
+    if not q.endswith("?") or len(q.split()) < 3 or re.match(r"(?i)(table|figure|fig\.)\s*\d", q):
         return None
     if _content_nouns(q):
         return q

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .offline_clause import BOUNDARY, Clause, piece, read_clause, remainder, subject_text, verb_words
+from .offline_clause import BOUNDARY, Clause, piece, read_clause, remainder, strip_front, subject_text, verb_words
 from .offline_words import can_be, lower_first, tokens, verb_tag
 
 _VAGUE = re.compile(r"\b(?:it|its|this|that|these|those|they|them|their|he|she|him|her|his|here|there|above|"
@@ -46,8 +46,12 @@ def _imperative(text: str) -> bool:
                                                                               "fill", "file", "bring", "report"))
 
 
+_NO_COMMA = re.compile(r"\s(?:then\s|(?=you (?:can|will|should|must|might|may|need|have to)\s))", re.I)
+
+
 def _split_at_comma(body: str) -> tuple[str, str] | None:
-    """(lead, main) at the comma that ends a leading clause of at most 30 words."""
+    """(lead, main) at the comma that ends a leading clause of at most 30 words (or, with no comma,
+    before "then" / "you can ...")."""
     depth = 0
     for m in re.finditer(r"[(),]", body):
         ch = m.group()
@@ -56,14 +60,23 @@ def _split_at_comma(body: str) -> tuple[str, str] | None:
         if ch == "," and depth == 0:
             lead, main = body[:m.start()], body[m.end():]
             if len(lead.split()) <= 30 and len(main.split()) >= 3:
-                return lead, main
+                return lead, re.sub(r"^\s*then\s+", "", main)
             return None
+    m2 = _NO_COMMA.search(body)
+    if m2 and 3 <= len(body[:m2.start()].split()) <= 25 and len(body[m2.end():].split()) >= 3:
+        return body[:m2.start()], body[m2.end():]
     return None
+
+
+def _body(sentence: str) -> str:
+    """The sentence without a list marker or a linking word in front, and without its full stop."""
+    s = sentence.strip()
+    return s[strip_front(s):].strip().rstrip(".")
 
 
 def condition(sentence: str) -> tuple[str, str, str] | None:
     """"If X, Y." -> "What happens if X?" (answer Y); "If X, do Y." -> "What should you do if X?"."""
-    s = sentence.strip().rstrip(".")
+    s = _body(sentence)
     first = s.split(" ", 1)[0].lower()
     if first not in _COND or "?" in s:
         return None
@@ -71,7 +84,7 @@ def condition(sentence: str) -> tuple[str, str, str] | None:
     if split is None:
         return None
     cond, main = _clean(split[0]), _clean(split[1])
-    if len(cond.split()) < 3 or _VAGUE.search(cond) or main.lower().startswith(("then ", "and ", "or ", "but ")):
+    if len(cond.split()) < 3 or _VAGUE.search(cond) or main.lower().startswith(("and ", "or ", "but ")):
         return None
     if main.lower().startswith(("it ", "this ", "they ", "these ")):
         return None  # "If X, it ...": the answer leans on a word the question does not hold
@@ -87,8 +100,9 @@ def condition(sentence: str) -> tuple[str, str, str] | None:
 
 
 def purpose(sentence: str) -> tuple[str, str, str] | None:
-    """"To X, do Y." / "To X, you can Y." -> "How can you X?" (answer Y)."""
-    s = sentence.strip().rstrip(".")
+    """"To X, do Y." / "To X, you Y." -> "How can you X?" (answer Y); "To X, an administrator must Y."
+    -> "What is needed to X?"."""
+    s = _body(sentence)
     if not s.lower().startswith("to ") or "?" in s:
         return None
     split = _split_at_comma(s[3:])
@@ -98,11 +112,39 @@ def purpose(sentence: str) -> tuple[str, str, str] | None:
     g = tokens(goal)
     if not g or verb_tag(g[0].text) != "VBP" or not can_be(g[0].text, "VERB") or len(g) < 2 or _VAGUE.search(goal):
         return None
+    goal = f"{lower_first(goal.split()[0])} {' '.join(goal.split()[1:])}"
     low = main.lower()
-    if not (_imperative(main) or low.startswith(("you can ", "you must ", "you should ", "you need ", "use ",
-                                                  "you have to "))):
+    if _imperative(main) or low.startswith(("you can ", "you must ", "you should ", "you need ", "use ",
+                                             "you have to ")):
+        return f"How can you {goal}?", main, "purpose"
+    if low.startswith("you "):
+        return f"How do you {goal}?", main, "purpose"
+    c = read_clause(main)
+    if c is not None and c.aux is not None and c.aux.low in ("must", "should", "needs", "need") and \
+            not _VAGUE.search(subject_text(c)):
+        return f"What is needed to {goal}?", main, "purpose"
+    return None
+
+
+def term(sentence: str) -> tuple[str, str, str] | None:
+    """A glossary line "X: what it is or does" -> "What is X?" / "What does X do?" (answer: the rest)."""
+    s = _body(sentence)
+    m = re.match(r"^([^:;,.()]{2,48}):\s+(\S.+)$", s)
+    if not m:
         return None
-    return f"How can you {lower_first(goal.split()[0])} {' '.join(goal.split()[1:])}?", main, "purpose"
+    name, desc = m.group(1).strip(" *_`"), m.group(2).strip()
+    words = tokens(name)
+    if not 1 <= len(words) <= 5 or len(desc.split()) < 4 or re.match(r"(?i)(step|note|tip|important|warning|"
+                                                                        r"example|caution|result|output)\b", name):
+        return None
+    if any(w.low in ("is", "are", "can", "must", "will", "you", "we", "it") for w in words):
+        return None  # a sentence with a colon, not a term
+    first = tokens(desc)[0]
+    if verb_tag(first.text) == "VBZ" and not first.is_cap:
+        return f"What does {name} do?", desc, "term"
+    if first.low in ("a", "an", "the") or desc.lower().startswith(name.lower()):
+        return f"What is {name}?" if first.low in ("a", "an", "the") else f"What does {name} do?", desc, "term"
+    return None
 
 
 def means(c: Clause) -> tuple[str, str, str] | None:
@@ -201,7 +243,7 @@ def tool(c: Clause) -> tuple[str, str, str] | None:
 
 def patterns(sentence: str, c: Clause | None) -> list[tuple[str, str, str]]:
     """Every question these patterns make of ``sentence`` (``c``: its clause, when it has one)."""
-    out = [x for x in (condition(sentence), purpose(sentence)) if x]
+    out = [x for x in (condition(sentence), purpose(sentence), term(sentence)) if x]
     if c is None and not out:
         c = read_clause(sentence)
     if c is not None:

@@ -70,6 +70,8 @@ _OBJECT_VERBS = frozenset(("support provide offer include contain require use st
                            "extract compute calculate record log collect trigger invoke route redirect classify secure "
                            "scan index crawl import export upload share replicate restore scale deploy build update "
                            "represent map match connect own fund pay earn lose reflect affect mean limit").split())
+#: Words after "the" that make a subject a thing to ask about ("The first thing you need to decide on is ...").
+_RANKED = frozenset("first second third last main best key only primary biggest largest most".split())
 #: First words of a complement that says little on its own ("a different entity", "a bit of").
 _VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "great", "better", "best", "worse",
                           "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
@@ -77,10 +79,10 @@ _VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "gre
 #: How much a kind of fact is worth asking about (a date or a number beats a definition).
 _KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 3.0, "limit": 3.0,
                "percent": 2.8, "numbered": 2.8, "number": 2.8, "agent": 2.6, "name": 2.5, "condition": 2.2,
-               "purpose": 2.2, "means": 2.1, "use": 2.1, "reason": 2.0, "who": 2.0, "object": 1.8,
+               "purpose": 2.2, "means": 2.1, "use": 2.1, "reason": 2.0, "term": 2.0, "who": 2.0, "object": 1.8,
                "definition": 1.6, "function": 1.2}
 #: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
-_YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason"))
+_YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
 #: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
 _LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
            ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
@@ -177,8 +179,12 @@ def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
         else:
             wh = f.wh
             prep, _, rest = wh.partition(" ")
-            if f.remove[0] == c.verb[1] and prep.lower() in PREPOSITIONS and rest.startswith(("how much", "how many")):
-                wh, rem = rest[:1].upper() + rest[1:], f"{prep.lower()} {rem}"  # "How much can X sue for ...?"
+            if prep.lower() in PREPOSITIONS | {"since", "until", "till"} and \
+                    rest.startswith(("how much", "how many", "when")):  # the question word first
+                if f.remove[0] == c.verb[1]:
+                    wh, rem = rest[:1].upper() + rest[1:], f"{prep.lower()} {rem}"  # "How much can X sue for ...?"
+                else:
+                    wh, rem = rest[:1].upper() + rest[1:], f"{rem} {prep.lower()}"
             q = _ask(c, wh, rem)
         if q:
             out.append((q, f.answer, f.kind))
@@ -218,7 +224,8 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
     if c.imperative:
         return None
     s_len = c.subj[1] - c.subj[0]
-    if s_len > 6:
+    ranked = s_len >= 2 and c.toks[c.subj[0]].low == "the" and c.toks[c.subj[0] + 1].low in _RANKED
+    if s_len > (12 if ranked else 6):
         return None
     v_end = c.verb[1]
     while v_end < len(c.toks) - 1 and is_adverb(c.toks[v_end]):  # "is basically the amount ..."
@@ -232,7 +239,8 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
     subj = subject_text(c)
     proper = any(t.is_cap for t in c.toks[c.subj[0]:c.subj[1]]) and c.toks[c.subj[0]].low not in DETERMINERS
     if c.aux is not None and c.aux.low in ("is", "are") and not c.main and v_end < len(c.toks) and \
-            (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and s_len <= 3 and stop - v_end >= 5
+            (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and (s_len <= 3 or ranked)
+             and stop - v_end >= (3 if ranked else 5)
              or proper and c.toks[v_end].text.endswith(("'s", "’s")) and stop - v_end >= 3):
         return _finish(f"What {c.aux.low} {subj}"), (v_end, stop), "definition"
     if c.aux is None and len(c.main) == 1 and c.main[0].low in _DEFINING and v_end < len(c.toks):
@@ -336,6 +344,30 @@ def _answer_in_question(answer: str, question: str) -> bool:
     return bool(words) and sum(w in q for w in words) >= max(1, int(0.6 * len(words) + 0.5)) and len(words) <= 3
 
 
+def _fronted_reason(s: str) -> tuple[str, str, str] | None:
+    """"Since X, Y." / "Because X, Y." -> "Why <Y as a question>?" (answer X)."""
+    body = s.strip().rstrip(".")
+    first = body.split(" ", 1)[0].lower()
+    if first not in ("because", "since"):
+        return None
+    depth = 0
+    for m in re.finditer(r"[(),]", body):
+        depth += (m.group() == "(") - (m.group() == ")")
+        if m.group() == "," and depth == 0:
+            cause, main = body[len(first):m.start()].strip(), body[m.end():].strip()
+            if len(cause.split()) < 3 or re.match(r"\d", cause):
+                return None
+            c = read_clause(main)
+            if c is None or not subject_ok(c) or c.front:
+                return None
+            rem = remainder(c, (len(c.toks), len(c.toks)))
+            if rem is None:
+                return None
+            q = _ask(c, "Why", rem)
+            return (q, cause, "reason") if q else None
+    return None
+
+
 def _unmarked(s: str) -> str:
     """``s`` with Markdown links read as their text, bold marks and backticks as spaces — the same
     length, so every offset still points into ``s``."""
@@ -431,6 +463,9 @@ def question_for(sentence: str, section: str = "", resolve: Resolver | None = No
         if not subject_ok(c) and not you:
             c = None
     options += [(q, a, k) for q, a, k in patterns(plain, c)]
+    why_q = _fronted_reason(plain)
+    if why_q:
+        options.append(why_q)
     if not options:
         return no("no fact the rules ask about" if c is not None else "no clause the rules read")
     best: Made | None = None
