@@ -109,11 +109,52 @@ def read_file(rows: list[dict[str, Any]], picked: list[dict[str, Any]], ranks: l
     return "\n".join(out)
 
 
+_GERMAN = ("Die Berliner Mauer fiel am 9. November 1989, als die Grenzübergänge geöffnet wurden. Die Stadt war 28 "
+           "Jahre lang geteilt, und die Menschen konnten nicht frei reisen. Der Abriss der Mauer begann im Juni 1990 "
+           "und dauerte bis 1992. Heute ist nur noch ein kleiner Teil der Mauer erhalten, der an die Teilung der "
+           "Stadt erinnert und von vielen Besuchern besichtigt wird.")
+
+
+def bad_inputs(seed: int, folder: Path) -> dict[str, Any]:
+    """The seed's 12 pages with four bad files beside them: a page that is only a menu, a 200-page PDF
+    (Chromium), a page in German, 5 MB on one line. Each must be named with its reason (or a note), the
+    rest used."""
+    from evaluators.documents import read_documents
+    from evaluators.testing.crawled_pages import Page, page_html
+    from evaluators.testing.document_files import print_pdf
+    from evaluators.testset import make_testset
+
+    (folder / "menu-only.html").write_text(page_html(Page("menu-only", "", ""), "landmarks"), encoding="utf-8")
+    (folder / "german.md").write_text("# Die Berliner Mauer\n\n" + _GERMAN + "\n", encoding="utf-8")
+    line = "The quick brown fox jumps over the lazy dog at 5 p.m. every day. "
+    (folder / "one-line.txt").write_text((line * (5 * 1024 * 1024 // len(line) + 1))[:5 * 1024 * 1024], encoding="utf-8")
+    rows = corpus_rows()
+    paras = "".join(f"<h2>Part {i + 1}</h2><p>{rows[i % len(rows)]['text'][:1800]}</p><div style='page-break-after:"
+                    "always'></div>" for i in range(200))
+    src = folder / ".long.print.html"
+    src.write_text(f"<!doctype html><html><body>{paras}</body></html>", encoding="utf-8")
+    t = time.perf_counter()
+    print_pdf(src, folder / "long-200-pages.pdf", timeout=600)
+    printed = time.perf_counter() - t
+    src.unlink()
+    t = time.process_time()
+    corpus = read_documents([folder])
+    read_cpu = time.process_time() - t
+    made = make_testset(corpus, 40, seed=seed)
+    long = next((d for d in corpus.documents if d.name == "long-200-pages.pdf"), None)
+    return {"skipped": [str(s) for s in corpus.skipped], "notes": list(made.notes), "summary": made.summary(),
+            "rows": len(made.rows), "files_used": len({r["metadata"]["source"] for r in made.rows}),
+            "from_the_200_page_pdf": sum(r["metadata"]["source"] == "long-200-pages.pdf" for r in made.rows),
+            "pdf_passages": len(long.passages) if long else 0, "read_cpu_s": round(read_cpu, 2),
+            "print_s": round(printed, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2, 3, 4])
     ap.add_argument("--read-seed", type=int, default=0)
     ap.add_argument("--no-cli", action="store_true", help="in-process only (no timed CLI run)")
+    ap.add_argument("--bad", action="store_true", help="also the bad inputs beside the first seed's pages")
     ap.add_argument("--write", default=None, metavar="NAME")
     args = ap.parse_args(argv)
     if not CORPUS.is_file():
@@ -155,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
             (OUT / f"questions_seed{seed}.md").write_text(text, encoding="utf-8")
             if args.write:
                 (RESULTS / f"{args.write}_questions.md").write_text(text, encoding="utf-8")
+    if args.bad:
+        folder, _ = write_seed(args.seeds[0], OUT / "bad")
+        result["bad_inputs"] = bad_inputs(args.seeds[0], folder)
+        print(json.dumps(result["bad_inputs"], indent=1))
     seeds = result["seeds"].values()
     result["all_met"] = {k: all(s["met"][k] for s in seeds) for k in next(iter(seeds))["met"]}
     result["bm25_top5_mean"] = round(sum(s["bm25_top5_share"] for s in seeds) / len(result["seeds"]), 3)

@@ -33,7 +33,7 @@ from typing import Iterable, Sequence
 
 #: kind -> what it is, in the words shown to a person ("9 sentences in menus").
 KINDS: dict[str, str] = {
-    "menu": "menus", "links": "lists of links", "breadcrumb": "breadcrumbs", "cookie": "cookie banners",
+    "menu": "menus", "links": "link lists", "breadcrumb": "breadcrumbs", "cookie": "cookie banners",
     "footer": "footers", "site": "the site's own lines (share, feedback, sign-up)",
     "questions": "lists of other pages' questions", "repeated": "lines repeated on other pages",
 }

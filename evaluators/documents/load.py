@@ -26,6 +26,8 @@ from .types import KINDS, Corpus, Document, DocumentsError, Dropped, Skipped, Un
 
 #: Largest file read (bytes); bigger ones are refused before reading. The dashboard's upload limit.
 MAX_FILE_BYTES = 50 * 1024 * 1024
+#: A text whose one line is longer than this (characters) is not a document of paragraphs.
+MAX_LINE_CHARS = 200_000
 #: Most files read from the folders given (the rest are skipped, named).
 MAX_FILES = 2000
 
@@ -110,6 +112,10 @@ def document_from_bytes(name: str, data: bytes, max_chars: int = MAX_CHARS,
     if len(data) > max_bytes:
         raise UnreadableDocument(f"{_mb(len(data))}: larger than the {_mb(max_bytes)} read per file")
     text, notes = read_text(kind, data)
+    longest = max((len(line) for line in text.split("\n")), default=0)
+    if longest > MAX_LINE_CHARS and longest > 0.9 * len(text):
+        raise UnreadableDocument(f"one line of {longest:,} characters ({_mb(len(data))}): not a document of "
+                                 "paragraphs (minified data, a log or a dump?); break it into paragraphs")
     passages, dropped = cut(text, name, max_chars)
     if not passages:
         raise UnreadableDocument(_no_passage(dropped))
@@ -121,7 +127,7 @@ def _no_passage(dropped: Sequence[Dropped]) -> str:
     if not dropped:
         return "no paragraph of text in it (headings only?)"
     kinds = Counter(d.kind for d in dropped)
-    what = ", ".join(f"{n} line{'s' if n != 1 else ''} of {KINDS_OF_LINES[k]}" for k, n in kinds.most_common())
+    what = ", ".join(f"{KINDS_OF_LINES[k]}: {n} line{'s' if n != 1 else ''}" for k, n in kinds.most_common())
     return f"no paragraph of text in it, only a page's chrome ({what})"
 
 

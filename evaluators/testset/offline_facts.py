@@ -124,6 +124,8 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool, after: int = 0) -> Fac
         return None  # the start of a range, a rate ("$600/year"), a size ("3 x 4")
     if a >= 1 and toks[a - 1].low in ("last", "next", "past", "first", "previous", "following"):
         return None  # "the last 30 days": a window, not a fact
+    if a >= 1 and toks[a - 1].low in ("and", "or", ","):
+        return None  # "Cuyamaca Rancho State Park and two desert parks": one member of a list
     if j < len(toks) and toks[j].start == num.end and toks[j].is_word and len(toks[j].text) <= 2:
         return None  # "4G", "5x": a code, not a number and its unit
     det = 1 if a > 1 and toks[a - 1].low == "the" and toks[a - 2].low in PREPOSITIONS else 0

@@ -18,7 +18,7 @@ from typing import Callable
 
 from ..documents import Document, Passage
 from ..sentencize import split_spans
-from .offline_words import DETERMINERS, PREPOSITIONS, known, lemmas, tokens, verb_lemma
+from .offline_words import DETERMINERS, PREPOSITIONS, can_be, known, lemmas, tokens, verb_lemma
 
 #: Longest reference answer taken from under an FAQ's question (characters); a longer answer is cut
 #: after the sentence that passes it.
@@ -134,6 +134,9 @@ def heading_question(heading: str) -> str | None:
         return None
     if lemma in ("be", "have", "do") or not rest:
         return None
+    nxt = rest.split()[0]
+    if not m and can_be(low, "NOUN") and not (nxt.lower() in DETERMINERS or nxt[:1].isupper()):
+        return None  # "Filing fees", "Running costs": a noun phrase, not a task
     words = rest.split()
     if words[0].lower() in DETERMINERS | {"and", "or", "for"} and words[0].lower() not in ("a", "an", "the", "your"):
         return None

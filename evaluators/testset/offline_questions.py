@@ -308,6 +308,10 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     ends_in_noun = last.is_cap or last.is_num or can_be(last.text, "NOUN") or not known(last.text)
     if c.toks[a].is_num or last.low in DETERMINERS or not (ends_in_noun or figure):
         return None  # the object must end in its noun ("a standardized or customizable ..." does not)
+    if nxt in ("and", "or") and b + 1 < len(c.toks) and c.toks[b + 1].is_cap and c.toks[a].is_cap and \
+            not any(t.low in AUXILIARIES or verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN")
+                    for t in c.toks[b + 1:]):
+        b, nxt = len(c.toks), ""  # a list of names: "includes Cuyamaca Rancho State Park and Anza-Borrego ..."
     if nxt in ("of", "that", "which", "who", "whose", "where", "and", "or"):
         return None  # the object goes on ("a summary of ...", "a character that ..."): its head alone says little
     if nxt == ",":  # a list: "includes sources, filters, topics, destinations, and subscriptions"
@@ -332,11 +336,15 @@ def _vague_term(c: Clause) -> bool:
     return len(s) == 2 and s[0].low in ("a", "an", "the") and not s[1].is_cap and known(s[1].text)
 
 
-def _answer_in_question(answer: str, question: str) -> bool:
+def _answer_in_question(answer: str, question: str, strict: bool = True) -> bool:
+    """Whether ``question`` gives ``answer`` away: holds it whole, or (``strict``: a fact's answer) one of
+    its numbers or most of its words."""
     a = " ".join(answer.lower().split()).strip(" .,;:")
     q = question.lower()
     if not a or a in q:
         return True
+    if not strict:
+        return False
     nums = re.findall(r"\d[\d,.]*\d|\d", a)
     if any(re.search(rf"(?<![\d.,]){re.escape(n)}(?![\d])", q) for n in nums):
         return True
@@ -494,8 +502,9 @@ def question_for(sentence: str, section: str = "", resolve: Resolver | None = No
         others = _OTHER_PEOPLE.search(q.lower().replace("should you ", "").replace(subj, "", 1)) \
             if kind not in _YOU_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
                                                       q.lower().replace(subj, "", 1))
-        if _answer_in_question(answer, q) or others:
-            left = "answer in the question" if _answer_in_question(answer, q) else "stands on a word of the page"
+        gives = _answer_in_question(answer, q, strict=kind not in _YOU_KINDS)
+        if gives or others:
+            left = "answer in the question" if gives else "stands on a word of the page"
             continue  # the answer given away, or a question about "we" / "it" that stands on nothing
         score = _KIND_SCORE[kind] - 0.05 * max(0, n_words - 14)
         if kind == "definition" and c is not None and _vague_term(c):
