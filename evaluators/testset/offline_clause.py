@@ -136,6 +136,8 @@ def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok
                 and t.low not in PREPOSITIONS and t.low not in DETERMINERS:
             if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not can_be(t.text, "VERB"):
                 break
+            if toks[start].low in AUX_HAVE and verb_tag(t.text) == "VBP" and can_be(t.text, "ADJ"):
+                break  # "index funds have lower costs": "have" is the verb, "lower" an adjective
             main.append(t)
             j += 1
         elif main and t.low in ("and", "or") and j + 1 < len(toks) and \

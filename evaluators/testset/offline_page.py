@@ -23,7 +23,7 @@ from .offline_words import DETERMINERS, PREPOSITIONS, can_be, known, lemmas, tok
 #: Longest reference answer taken from under an FAQ's question (characters); a longer answer is cut
 #: after the sentence that passes it.
 MAX_FAQ_ANSWER = 400
-_NAME_WORD = r"[A-Z][\w&.'’+-]*"
+_NAME_WORD = r"(?:[A-Z]\.(?:[A-Z]\.)+|[A-Z][\w&'’+-]*(?:\.\w[\w&'’+-]*)*)"  # "U.S.", "Node.js"; not "Columbia."
 _GLUE = r"(?:of|to|for|and|on|in|the|&|de)"
 _QWORDS = frozenset("what when where who whom whose which why how is are was were do does did can could will would "
                     "should shall may might must has have had".split())

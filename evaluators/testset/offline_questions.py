@@ -77,7 +77,7 @@ _VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "gre
                           "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
                           "simpler", "appropriate", "way", "thing", "part", "kind", "sort", "type", "number"))
 #: How much a kind of fact is worth asking about (a date or a number beats a definition).
-_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 3.0, "limit": 3.0,
+_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 2.7, "limit": 3.0,
                "percent": 2.8, "numbered": 2.8, "number": 2.8, "agent": 2.6, "name": 2.5, "condition": 2.2,
                "purpose": 2.2, "means": 2.1, "use": 2.1, "reason": 2.0, "term": 2.0, "who": 2.0, "object": 1.8,
                "definition": 1.6, "function": 1.2}
