@@ -127,7 +127,8 @@ def bad_inputs(seed: int, folder: Path) -> dict[str, Any]:
     (folder / "menu-only.html").write_text(page_html(Page("menu-only", "", ""), "landmarks"), encoding="utf-8")
     (folder / "german.md").write_text("# Die Berliner Mauer\n\n" + _GERMAN + "\n", encoding="utf-8")
     line = "The quick brown fox jumps over the lazy dog at 5 p.m. every day. "
-    (folder / "one-line.txt").write_text((line * (5 * 1024 * 1024 // len(line) + 1))[:5 * 1024 * 1024], encoding="utf-8")
+    five_mb = 5 * 1024 * 1024
+    (folder / "one-line.txt").write_text((line * (five_mb // len(line) + 1))[:five_mb], encoding="utf-8")
     rows = corpus_rows()
     paras = "".join(f"<h2>Part {i + 1}</h2><p>{rows[i % len(rows)]['text'][:1800]}</p><div style='page-break-after:"
                     "always'></div>" for i in range(200))
@@ -188,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         result["seeds"][str(seed)] = g
         print(f"seed {seed}: {g['rows']} rows, {g['files_used']} files, phrased {g['phrased_as_questions']}, "
               f"bm25 top5 {g['bm25_top5']}/40, max jaccard {g['max_jaccard']}, problems {len(g['problems'])}, "
-              f"holds {len(g['holds_answer'])}, cpu {g.get('cli', {}).get('cpu_s')} s (in-process {g['in_process_cpu_s']})",
+              f"holds {len(g['holds_answer'])}, cpu {g.get('cli', {}).get('cpu_s')} s "
+              f"(in-process {g['in_process_cpu_s']})",
               flush=True)
         if seed == args.read_seed:
             text = read_file(rows, picked, g["ranks"], seed)

@@ -47,8 +47,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _END = re.compile(r"[.;!?]$")
 _PAGE_NO = re.compile(r"^(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
 #: A whole line that is a menu entry wherever it stands (compared by :func:`norm`).
-NAV_WORDS = frozenset(p.strip() for p in """home, menu, main menu, search, contact, contact us, about, about us, privacy,
-privacy policy, privacy notice, terms, terms of use, terms of service, terms and conditions, conditions of use,
+NAV_WORDS = frozenset(p.strip() for p in """home, menu, main menu, search, contact, contact us, about, about us,
+privacy, privacy policy, privacy notice, terms, terms of use, terms of service, terms and conditions, conditions of use,
 accessibility, sitemap, site map, log in, login, log out, sign in, sign up, register, my account, account, help,
 faq, faqs, careers, jobs, employment, press, news, newsletter, subscribe, donate, print, email, share, tweet,
 facebook, twitter, instagram, youtube, linkedin, pinterest, tiktok, back to top, top, next, previous, prev, more,

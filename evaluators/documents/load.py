@@ -17,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .boilerplate import KINDS as KINDS_OF_LINES
 from .boilerplate import repeated_lines
 from .chunk import MAX_CHARS, cut
 from .language import guess_language
 from .readers import read_text
-from .boilerplate import KINDS as KINDS_OF_LINES
 from .types import KINDS, Corpus, Document, DocumentsError, Dropped, Skipped, UnreadableDocument
 
 #: Largest file read (bytes); bigger ones are refused before reading. The dashboard's upload limit.

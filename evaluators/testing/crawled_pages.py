@@ -103,8 +103,8 @@ def _md_html(body: str) -> str:
 
 def _links(items: Sequence[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
-    return f"<ul{attr}>" + "".join(f'<li><a href="/{html.escape(i.lower().replace(" ", "-"))}">{html.escape(i)}</a></li>'
-                                   for i in items) + "</ul>"
+    return f"<ul{attr}>" + "".join(f'<li><a href="/{html.escape(i.lower().replace(" ", "-"))}">'
+                                   f'{html.escape(i)}</a></li>' for i in items) + "</ul>"
 
 
 def page_html(page: Page, style: str = "landmarks") -> str:
@@ -112,7 +112,8 @@ def page_html(page: Page, style: str = "landmarks") -> str:
     c = _chrome(page.site)
     t = html.escape(page.title)
     content = (f"<h1>{t}</h1>\n" if t else "") + _md_html(page.body)
-    crumbs = " &gt; ".join(f'<a href="/">{html.escape(x)}</a>' for x in c["crumbs"]) + (f" &gt; {t}" if c["crumbs"] else "")
+    crumbs = " &gt; ".join(f'<a href="/">{html.escape(x)}</a>' for x in c["crumbs"])
+    crumbs += f" &gt; {t}" if c["crumbs"] else ""
     others = (f"<h4>Hot Network Questions</h4>{_links(c['others'])}" if c["others"] else "")
     after = "".join(f"<span>{html.escape(a)}</span> " for a in c["after"])
     cookie = f'<div class="cookie-banner">{html.escape(c["cookie"])}</div>'
@@ -134,8 +135,8 @@ def page_html(page: Page, style: str = "landmarks") -> str:
                 f"<div class=\"bottom\">{_links(c['foot'], 'footer-links')}<div class=\"copy\">{html.escape(c['copy'])}"
                 f"</div></div></div>{cookie}</body></html>")
     if style == "blog":
-        return (f"{head}<div class=\"site\"><div class=\"site-header\"><p class=\"site-title\">{html.escape(c['brand'])}"
-                f"</p><div class=\"menu-primary\">{_links(c['top'])}</div></div>"
+        return (f"{head}<div class=\"site\"><div class=\"site-header\"><p class=\"site-title\">"
+                f"{html.escape(c['brand'])}</p><div class=\"menu-primary\">{_links(c['top'])}</div></div>"
                 f"<div class=\"site-content\"><div class=\"entry\"><p class=\"crumbs\">{crumbs}</p>"
                 f"<div class=\"entry-content\">{content}</div><div class=\"sharedaddy\">{after}</div></div>"
                 f"<div class=\"widget-area\"><div class=\"widget\">{_links(c['side'])}</div>"

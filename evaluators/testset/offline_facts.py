@@ -111,7 +111,7 @@ def _date_facts(text: str, toks: list[Tok], lo: int) -> list[Fact]:
     return out
 
 
-def _quantity_fact(toks: list[Tok], i: int, copula: bool, after: int = 0) -> Fact | None:
+def _quantity_fact(toks: list[Tok], i: int, copula: bool, verb_end: int = 0) -> Fact | None:
     """The fact of the number at ``i``, by what stands around it."""
     a = _modifier_start(toks, i)
     j = _number_end(toks, i)
@@ -147,7 +147,7 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool, after: int = 0) -> Fac
         if prep in ("for", "at", "of", "by", "to") and prep != "of":
             return Fact("money", (a, end), (a - 1, end), {"for": "For how much", "at": "At what price",
                                                           "by": "By how much", "to": "To how much"}[prep])
-        return Fact("money", (a, end), (a, end), "How much") if not prep and a == after else None
+        return Fact("money", (a, end), (a, end), "How much") if not prep and a == verb_end else None
     if num.text.endswith("%") or nxt in ("%", "percent") or (nxt == "per" and j + 1 < len(toks)
                                                               and toks[j + 1].low == "cent"):
         end = j if num.text.endswith("%") else j + (2 if nxt == "per" else 1)

@@ -38,7 +38,7 @@ def _answer(p: Passage) -> str:
     if len(text) <= MAX_FAQ_ANSWER:
         return text
     end = 0
-    for a, b in split_spans(text):
+    for _a, b in split_spans(text):
         end = b
         if b >= 120:
             break
@@ -68,7 +68,7 @@ def _object_from(answer: str, verb: str, person: str) -> str | None:
         if det not in ("your", "a", "an", "the", "my", "our"):
             continue
         j += 1
-        words = []
+        words: list[str] = []
         while j < len(toks) and toks[j].is_word and toks[j].low not in PREPOSITIONS and toks[j].low not in \
                 ("and", "or", "by", "at", "online", "today") and len(words) < 4:
             words.append(toks[j].text)

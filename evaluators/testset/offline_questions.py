@@ -429,7 +429,7 @@ def question_for(sentence: str, section: str = "", resolve: Resolver | None = No
     """The best question the rules make of ``sentence`` (see the module docstring), or None; ``why``
     gets the reason when there is none (a key of :data:`LEFT`). ``resolve`` names a subject the sentence
     gives only by its kind."""
-    def no(reason: str) -> None:
+    def no(reason: str) -> Made | None:
         if why is not None:
             why.append(reason)
         return None

@@ -82,7 +82,7 @@ def documents() -> Corpus | None:
 
 def is_sample() -> bool:
     held = st.session_state.get(_CORPUS)
-    return bool(held) and held[0] == "sample"
+    return held is not None and held[0] == "sample"
 
 
 # ---------------------------------------------------------------------------------------- settings
