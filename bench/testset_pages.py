@@ -93,7 +93,10 @@ def goals(rows: list[dict[str, Any]], corpus: Any, picked: list[dict[str, Any]],
                     "phrased_38": phrased >= 38, "specific_70": top5 >= 0.7 * 40}}
 
 
-def read_file(rows: list[dict[str, Any]], picked: list[dict[str, Any]], ranks: list[int], seed: int) -> str:
+def read_file(rows: list[dict[str, Any]], picked: list[dict[str, Any]], ranks: list[int], seed: int,
+              full: bool = True) -> str:
+    """The questions beside their passages (``full``: with the page's text, for bench/out only — the
+    shared data is not copied into the project; the committed file keeps 300 characters of context)."""
     by_file = {p["file"]: p for p in picked}
     out = [f"# The 40 questions of seed {seed}, beside their passages\n",
            "Each: the question, the reference answer, its kind, the BM25 rank of its page's passage among "
@@ -101,11 +104,14 @@ def read_file(rows: list[dict[str, Any]], picked: list[dict[str, Any]], ranks: l
     for r, rank in zip(rows, ranks):
         m = r["metadata"]
         ctx = " ".join(" / ".join(r["reference_contexts"]).split())
+        keep = 700 if full else 300
+        page = (f"<details><summary>page {by_file[m['source']]['id']}</summary>\n\n"
+                f"{by_file[m['source']]['text'][:1500]}\n\n</details>\n") if full else \
+            f"page: `{by_file[m['source']]['id']}` (in ../shared/data)\n"
         out.append(f"## {r['id']} · {m['source']} · {m.get('fact', m.get('question_type'))} · BM25 rank {rank}\n\n"
                    f"**Q:** {r['question']}  \n**A:** {r['ground_truth']}  \n"
-                   f"**section:** {m.get('section', '')}  \n**context:** {ctx[:700]}{'…' if len(ctx) > 700 else ''}\n\n"
-                   f"<details><summary>page {by_file[m['source']]['id']}</summary>\n\n"
-                   f"{by_file[m['source']]['text'][:1500]}\n\n</details>\n")
+                   f"**section:** {m.get('section', '')}  \n"
+                   f"**context:** {ctx[:keep]}{'…' if len(ctx) > keep else ''}\n\n" + page)
     return "\n".join(out)
 
 
@@ -193,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
               f"(in-process {g['in_process_cpu_s']})",
               flush=True)
         if seed == args.read_seed:
-            text = read_file(rows, picked, g["ranks"], seed)
             OUT.mkdir(parents=True, exist_ok=True)
-            (OUT / f"questions_seed{seed}.md").write_text(text, encoding="utf-8")
+            (OUT / f"questions_seed{seed}.md").write_text(read_file(rows, picked, g["ranks"], seed), encoding="utf-8")
             if args.write:
-                (RESULTS / f"{args.write}_questions.md").write_text(text, encoding="utf-8")
+                (RESULTS / f"{args.write}_questions.md").write_text(read_file(rows, picked, g["ranks"], seed, False),
+                                                                     encoding="utf-8")
     if args.bad:
         folder, _ = write_seed(args.seeds[0], OUT / "bad")
         result["bad_inputs"] = bad_inputs(args.seeds[0], folder)
