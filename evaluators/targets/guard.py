@@ -51,8 +51,15 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
             allowed.append(addr)
         if not allowed:
             raise httpcore.ConnectError(f"{host} resolves to no address")
-        return await self.inner.connect_tcp(allowed[0], port, timeout=timeout, local_address=local_address,
-                                            socket_options=socket_options)
+        last: Exception | None = None
+        for addr in dict.fromkeys(allowed):  # each checked address in turn (localhost: ::1, then 127.0.0.1)
+            try:
+                return await self.inner.connect_tcp(addr, port, timeout=timeout, local_address=local_address,
+                                                    socket_options=socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        assert last is not None
+        raise last
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
