@@ -54,6 +54,7 @@ from .reply import (
     MAX_REPLY_BYTES,
     BadReply,
     NotJSON,
+    ReplyTooLarge,
     check_depth,
     clean_obj,
     clean_text,
@@ -138,6 +139,7 @@ class Caller:
         self.client = client
         self.function = function
         self.limiter = limiter
+        self.concurrency = concurrency
         http = self.spec.http
         self.read_limit = reply_limit(int(http.max_reply_mb * 1024 * 1024) if http else MAX_REPLY_BYTES, concurrency)
         self.allowed = redirects.origins(http.redirect_origins) if http else set()
@@ -195,7 +197,11 @@ class Caller:
         status = resp.status_code
         said = f"{status} {resp.reason_phrase}".strip()
         if isinstance(content, BadReply):
-            raise CallFailure(f"the app's reply ({said}) {content}: not read", status=status,
+            more = ""
+            if isinstance(content, ReplyTooLarge) and content.limit < int(http.max_reply_mb * 2**20):
+                more = (f" (the most one reply may hold with {self.concurrency} calls in flight: fewer "
+                        f"(--concurrency) read larger ones, up to http.max_reply_mb)")
+            raise CallFailure(f"the app's reply ({said}) {content}: not read{more}", status=status,
                               cause=reply_cause(str(content)))
         content_type = resp.headers.get("content-type")
         if status in (401, 403):
@@ -241,7 +247,7 @@ class Caller:
                         try:
                             return resp, await read_body(resp, self.read_limit)
                         except BadReply as exc:
-                            return resp, exc
+                            return resp, exc.with_traceback(None)  # its frames (and what they read) let go
                     try:
                         hop = redirects.next_hop(resp.status_code, resp.headers.get("location"), request.url,
                                                  start, hops, follow=http.follow_redirects, allowed=self.allowed,
