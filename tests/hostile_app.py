@@ -97,6 +97,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # 64 calls connecting at once (the default backlog of 5 resets some)
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, OSError)):  # a client hanging up is normal here
+            super().handle_error(request, client_address)
+
 
 class HostileApp:
     def __init__(self, port: int = 0) -> None:
