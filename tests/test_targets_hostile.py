@@ -405,3 +405,19 @@ def test_loopback_only_servers_allow_typed_loopback_addresses(env, app, tmp_path
     for url in ("http://10.1.2.3/ask", "http://192.168.1.20/ask", "http://169.254.169.254/latest"):
         with pytest.raises(TargetError, match="private|link-local"):
             target_from_dict({**spec, "http": {"url": url}}, "typed", local)
+
+
+def test_the_run_app_page_tells_the_policy_where_the_dashboard_listens(monkeypatch):
+    from streamlit import config
+
+    from ui.run_app.choices import visitor_policy
+
+    monkeypatch.delenv("RAG_EVAL_TYPED_PRIVATE_URLS", raising=False)
+    before = config.get_option("server.address")
+    try:
+        config.set_option("server.address", "127.0.0.1")
+        assert visitor_policy().allow_loopback is True and visitor_policy().allow_private is False
+        config.set_option("server.address", "0.0.0.0")
+        assert visitor_policy().allow_loopback is False
+    finally:
+        config.set_option("server.address", before)
