@@ -248,11 +248,11 @@ class Caller:
                             return resp, await read_body(resp, self.read_limit)
                         except BadReply as exc:
                             return resp, exc.with_traceback(None)  # its frames (and what they read) let go
-                    try:
-                        hop = redirects.next_hop(resp.status_code, resp.headers.get("location"), request.url,
-                                                 start, hops, follow=http.follow_redirects, allowed=self.allowed,
-                                                 policy=self.target.policy, headers_kept=kept,
-                                                 show=lambda u: self.secrets.excerpt(u, 120))
+                    try:  # in a thread: checking the hop's address resolves its name
+                        hop = await asyncio.to_thread(
+                            redirects.next_hop, resp.status_code, resp.headers.get("location"), request.url, start,
+                            hops, follow=http.follow_redirects, allowed=self.allowed, policy=self.target.policy,
+                            headers_kept=kept, show=lambda u: self.secrets.excerpt(u, 120))
                     except redirects.RedirectRefused as exc:
                         raise CallFailure(self.secrets.redact(str(exc)), status=resp.status_code,
                                           cause=f"redirect {resp.status_code}") from None
