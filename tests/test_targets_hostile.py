@@ -421,3 +421,15 @@ def test_the_run_app_page_tells_the_policy_where_the_dashboard_listens(monkeypat
         assert visitor_policy().allow_loopback is False
     finally:
         config.set_option("server.address", before)
+
+
+def test_a_followed_redirect_that_cannot_be_reached_names_the_redirect_not_the_target(env, app, tmp_path, capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    to = f"http://127.0.0.1:{port}/ok"
+    code, err, lines = _run(capsys, tmp_path, app.url(f"/redirect?status=307&to={quote(to, safe='')}"), 1,
+                            http={"follow_redirects": True, "redirect_origins": [f"http://127.0.0.1:{port}"]})
+    assert code == 1 and lines[0]["metadata"]["error"].startswith(f"cannot connect to {to}, where the app redirected")

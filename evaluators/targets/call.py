@@ -241,7 +241,15 @@ class Caller:
         hop_client: httpx.AsyncClient | None = None
         try:
             for hops in range(redirects.MAX_HOPS + 1):
-                resp = await (hop_client or client).send(request, stream=True)
+                try:
+                    resp = await (hop_client or client).send(request, stream=True)
+                except httpx.ConnectError as exc:
+                    if not hops:
+                        raise
+                    where = self.secrets.excerpt(str(request.url), 120)
+                    raise CallFailure(f"cannot connect to {where}, where the app redirected "
+                                      f"({self._line(str(exc) or type(exc).__name__)})", transient=True,
+                                      cause="redirect unreachable") from None
                 try:
                     if resp.status_code not in redirects.REDIRECTS:
                         try:
