@@ -13,6 +13,7 @@ import base64
 import html
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -346,17 +347,31 @@ def test_a_python_target_overrunning_its_timeout_is_abandoned_and_written(on_pat
 
 
 def test_a_python_target_stuck_for_minutes_does_not_hold_the_process(tmp_path):
-    (tmp_path / "stuck_app.py").write_text("import time\n\ndef answer(row):\n    time.sleep(120)\n", encoding="utf-8")
+    marker = tmp_path / "called"
+    code = f"import pathlib, time\n\ndef answer(row):\n    pathlib.Path({str(marker)!r}).touch()\n    time.sleep(120)\n"
+    (tmp_path / "stuck_app.py").write_text(code, encoding="utf-8")
     target = tmp_path / "t.yaml"
     target.write_text("python: stuck_app:answer\ntimeout_s: 0.5\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "evaluators", "run", str(_questions(tmp_path, 2)), "--target", str(target),
+           "--out", str(tmp_path / "c.jsonl"), "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "evaluators", "run", str(_questions(tmp_path, 2)), "--target",
-                           str(target), "--out", str(tmp_path / "c.jsonl"), "--no-progress"], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"},
-                          capture_output=True, text=True, timeout=100)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=100)
     assert proc.returncode == 1, proc.stderr
     assert time.monotonic() - t0 < 60  # the abandoned calls' threads do not hold the exit (was 121 s)
     assert "failed: q1: no answer within 0.5 s (timeout_s): the call was abandoned" in proc.stderr
+    # interrupted mid-call (timeout_s far away): it exits at once, not when the call would end
+    target.write_text("python: stuck_app:answer\ntimeout_s: 300\n", encoding="utf-8")
+    marker.unlink()
+    running = subprocess.Popen([*cmd, "--overwrite"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while not marker.exists() and time.monotonic() < deadline and running.poll() is None:
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    t1 = time.monotonic()
+    assert running.wait(timeout=60) == 130
+    assert time.monotonic() - t1 < 30
 
 
 def _questions_set(tmp_path: Path, n: int):

@@ -9,8 +9,9 @@ question file.
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -36,6 +37,16 @@ class HttpSpec(_Strict):
     redirect_origins: list[str] = Field(default_factory=list)
     #: The largest reply read, decompressed (MB; at high concurrency each call reads less: :mod:`.reply`).
     max_reply_mb: float = Field(32.0, gt=0, le=1024)
+
+    @field_validator("redirect_origins")
+    @classmethod
+    def _origins(cls, values: list[str]) -> list[str]:
+        for i, v in enumerate(values, start=1):
+            parts = urlsplit(v.strip())
+            if (parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query
+                    or parts.username):
+                raise ValueError(f"item {i} is not an origin: give scheme://host[:port], e.g. https://auth.example.com")
+        return values
 
 
 class TargetSpec(_Strict):
