@@ -9,6 +9,11 @@ included, so its extra memory is ``peak_rss_mb - rss_before_mb``). The machine i
 seconds are the steadier figure; the load average is recorded beside them.
 
     python -m bench.trace_read --traces 10000 --out bench/results/trace_read.json
+    python -m bench.trace_read --agent --traces 10000 --out bench/results/agent_trace_read.json
+
+``--agent``: agent traces instead (``trace_exports.agent_spans``: a LangGraph-shaped trace with three
+tool calls — two searches, an order lookup — each asked for by an LLM span, and a final answer; 8
+spans a trace), as the Collector's OTLP JSON lines: each case gets its tool calls and their passages.
 """
 
 from __future__ import annotations
@@ -24,7 +29,13 @@ import time
 from pathlib import Path
 
 from bench import machine
-from evaluators.testing.trace_exports import langsmith_records, otlp_lines, phoenix_frame, synthetic_traces
+from evaluators.testing.trace_exports import (
+    agent_otlp_lines,
+    langsmith_records,
+    otlp_lines,
+    phoenix_frame,
+    synthetic_traces,
+)
 
 _CHILD = r"""
 import json, sys, time
@@ -56,8 +67,12 @@ def _langfuse(traces: list) -> list[dict]:
     return out
 
 
-def write_files(n: int, folder: Path) -> dict[str, Path]:
+def write_files(n: int, folder: Path, agent: bool = False) -> dict[str, Path]:
     traces = synthetic_traces(n)
+    if agent:
+        path = folder / "agent_otlp.jsonl"
+        path.write_text(agent_otlp_lines(traces), encoding="utf-8")
+        return {"agent_otlp_jsonl": path}
     df = phoenix_frame(traces)
     files = {"phoenix_parquet": folder / "spans.parquet", "phoenix_csv": folder / "spans.csv",
              "phoenix_jsonl": folder / "spans.jsonl", "otlp_jsonl": folder / "otlp.jsonl",
@@ -77,9 +92,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="reads per file (the best is kept)")
     ap.add_argument("--only", default="", help="comma-separated file kinds (default: all)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--agent", action="store_true", help="agent traces (tool calls) as OTLP JSON lines")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        files = write_files(args.traces, Path(tmp))
+        files = write_files(args.traces, Path(tmp), agent=args.agent)
         kinds = [k for k in files if not args.only or k in args.only.split(",")]
         rows = {}
         for kind in kinds:
@@ -95,8 +111,8 @@ def main() -> None:
             print(f"{kind:16} {rows[kind]['file_mb']:6.1f} MB  {best['cases']} cases  wall {best['wall_s']:5.2f} s  "
                   f"cpu {best['cpu_s']:5.2f} s  peak RSS {best['peak_rss_mb']} MB (before {best['rss_before_mb']})"
                   f"  load {best['load_1min']}", flush=True)
-    result = {"traces": args.traces, "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": machine.cpu(),
-              "python": platform.python_version(), "files": rows}
+    result = {"traces": args.traces, "agent": args.agent, "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+              "cpu": machine.cpu(), "python": platform.python_version(), "files": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")

@@ -71,7 +71,10 @@ def case_extras(case: TestCase) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in CASE_EXTRAS:
         v = getattr(case, name)
-        if v:
+        if name in ("tool_calls", "reference_tool_calls"):
+            if v or (v is not None and name == "reference_tool_calls"):  # [] = "no tool should be called"
+                out[name] = [c.model_dump(mode="json", exclude_defaults=True) for c in v]
+        elif v:
             out[name] = history_dicts(v) if name == "history" else (list(v) if isinstance(v, tuple) else v)
     return out
 
@@ -120,7 +123,7 @@ def case_from_dict(d: dict[str, Any]) -> CaseResult:
         case=TestCase(id=str(d["id"]), question=d.get("question") or "", response=d.get("llm_response") or "",
                       documents=tuple(d.get("retrieved_documents") or ()), ground_truth=d.get("ground_truth"),
                       labels=d.get("human_labels") or {}, metadata=d.get("metadata") or {},
-                      **{k: d[k] for k in CASE_EXTRAS if d.get(k)}),
+                      **{k: d[k] for k in CASE_EXTRAS if d.get(k) or (k == "reference_tool_calls" and d.get(k) == [])}),
         method=d.get("method") or "",
         labels=labels,
         scores=_scores(metrics, labels),

@@ -53,6 +53,9 @@ class EvalOptions(BaseModel):
     #: The run's decision (set by the library before a run is cut into chunks; None: each
     #: ``Evaluation.run`` call decides over its own cases). Not a user setting.
     retrieval_run: RetrievalRun | None = None
+    #: Whether an agent's tool calls must follow the reference calls' order (``strict``) or not
+    #: (``any``) (``--tool-order``); a case's own ``tool_call_order`` overrides it.
+    tool_call_order: Literal["strict", "any"] = "strict"
 
     @field_validator("retrieval_k", mode="before")
     @classmethod

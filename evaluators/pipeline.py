@@ -3,8 +3,9 @@
 Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress and
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
-decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) ->
-``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
+metrics of the cases with tool calls (``evaluators.toolcalls``) -> ``RunResult``. A case that
+cannot be scored is kept with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
 from .retrieval import score_cases, with_plan
 from .sentencize import sentencize_case, spans_of
+from .toolcalls import read_calls
+from .toolcalls import score_cases as score_tool_calls
 from .turns import read_history
 from .types import (
     CASE_EXTRAS,
@@ -67,9 +70,12 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
     if q is None or obj.get("response") is None:
         missing = [k for k, v in (("question/query", q), ("response", obj.get("response"))) if v is None]
         raise ValueError(f"case {index}: missing {', '.join(missing)}")
-    extras = {k: obj[k] for k in CASE_EXTRAS if obj.get(k)}
+    extras = {k: obj[k] for k in CASE_EXTRAS if obj.get(k) or (k == "reference_tool_calls" and obj.get(k) == [])}
     if "history" in extras:
         extras["history"] = read_history(extras["history"])[0]
+    for k in ("tool_calls", "reference_tool_calls"):  # any shape: OpenAI, LangChain, ragas, DeepEval, …
+        if k in extras:
+            extras[k] = read_calls(extras[k], f"case {index}: {k}")
     known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
              "ground_truth", "labels", "metadata", *CASE_EXTRAS}
     return TestCase(
@@ -186,6 +192,8 @@ class Evaluation:
             opts = with_plan(opts, case_list)
             settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
         final = _add_retrieval_metrics(final, opts)
+        final, tool_warnings = _add_tool_call_metrics(final, opts)
+        warnings += tool_warnings
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -320,6 +328,14 @@ def _add_retrieval_metrics(results: list[CaseResult], opts: EvalOptions) -> list
     when the run carries no reference passage."""
     per_case = score_cases([r.case for r in results], opts)
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
+
+
+def _add_tool_call_metrics(results: list[CaseResult], opts: EvalOptions) -> tuple[list[CaseResult], list[str]]:
+    """Each case's tool-call metrics (``evaluators.toolcalls``) and the run's warnings about them;
+    nothing when no case has tool calls or reference tool calls."""
+    per_case, warnings = score_tool_calls([r.case for r in results], opts.tool_call_order)
+    out = [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
+    return out, warnings
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

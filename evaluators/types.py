@@ -98,7 +98,8 @@ class _Frozen(BaseModel):
 
 #: The optional fields of a ``TestCase`` (the conversation, the retrieval references), by name.
 CASE_EXTRAS: tuple[str, ...] = ("history", "conversation_id", "document_ids", "reference_context_ids",
-                                "reference_context_relevance", "reference_contexts")
+                                "reference_context_relevance", "reference_contexts", "tool_calls",
+                                "reference_tool_calls")
 
 #: Who spoke an earlier turn of a conversation.
 Speaker = Literal["user", "agent"]
@@ -110,6 +111,48 @@ class Turn(_Frozen):
 
     speaker: Speaker
     text: str
+
+
+#: What became of one tool call: it returned (``ok``), it failed (``error``), or the trace / app
+#: did not say (``""``: a call the model asked for whose run was not recorded, or a reference call).
+ToolStatus = Literal["ok", "error", ""]
+
+
+class ToolCall(_Frozen):
+    """One tool call of an agent (``TestCase.tool_calls``, in the order they ran) or one call it
+    should have made (``TestCase.reference_tool_calls``: only ``name`` and ``arguments`` count).
+    Reading the shapes users give (OpenAI, LangChain, Anthropic, ragas, DeepEval, trace spans) is
+    :mod:`evaluators.toolcalls`."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    name: str
+    #: The arguments as an object; ``{}`` when the call had none or they were not JSON (then
+    #: ``raw_arguments`` holds the text as given).
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    #: What the tool returned, as text (None: not recorded).
+    result: str | None = None
+    status: ToolStatus = ""
+    #: The error, when the call failed.
+    error: str | None = None
+    latency_s: float | None = None
+    #: ``TOOL`` or ``RETRIEVER`` (the span kind it was read from; "" when not from a trace).
+    kind: str = ""
+    #: Where it was read from (a span / run / observation id) and the model's id of the call.
+    span_id: str | None = None
+    call_id: str | None = None
+    #: The query of a retrieval call (its ``query`` argument, or its input text).
+    query: str | None = None
+    #: Indices into ``TestCase.documents`` of the passages this call returned (a passage another
+    #: call returned first is listed for both).
+    documents: tuple[int, ...] = ()
+    #: Anything to know about how the call was read (arguments that are not JSON, a result cut …).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "error"
 
 
 class TestCase(_Frozen):
@@ -145,6 +188,11 @@ class TestCase(_Frozen):
     reference_context_relevance: dict[str, int] = Field(default_factory=dict)
     #: Texts of the passages that should have been retrieved (matched by text when ids differ).
     reference_contexts: tuple[str, ...] = ()
+    #: The agent's tool calls, in the order they ran (a trace's TOOL / RETRIEVER spans, an app's reply).
+    tool_calls: tuple[ToolCall, ...] = ()
+    #: The calls it should have made (``name`` and ``arguments``; an empty list: no call at all); the
+    #: tool-call metrics compare the two (:mod:`evaluators.toolcalls`). None: no reference.
+    reference_tool_calls: tuple[ToolCall, ...] | None = None
 
     @model_validator(mode="after")
     def _ids_fit_documents(self) -> TestCase:

@@ -78,6 +78,8 @@ if not retrieval.empty:
                                                                             "map@K", "ndcg@K", "mrr")))
     st.dataframe(retrieval, width="stretch")
     st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
+if (note := results_view.matching_note(run.settings)):  # the app's ids mean nothing to the test set
+    st.warning(f"Retrieval: {note}", icon=":material/link_off:")
 
 if (app := state.memo(key + ("app",), lambda: results_view.app_words(run))):  # runs of "Run your app"
     st.markdown(f"**The app itself** — {app}", help=results_view.APP_HELP)

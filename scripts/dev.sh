@@ -43,11 +43,15 @@ runtime() {
 }
 
 extras() {
-  if ! stamp_ok dev requirements.txt requirements-dev.txt requirements-torch.txt requirements-ray.txt; then
+  if ! stamp_ok dev requirements.txt requirements-dev.txt requirements-torch.txt requirements-ray.txt \
+      requirements-parity.txt; then
     # torch first, pinned: where pip finds a CPU build of that version (this machine's wheel folder)
     # it takes it instead of the multi-GB CUDA build
     "$VENV/bin/python" -m pip install -q "$(grep -E '^torch==' requirements-torch.txt)"
     "$VENV/bin/python" -m pip install -q -r requirements-dev.txt
+    # ragas / DeepEval for one parity test, apart and without their dependencies (see the file)
+    "$VENV/bin/python" -m pip install -q --no-deps --no-compile --upgrade --target "$VENV/parity" \
+      -r requirements-parity.txt
     mv "$VENV/.stamp-dev.new" "$VENV/.stamp-dev"
   fi
 }

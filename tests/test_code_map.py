@@ -1,4 +1,5 @@
-"""README's "Code map" names every library module and package, and every path it names exists."""
+"""README's "Code map" names every library module and package, and every path it names exists; the README
+stays a front page (at most 300 lines) that links every page of docs/."""
 
 from __future__ import annotations
 
@@ -30,3 +31,11 @@ def test_every_library_module_is_in_the_code_map():
                or (p.is_dir() and (p / "__init__.py").exists())]
     absent = [p.name for p in modules if f"evaluators/{p.name}" not in section]
     assert not absent, f"add these to README's Code map: {absent}"
+
+
+def test_the_readme_is_a_front_page_that_links_every_doc():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    n = len(text.splitlines())
+    assert n <= 300, f"README.md has {n} lines: keep it a front page (<= 300), move detail to docs/"
+    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md")) if f"(docs/{p.name})" not in text]
+    assert not unlinked, f"README.md links no page of docs/ named {unlinked}"

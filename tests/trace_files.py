@@ -77,9 +77,12 @@ def langsmith_runs(app: AppRun, nested: bool = False) -> list[dict[str, Any]]:
             fields["child_runs"] = [to_run(c, True) for c in rt.child_runs or []]
         return Run(**fields)
 
+    def dump(run: Any) -> Any:  # objects pydantic cannot write (LangGraph's Send) as the client does: as text
+        return json.loads(run.model_dump_json(fallback=repr))
+
     if nested:
-        return [json.loads(to_run(root, True).model_dump_json()) for root in app.runs]
-    return [json.loads(to_run(rt, False).model_dump_json()) for root in app.runs for rt in _flat(root)]
+        return [dump(to_run(root, True)) for root in app.runs]
+    return [dump(to_run(rt, False)) for root in app.runs for rt in _flat(root)]
 
 
 _LF_TYPES = {"chain": "CHAIN", "retriever": "RETRIEVER", "llm": "GENERATION", "prompt": "SPAN",
@@ -125,7 +128,7 @@ def langfuse_traces(app: AppRun) -> list[dict[str, Any]]:
                 "startTime": rt.start_time.isoformat(), "endTime": rt.end_time.isoformat() if rt.end_time else None,
                 "parentObservationId": str(rt.parent_run_id) if rt.parent_run_id else None,
                 "input": _jsonable(rt.inputs), "output": _jsonable(rt.outputs),
-                "level": "ERROR" if rt.error else "DEFAULT"} for rt in _flat(root)]
+                "level": "ERROR" if rt.error else "DEFAULT", "statusMessage": rt.error} for rt in _flat(root)]
         out.append({"id": tid, "timestamp": root.start_time.isoformat(), "name": root.name,
                     "input": _jsonable(root.inputs), "output": _jsonable(root.outputs),
                     "sessionId": meta.get("session_id"), "tags": list(root.tags or []), "metadata": {},

@@ -105,13 +105,18 @@ def add_retrieval_arguments(parser: Any) -> None:
     g.add_argument("--match", choices=("auto", "id", "text"), default="auto",
                    help="match retrieved passages to the references by id, by text, or auto (default: ids when "
                         "any retrieved id of the run is a reference id, else text)")
+    parser.add_argument("--tool-order", choices=("strict", "any"), default="strict",
+                        help="tool-call metrics (cases with reference_tool_calls): must the agent's calls follow "
+                             "the reference's order (strict, default) or not (any); a case's own "
+                             "tool_call_order column overrides it")
 
 
 def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOptions:
     """``options`` with ``--k`` / ``--match`` (a usage error names a bad cutoff)."""
     from ..retrieval import parse_k
 
-    update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto"}
+    update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto",
+                              "tool_call_order": getattr(args, "tool_order", None) or "strict"}
     if getattr(args, "k", None):
         try:
             update["retrieval_k"] = parse_k(args.k)
@@ -148,9 +153,10 @@ def parse_fail_under(items: list[str]) -> dict[str, float]:
 
 def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions) -> None:
     from ..retrieval import is_retrieval_metric, metric_names
+    from ..toolcalls import NAMES as TOOL_METRICS
 
     retrieval = metric_names(options.retrieval_k)
-    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval)
+    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval) | set(TOOL_METRICS)
     bad = [n for n in thresholds if n not in allowed]
     if bad:
         other_k = [n for n in bad if is_retrieval_metric(n)]
@@ -158,7 +164,8 @@ def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions)
                 if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
                          f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics)))}, the retrieval "
-                         f"metrics {retrieval[0]} … {retrieval[-1]} (family metrics must also be in --metrics)"
+                         f"metrics {retrieval[0]} … {retrieval[-1]}, the tool-call metrics {', '.join(TOOL_METRICS)} "
+                         "(family metrics must also be in --metrics)"
                          + hint)
 
 

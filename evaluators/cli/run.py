@@ -79,6 +79,7 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
     """Run the target of ``args`` on ``questions_path`` into ``out``; (exit code, RunReport or None).
     Prints what was written, the failed questions and the input problems."""
     from ..datasets import DatasetError, load_questions
+    from ..retrieval import IdCheck
     from ..targets import TargetError, load_target, run_target
 
     if args.repeat < 1:
@@ -108,8 +109,11 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
                 bar.total = total
             bar.update(done - bar.n)
 
+    ids = IdCheck()
+
     def on_record(line: dict[str, Any]) -> None:
         nonlocal failed_now
+        ids.add_record(line)
         if line["metadata"]["error"] is not None and bar is not None:
             failed_now += 1
             bar.set_postfix(failed=failed_now, refresh=False)
@@ -133,6 +137,8 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
     if bar is not None:
         bar.close()
     _report(report, out, max_shown)
+    if (said := ids.message()):
+        eprint(f"note: {said}")
     if questions.errors or report.fatal or not report.complete:
         return EXIT_BAD_INPUT, report
     return (EXIT_THRESHOLD if report.failed else EXIT_OK), report

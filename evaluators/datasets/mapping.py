@@ -29,6 +29,8 @@ class ColumnMapping(BaseModel):
     reference_context_ids: str | None = None
     reference_context_relevance: str | None = None
     reference_contexts: str | None = None
+    tool_calls: str | None = None
+    reference_tool_calls: str | None = None
 
     def columns(self) -> dict[str, str]:
         """{field: column} of every mapped field (labels apart)."""
@@ -57,6 +59,9 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
                                     "graded_relevance"),
     "reference_contexts": ("reference_contexts", "reference_context", "gold_contexts", "relevant_contexts",
                            "reference_passages", "gold_passages"),
+    "tool_calls": ("tool_calls", "tools_called", "agent_tool_calls", "actual_tool_calls", "predicted_tool_calls"),
+    "reference_tool_calls": ("reference_tool_calls", "expected_tools", "expected_tool_calls", "gold_tool_calls",
+                             "reference_tools"),
 }
 #: Human / reference label columns (RAGBench annotation columns included).
 LABEL_COLUMNS = (

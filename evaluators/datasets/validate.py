@@ -370,7 +370,7 @@ def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple
         except HistoryError as exc:
             row_errors.append(_RowError(col, str(exc)))
             return
-        if value not in (None, (), {}):
+        if value not in (None, (), {}) or (fld == "reference_tool_calls" and value == ()):
             out[fld] = value
 
     def history(v: Any, col: str) -> Any:
@@ -385,6 +385,8 @@ def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple
     read("reference_context_ids", lambda v, col: _id_list(v, col, "reference context ids"))
     read("reference_context_relevance", _grades)
     read("reference_contexts", _text_list)
+    read("tool_calls", _tool_calls)
+    read("reference_tool_calls", _tool_calls)
     if "document_ids" in out:
         if doc_ids and tuple(out["document_ids"]) != doc_ids:
             row_errors.append(_RowError(mapping.document_ids, "document ids differ from the ids inside the "
@@ -395,6 +397,16 @@ def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple
     elif doc_ids:
         out["document_ids"] = doc_ids
     return out
+
+
+def _tool_calls(v: Any, column: str) -> Any:
+    """Tool calls in any shape (``evaluators.toolcalls.read_calls``); a bad one names its item."""
+    from ..toolcalls import ToolCallError, read_calls
+
+    try:
+        return read_calls(v, "tool calls")
+    except ToolCallError as exc:
+        raise _RowError(column, str(exc)) from None
 
 
 def _listish(v: Any, column: str, what: str) -> list[Any]:

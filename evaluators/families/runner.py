@@ -15,6 +15,8 @@ from ..registry import RegistryError
 from ..retrieval import DECLARATIONS as RETRIEVAL_DECLARATIONS
 from ..retrieval import FAMILY as RETRIEVAL_FAMILY
 from ..retrieval import is_retrieval_metric
+from ..toolcalls import FAMILY as TOOLCALLS_FAMILY
+from ..toolcalls import is_toolcall_metric
 from ..types import CaseResult, MetricValue, Usage
 from .base import METRICS, Ctx, Metric, Skip, get_metric, has_input
 from .llm_groups import Needs, run_groups
@@ -35,7 +37,7 @@ def _dedupe(names: Iterable[str]) -> list[str]:
 
 
 #: Families computed without being requested: TRACE (from the labels), retrieval (with references).
-ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY)
+ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY, TOOLCALLS_FAMILY)
 
 
 def family_metric_names() -> list[str]:
@@ -83,6 +85,10 @@ def _trace_hint(names: list[str]) -> str:
     if retrieval:
         out += (f" ({', '.join(retrieval)}: retrieval metric(s), computed for every case with reference passages "
                 "without being requested; choose the cutoffs with --k / retrieval_k)")
+    tools = [n for n in names if is_toolcall_metric(n)]
+    if tools:
+        out += (f" ({', '.join(tools)}: tool-call metric(s), computed for every case with tool calls without "
+                "being requested)")
     return out
 
 

@@ -24,11 +24,14 @@ Modules (this package's surface is below):
   overlap ≥ 0.5 of the shorter text), repeats counted once;
 * ``plan`` — by id or by text, decided once per run (``auto``: ids when any retrieved id of the run
   is a reference id, else text), the explicit setting and each case's own ``retrieval_match``;
+* ``idcheck`` — a run whose passage ids match no reference id, said plainly (and whether its texts
+  match instead);
 * ``scoring`` — each case's metrics, valued or skipped with the reason.
 """
 
 from __future__ import annotations
 
+from .idcheck import IdCheck
 from .matching import TEXT_MATCH_THRESHOLD, Ranking, by_id, by_text, overlap, shingles, text_references, words
 from .measures import measures
 from .names import (
@@ -45,7 +48,8 @@ from .plan import CASE_MATCH_KEY, MatchScan, case_mode, has_references, plan_run
 from .scoring import NO_REFERENCES, case_metrics, ranking, score_cases, skipped
 
 __all__ = [
-    "CASE_MATCH_KEY", "DECLARATIONS", "FAMILY", "MatchScan", "NO_REFERENCES", "Ranking", "TEXT_MATCH_THRESHOLD",
+    "CASE_MATCH_KEY", "DECLARATIONS", "FAMILY", "IdCheck", "MatchScan", "NO_REFERENCES", "Ranking",
+    "TEXT_MATCH_THRESHOLD",
     "binary", "by_id", "by_text", "case_metrics", "case_mode", "has_references", "is_retrieval_metric", "measures",
     "metric_names", "overlap", "parse_k", "plan_run", "ranking", "score_cases", "shingles", "skipped", "split",
     "template", "text_references", "with_plan", "words",

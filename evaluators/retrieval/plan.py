@@ -15,7 +15,9 @@ ids do not meet, and the reason says so); **none** when no case carries a refere
 retrieval metric is computed). An explicit ``retrieval_match`` of ``id`` / ``text`` (``--match``)
 is taken as it is. Per case, :func:`case_mode` applies, in order: the explicit setting, the case's
 own ``metadata["retrieval_match"]`` (``id`` / ``text``: what the target runner writes when a target
-file says ``match:``), the run's decision.
+file says ``match:``), the run's decision. When the run gives passage ids and none is a reference id,
+the reason says so plainly (:mod:`.idcheck`: whether the texts match instead, an example id of each
+side, what to change).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Iterable, Literal, Mapping
 
 from ..options import EvalOptions, RetrievalRun
 from ..types import TestCase
+from .idcheck import IdCheck
 
 Mode = Literal["id", "text"]
 #: The metadata key a case may name its matching with (top level, or under ``metadata``).
@@ -63,6 +66,8 @@ class MatchScan:
         self.with_references = 0
         self.id_hits = 0
         self.with_texts = 0
+        #: Whether the app's ids mean anything to the test set (its words go into the reason).
+        self.ids = IdCheck()
 
     def add(self, case: TestCase) -> None:
         self.cases += 1
@@ -72,6 +77,7 @@ class MatchScan:
         if case.reference_contexts:
             self.with_texts += 1
         if case.document_ids and not self.id_hits:
+            self.ids.add(case)
             refs = reference_ids(case)
             if any(str(d) in refs for d in case.document_ids):
                 self.id_hits += 1
@@ -89,6 +95,9 @@ class MatchScan:
             return RetrievalRun(match=setting, reason=f"set explicitly (match: {setting})")  # type: ignore[arg-type]
         if self.id_hits:
             return RetrievalRun(match="id", reason="auto: retrieved ids of the run are reference ids")
+        said = self.ids.message()
+        if said:  # ids were given, none is a reference id: said plainly, with what the texts show
+            return RetrievalRun(match="text" if self.with_texts else "id", reason=f"auto: {said}")
         if self.with_texts:
             return RetrievalRun(match="text", reason="auto: no retrieved id of the run is a reference id, so "
                                                      "retrieved passages are matched to reference_contexts by text")

@@ -24,12 +24,20 @@ Modules, each opening with the contract it keeps:
   no environment, typed-URL rules);
 * :mod:`.owner` — a deployment's own targets: the file the owner setting ``RAG_EVAL_TARGETS`` names,
   and the environment (secrets included) their ``${VAR}`` are read from;
-* :mod:`.template` — ``{column}`` and ``${VAR}`` filled in at call time;
+* :mod:`.template` — ``{column}`` (and ``{messages}``: the conversation as chat messages) and
+  ``${VAR}`` filled in at call time;
 * :mod:`.secrets` — :class:`~.secrets.Secrets`: what must never be shown, masked in every form an
   app may repeat it in (JSON-escaped, URL-encoded, HTML, base64) before any text is cut;
 * :mod:`.reply` — a reply's body read within its limit (compressed and decoded, a budget shared by
   the calls in flight), decoded, parsed (nesting bounded);
-* :mod:`.extract` — the JSON reply -> answer, passages, ids, usage (JMESPath);
+* :mod:`.extract` — the JSON reply -> answer, passages, ids, scores, usage (JMESPath), framework
+  shapes read as they are (LangServe documents, LlamaIndex nodes, Haystack documents, chat messages);
+* :mod:`.objects` — a Python target's return value as JSON: a LlamaIndex ``Response``, LangChain /
+  Haystack documents and messages, pydantic models, dataclasses;
+* :mod:`.stream` — server-sent events (OpenAI ``stream: true``, LangServe ``/stream``) read to the
+  end, put together into the one reply the app gives without streaming;
+* :mod:`.function` — a Python target's function imported into the evaluator's own Python, its
+  ``args`` bound;
 * :mod:`.redirects` — redirects followed only when the target says so (307 / 308, origins, each hop's
   address checked);
 * :mod:`.guard` — a visitor's connections (and a redirect's to another origin) checked as they are

@@ -63,6 +63,7 @@ from .reply import (
     read_body,
     reply_limit,
 )
+from .stream import StreamError, is_event_stream, read_stream
 from .template import Filler, Secrets
 
 #: Kinds of failure that stop the whole run.
@@ -217,6 +218,15 @@ class Caller:
         if status >= 400 or status < 200:
             detail = self._error_text(content, content_type)
             raise CallFailure(f"the app answered {said}" + (f": {detail}" if detail else ""), status=status)
+        if is_event_stream(content_type):  # server-sent events, read to the end (within the limits above)
+            try:
+                value = read_stream(content)
+                check_depth(value, "the app's event stream is")
+            except StreamError as exc:
+                raise CallFailure(self._line(str(exc)), status=status, cause=reply_cause(str(exc))) from None
+            except BadReply as exc:
+                raise CallFailure(str(exc), status=status, cause=reply_cause(str(exc))) from None
+            return value, status, ()
         text, note = decode_text(content, content_type)
         del content
         try:
@@ -372,9 +382,10 @@ class Caller:
         def out(text: str) -> str:
             return clean_text(s.redact(text))
 
+        calls = tuple(type(c).model_validate(clean_obj(s.redact_obj(c.model_dump()))) for c in answer.tool_calls)
         answer = Answer(out(answer.text), tuple(out(c) for c in answer.contexts),
                         tuple(out(i) for i in answer.context_ids), clean_obj(s.redact_obj(answer.usage)),
-                        tuple(answer.notes) + notes)
+                        tuple(answer.notes) + notes, answer.context_scores, calls)
         return Outcome(answer, None, attempts, latency, time.perf_counter() - t0, status)
 
 

@@ -8,9 +8,10 @@ the row's ``ground_truth`` / ``reference_context_ids`` / ``reference_context_rel
 ``reference_contexts`` / ``history`` / ``conversation_id`` when it has them, its other columns (not
 human labels: they judged another answer), and ``metadata``: ``target``, ``latency_s``,
 ``elapsed_s``, ``attempts``, ``status``, ``usage``, ``error`` (null when answered), ``repeat`` and
-``question_id`` with ``--repeat``, ``retrieval_match`` when the target says ``match``. A question the
-app did not answer is written with its ``error`` and an empty response: ``evaluate`` keeps it as a
-case flagged with that error (the others still score).
+``question_id`` with ``--repeat``, ``retrieval_match`` when the target says ``match``,
+``document_scores`` when the app scored its passages (one per document, as the app gave them). A
+question the app did not answer is written with its ``error`` and an empty response: ``evaluate``
+keeps it as a case flagged with that error (the others still score).
 
 Each line is written whole and flushed as the question finishes (fsync'ed at most every 2 s), so a
 ``kill -9`` leaves every finished question readable and at most a last line cut short;
@@ -60,6 +61,11 @@ def case_line(q: QuestionRow, target: str, outcome: Outcome, k: int = 1, n: int 
     }
     if a is not None and a.context_ids:
         line["document_ids"] = list(a.context_ids)
+    if a is not None and a.tool_calls:
+        line["tool_calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in a.tool_calls]
+    if case.reference_tool_calls is not None:
+        line["reference_tool_calls"] = [c.model_dump(mode="json", exclude_defaults=True)
+                                        for c in case.reference_tool_calls]
     if case.ground_truth is not None:
         line["ground_truth"] = case.ground_truth
     if case.reference_context_ids:
@@ -86,6 +92,8 @@ def case_line(q: QuestionRow, target: str, outcome: Outcome, k: int = 1, n: int 
     }
     if a is not None and a.notes:
         meta["notes"] = list(a.notes)
+    if a is not None and a.context_scores:
+        meta["document_scores"] = list(a.context_scores)
     if n > 1:
         meta["repeat"] = k
         meta["question_id"] = case.id

@@ -26,9 +26,12 @@ A target is HTTP::
     rpm: 600                       # optional: at most this many calls a minute
     match: id                      # optional: how retrieval is scored (id | text), else decided per run
 
-or Python: ``python: package.module:function`` (sync or async; given the question row as a dict;
-returning ``{"answer", "contexts": [text or {"id", "text"}], "usage"}`` or the answer as text).
-The JMESPath fields then default to that contract and may be given to read another shape.
+or Python: ``python: package.module:function`` (sync or async; called ``function(row, **args)`` with
+the question row as a dict and the file's ``args: {k: 4}``; imported into the evaluator's own Python,
+:mod:`.function`), returning ``{"answer", "contexts": [text or {"id", "text"}], "usage"}``, the answer
+as text, or a framework's objects (a LlamaIndex ``Response``, LangChain documents:
+:mod:`.objects`). The JMESPath fields then default to the first of the usual names
+(:data:`.extract.PYTHON_DEFAULTS`) and may be given to read another shape.
 """
 
 from __future__ import annotations
@@ -43,15 +46,15 @@ import jmespath
 from pydantic import ValidationError
 
 from .errors import TargetError, TargetRefused
+from .extract import PYTHON_DEFAULTS, FirstOf
 from .policy import TargetPolicy
 from .spec import HttpSpec, TargetSpec
 
 __all__ = ["HttpSpec", "Target", "TargetError", "TargetRefused", "TargetSpec", "load_target", "load_targets",
            "target_from_dict"]
 
-#: JMESPath fields and their defaults for a Python target (its return contract).
-PATH_FIELDS = ("answer", "contexts", "context_ids", "usage")
-_PYTHON_DEFAULTS = {"answer": "answer", "contexts": "contexts", "usage": "usage"}
+#: JMESPath fields (a Python target's defaults: :data:`.extract.PYTHON_DEFAULTS`).
+PATH_FIELDS = ("answer", "contexts", "context_ids", "usage", "tool_calls")
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,10 @@ class Target:
         self.policy.check(self.spec, self.source)
         compiled: dict[str, Any] = {}
         for fld in PATH_FIELDS:
-            expr = getattr(self.spec, fld) or (_PYTHON_DEFAULTS.get(fld) if self.spec.python else None)
+            expr = getattr(self.spec, fld)
             if expr is None:
+                if self.spec.python and fld in PYTHON_DEFAULTS:
+                    compiled[fld] = FirstOf(PYTHON_DEFAULTS[fld])
                 continue
             try:
                 compiled[fld] = jmespath.compile(expr)

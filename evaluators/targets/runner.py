@@ -34,7 +34,6 @@ Contract of :func:`run_target` (and its coroutine :func:`arun_target`):
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
 import statistics
 import time
@@ -46,9 +45,10 @@ from ..datasets import QuestionRow, QuestionSet
 from .call import Caller, Outcome
 from .casefile import CasesFileError, CasesWriter, case_line, repeat_id, scan
 from .errors import TargetError
+from .function import load_function
 from .guard import guarded_transport
 from .model import Target
-from .template import Secrets, check_environment, columns_used
+from .template import BUILT_IN, Secrets, check_environment, columns_used, row_values
 
 Progress = Callable[[int, int], None]
 #: The run stops when its first this-many calls all failed with the same cause and none was answered.
@@ -99,20 +99,6 @@ def _rows(questions: QuestionSet | Sequence[QuestionRow]) -> tuple[list[Question
     return list(questions), None, "the questions"
 
 
-def _import_function(target: Target) -> Callable[..., Any]:
-    ref = target.spec.python or ""
-    module, _, name = ref.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except Exception as exc:  # noqa: BLE001 - any import failure is this target's error
-        raise TargetError(target.source, f"python: cannot import {module!r} ({type(exc).__name__}: {exc}); "
-                                         "is its folder on PYTHONPATH?", field="python") from None
-    fn = getattr(mod, name, None)
-    if not callable(fn):
-        raise TargetError(target.source, f"python: {module!r} has no function {name!r}", field="python")
-    return fn
-
-
 def _check(target: Target, rows: list[QuestionRow], columns: list[str] | None, qname: str,
            environ: Mapping[str, str]) -> None:
     http = target.spec.http
@@ -121,16 +107,12 @@ def _check(target: Target, rows: list[QuestionRow], columns: list[str] | None, q
     if target.policy.expand_env:
         check_environment(http, target.source, environ)
     known = set(columns) if columns is not None else {k for r in rows for k in r.row}
-    known |= {"id", "question"}
+    known |= set(BUILT_IN)
     for col, where in columns_used(http):
         if col not in known:
             raise TargetError(target.source, f"{where} uses {{{col}}}, which is not a column of {qname} "
                                              f"(columns: {', '.join(sorted(known))})", field=where)
     target.policy.check_url(http.url, target.source)
-
-
-def _template_row(q: QuestionRow) -> dict[str, Any]:
-    return {**q.row, "id": q.id, "question": q.question}
 
 
 async def arun_target(target: Target, questions: QuestionSet | Sequence[QuestionRow], out: str | Path | None = None,
@@ -145,7 +127,7 @@ async def arun_target(target: Target, questions: QuestionSet | Sequence[Question
     rows, columns, qname = _rows(questions)
     env: Mapping[str, str] = os.environ if environ is None else environ
     _check(target, rows, columns, qname, env)
-    function = _import_function(target) if target.spec.python else None
+    function = load_function(target) if target.spec.python else None
     report = RunReport(target.name, Path(out) if out is not None else None)
     jobs = [(q, k) for q in rows for k in range(1, repeat + 1)]
     writer: CasesWriter | None = None
@@ -270,7 +252,7 @@ async def _work(target: Target, function: Callable[..., Any] | None, jobs: list[
 
     async def ask(q: QuestionRow, own: httpx.AsyncClient | None) -> Outcome:
         try:
-            return await caller.call(_template_row(q), own)
+            return await caller.call(row_values(q), own)
         except Exception as exc:  # noqa: BLE001 - a fault of the runner's own: the question still gets its line
             why = secrets.excerpt(f"the call failed in the runner ({type(exc).__name__}: {exc})", 300)
             return Outcome(None, why, 1, None, 0.0, cause=f"runner {type(exc).__name__}")

@@ -55,9 +55,13 @@ class TargetSpec(_Strict):
     name: str | None = Field(None, min_length=1, max_length=200)
     http: HttpSpec | None = None
     python: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    #: A Python target's keyword arguments: each question calls ``function(row, **args)``.
+    args: dict[str, Any] | None = None
     answer: str | None = None
     contexts: str | None = None
     context_ids: str | None = None
+    #: An agent's tool calls in its reply (any shape ``evaluators.toolcalls.read_calls`` reads).
+    tool_calls: str | None = None
     usage: str | None = None
     concurrency: int = Field(8, ge=1, le=256)
     retries: int = Field(3, ge=0, le=20)
@@ -78,4 +82,7 @@ class TargetSpec(_Strict):
         if self.http is not None and self.timeout_s is not None:
             raise ValueError("timeout_s at the top of a target file is a Python target's; an HTTP target's is "
                              "http.timeout_s")
+        if self.args is not None and self.python is None:
+            raise ValueError("'args' are a Python target's keyword arguments: an HTTP target sends its values in "
+                             "http.body or http.query")
         return self

@@ -8,6 +8,11 @@ Contract:
   the history list, ``"{k}"`` a number; a missing value is ``null``); inside a longer string the
   value is text (JSON for a list / object; missing: empty), URL-encoded in the URL. ``{{`` and
   ``}}`` are literal braces. Filled values are never read again as templates.
+* Besides its columns, every row offers :data:`BUILT_IN`: ``{id}``, ``{question}``, and
+  ``{messages}`` — the conversation as chat messages, each earlier turn ``{"role": "user" |
+  "assistant", "content"}`` and the question appended as the last user message (a question without
+  history: that one message); a column of the question file named ``messages`` is taken instead
+  (:func:`row_values`).
 * ``${VAR}`` — the environment variable, read at call time, in the URL, a header, the body or the
   query. Only the owner's targets expand them (:class:`~.policy.TargetPolicy`); a variable that is
   not set is a :class:`~.errors.TargetError` naming the variable and the field, before any call.
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
 from .errors import TargetError
@@ -31,6 +36,24 @@ VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _TOKEN = re.compile(r"\$\{(?P<var>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<open>\{\{)|(?P<close>\}\})|\{(?P<col>[^{}]+)\}")
 _EXACT = re.compile(r"^\{([^{}]+)\}$")
 _CREDENTIAL = re.compile(r"auth|cookie|key|token|secret|passw|session|signature|credential", re.I)
+#: Values every question row offers besides its columns (see the module doc).
+BUILT_IN = ("id", "question", "messages")
+_ROLES = {"user": "user", "agent": "assistant"}
+
+
+def chat_messages(history: Iterable[Any], question: str) -> list[dict[str, str]]:
+    """The earlier turns (``Turn``: speaker, text) as chat messages, the question appended."""
+    out = [{"role": _ROLES.get(t.speaker, "user"), "content": t.text} for t in history]
+    out.append({"role": "user", "content": question})
+    return out
+
+
+def row_values(q: Any) -> dict[str, Any]:
+    """What ``{column}`` reads for one question (a ``QuestionRow``): its columns and :data:`BUILT_IN`."""
+    out = {**q.row, "id": q.id, "question": q.question}
+    if "messages" not in q.row:
+        out["messages"] = chat_messages(q.case.history, q.question)
+    return out
 
 
 def is_credential_header(name: str) -> bool:

@@ -161,3 +161,59 @@ def langsmith_records(traces: list[SynthTrace]) -> list[dict[str, Any]]:
                     "inputs": {"messages": [[{"type": "human", "content": t.question}]]},
                     "outputs": {"generations": [[{"text": t.answer}]]}})
     return out
+
+
+# ------------------------------------------------------------------------------------------ agents
+def agent_spans(t: SynthTrace, calls: int = 3, result_chars: int = 0, raw_args: bool = False,
+                orphan_tool: bool = False) -> list[dict[str, Any]]:
+    """An agent's trace in the shape LangGraph + OpenInference write (``tests/agent_traces.py`` is
+    the real producer): a root chain, per call an LLM span asking for it (``tool_calls`` in its output
+    messages) and a TOOL span answering (a ToolMessage with the call's id), then the final LLM span.
+    ``result_chars``: the first search returns one passage that long; ``raw_args``: the model's
+    arguments are not JSON; ``orphan_tool``: the last tool span names no parent."""
+    out: list[dict[str, Any]] = [{
+        "name": "LangGraph", "kind": "CHAIN", "id": t.root_id, "parent": None, "ms": 0, "end": 100 + 20 * calls,
+            "attrs": {"input.value": json.dumps({"messages": [["user", t.question]]}),
+                      "output.value": json.dumps({"messages": [{"type": "human", "data": {"content": t.question}},
+                                                               {"type": "ai", "data": {"content": t.answer}}]})}}]
+    for i in range(calls):
+        name = "search_docs" if i % 3 != 2 else "lookup_order"
+        args: dict[str, str] = ({"query": f"{t.question.split()[-1]} {i % 2}"} if name == "search_docs"
+                                else {"order_id": f"A-{i}"})
+        cid = f"call-{i}"
+        llm_id = f"{int(t.llm_id, 16) + 2 * i + 1:016x}"[-16:]
+        tool_id = f"{int(t.prompt_id, 16) + 2 * i + 1:016x}"[-16:]
+        arguments = "query=" + args.get("query", "") if raw_args else json.dumps(args)
+        out.append({"name": "ChatModel", "kind": "LLM", "id": llm_id, "parent": t.root_id, "ms": 10 + 20 * i,
+                    "end": 15 + 20 * i, "attrs": {"llm.output_messages": [{
+                        "message.role": "assistant", "message.tool_calls.0.tool_call.id": cid,
+                        "message.tool_calls.0.tool_call.function.name": name,
+                        "message.tool_calls.0.tool_call.function.arguments": arguments}]}})
+        if name == "search_docs":
+            docs = [{"page_content": d} for d in t.documents]
+            if result_chars and i == 0:
+                docs = [{"page_content": "x" * result_chars}]
+            content = json.dumps(docs)
+        else:
+            content = json.dumps({"order_id": args["order_id"], "status": "shipped"})
+        out.append({"name": name, "kind": "TOOL", "id": tool_id,
+                    "parent": None if orphan_tool and i == calls - 1 else t.root_id, "ms": 16 + 20 * i,
+                    "end": 25 + 20 * i, "attrs": {"tool.name": name, "input.value": next(iter(args.values())),
+                                                  "output.value": json.dumps({"type": "tool", "data": {
+                                                      "content": content, "tool_call_id": cid,
+                                                      "status": "success"}})}})
+    out.append({"name": "ChatModel", "kind": "LLM", "id": t.llm_id, "parent": t.root_id, "ms": 30 + 20 * calls,
+                "end": 90 + 20 * calls, "attrs": {"llm.output_messages": [
+                    {"message.role": "assistant", "message.content": t.answer}]}})
+    return out
+
+
+def agent_otlp_lines(traces: list[SynthTrace], per_line: int = 25, **kw: Any) -> str:
+    """Agent traces (:func:`agent_spans`) as the Collector's file exporter writes them."""
+    lines = []
+    for i in range(0, len(traces), per_line):
+        spans = [otlp_span(t, s) for t in traces[i:i + per_line] for s in agent_spans(t, **kw)]
+        lines.append(json.dumps({"resourceSpans": [{
+            "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "agent-app"}}]},
+            "scopeSpans": [{"scope": {"name": "openinference.instrumentation.langchain"}, "spans": spans}]}]}))
+    return "\n".join(lines) + "\n"

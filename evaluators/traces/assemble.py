@@ -12,6 +12,9 @@ The rules (each can be replaced by a mapping by hand, :class:`TraceMapping`):
   when a reranker ran, its output instead (the documents the answer was written from). A document
   returned twice is kept once, at its first rank.
 * **answer**: the root span's output (the final answer, not an intermediate LLM call).
+* **an agent** (a trace with TOOL spans): its calls in order become the case's ``tool_calls``; its
+  documents are the passages and results its calls brought before it answered, and its answer is
+  the root's output, else the last LLM call's text (rules: :mod:`.toolcalls`).
 * **conversation**: a chat's earlier turns (every turn before the user's last message) become the
   case's ``history``, the app's conversation / thread id or the trace's session its
   ``conversation_id`` (rules: :mod:`.conversation`).
@@ -26,10 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..types import TestCase
+from ..types import TestCase, ToolCall
 from .conversation import conversation_id, history_of
 from .model import Doc, Skipped, Span, Trace
-from .values import docs_of, parsed, text_of
+from .toolcalls import Step, declared_tools, steps_of
+from .values import docs_of, last_message, parsed, text_of
 
 #: Longest text accepted for a question, an answer or one document (as for uploaded rows).
 MAX_TEXT_CHARS = 1_000_000
@@ -95,6 +99,8 @@ def find_root(trace: Trace) -> tuple[Span | None, str | None]:
     ids = {s.span_id for s in trace.spans}
     flagged = [s for s in trace.spans if s.is_root]
     roots = flagged or [s for s in trace.spans if not s.parent_id]
+    if len(roots) > 1:  # a tool / LLM span that lost its parent is no root when the trace has another
+        roots = [s for s in roots if s.kind not in ("TOOL", "LLM", "RETRIEVER")] or roots
     orphans = [s for s in trace.spans if s.parent_id and s.parent_id not in ids and not s.is_root]
     if not roots:
         if orphans:
@@ -134,7 +140,7 @@ def _named(spans: list[Span], name: str, root: Span) -> list[Span]:
 
 
 def _question(trace: Trace, root: Span, spans: list[Span], retrievers: list[Span],
-              pick: Pick | None) -> tuple[str | None, str]:
+              pick: Pick | None, agent: bool = False) -> tuple[str | None, str]:
     if pick is not None:
         found = _named(spans, pick.span, root)
         if not found:
@@ -145,6 +151,10 @@ def _question(trace: Trace, root: Span, spans: list[Span], retrievers: list[Span
         q = text_of(list(root.input_messages), "question")
     if q is not None:
         return q, "root input"
+    for llm in [s for s in spans if agent and s.kind == "LLM" and s.input_messages][:1]:  # an agent's first LLM
+        q = last_message(list(llm.input_messages or []), ("user", "human"))
+        if q is not None:
+            return q, f"LLM span {llm.name!r} user message"
     for r in retrievers:
         q = text_of(r.input, "question")
         if q is not None:
@@ -152,7 +162,18 @@ def _question(trace: Trace, root: Span, spans: list[Span], retrievers: list[Span
     return None, f"no question: the root span {root.name!r} has no input, and no retriever has a query"
 
 
-def _answer(root: Span, spans: list[Span], pick: Pick | None) -> tuple[str | None, str]:
+def _last_llm_answer(spans: list[Span]) -> str | None:
+    """The text of the last LLM call that wrote one (an agent whose root span keeps no output)."""
+    for s in sorted((s for s in spans if s.kind == "LLM"), key=lambda s: (s.end is None, s.end or 0.0),
+                    reverse=True):
+        a = text_of(list(s.output_messages), "answer") if s.output_messages else None
+        a = a or text_of(s.output, "answer")
+        if a and a.strip():
+            return a
+    return None
+
+
+def _answer(root: Span, spans: list[Span], pick: Pick | None, agent: bool = False) -> tuple[str | None, str]:
     if pick is not None:
         found = _named(spans, pick.span, root)
         if not found:
@@ -164,6 +185,10 @@ def _answer(root: Span, spans: list[Span], pick: Pick | None) -> tuple[str | Non
         a = text_of(list(root.output_messages), "answer")
     if a is not None:
         return a, ""
+    if agent and root.status != "ERROR":
+        a = _last_llm_answer(spans)
+        if a is not None:
+            return a, ""
     why = f"no answer: the root span {root.name!r} has no output"
     if root.status == "ERROR":
         first = root.status_message.strip().splitlines()[0][:200] if root.status_message.strip() else ""
@@ -171,10 +196,11 @@ def _answer(root: Span, spans: list[Span], pick: Pick | None) -> tuple[str | Non
     return None, why
 
 
-def _documents(root: Span, spans: list[Span], pick: Pick | None
+def _documents(root: Span, spans: list[Span], pick: Pick | None, steps: list[Step] | None = None
                ) -> tuple[list[tuple[Doc, Span, int]] | None, list[Span], str]:
     """(document, span it came from, its position there) in rank order, the retriever spans, or
-    why there are none."""
+    why there are none. An agent's (``steps`` with a TOOL call): what its calls brought that it
+    could read before answering (:mod:`.toolcalls`)."""
     if pick is not None:
         found = _named(spans, pick.span, root)
         if not found:
@@ -189,6 +215,10 @@ def _documents(root: Span, spans: list[Span], pick: Pick | None
                 return None, found, f"span {s.name!r} holds no list of documents in {pick.part or 'output'}"
             out += [(d, s, i) for i, d in enumerate(docs)]
         return out, found, ""
+    if steps and any(st.call.kind == "TOOL" for st in steps):
+        got = [(d, st.span, i) for st in steps if st.span is not None and st.readable and not st.call.failed
+               for i, d in enumerate(st.docs)]
+        return got, [st.span for st in steps if st.span is not None and st.docs], ""
     retrievers = [s for s in spans if s.kind == "RETRIEVER"]
     rerankers = [s for s in spans if s.kind == "RERANKER" and s.documents is not None]
     if not retrievers and not rerankers:
@@ -221,14 +251,16 @@ def assemble(trace: Trace, fmt: str, mapping: TraceMapping | None = None) -> Tes
     if root is None:
         return Skipped(trace.trace_id, why or "no root span", None, rec)
     spans = _order(trace.spans)
-    docs, retrievers, why = _documents(root, spans, mapping.documents)
+    steps = steps_of(root, spans)
+    agent = any(st.call.kind == "TOOL" for st in steps)
+    docs, retrievers, why = _documents(root, spans, mapping.documents, steps)
     if docs is None:
         return Skipped(trace.trace_id, why, root.name, rec)
-    question, q_from = _question(trace, root, spans, retrievers, mapping.question)
+    question, q_from = _question(trace, root, spans, retrievers, mapping.question, agent)
     if question is None:
         return Skipped(trace.trace_id, q_from if q_from.startswith("no ") else
                        f"no question in {q_from} ({mapping.question})", root.name, rec)
-    answer, why = _answer(root, spans, mapping.response)
+    answer, why = _answer(root, spans, mapping.response, agent)
     if answer is None:
         return Skipped(trace.trace_id, why or f"no answer in the span mapped ({mapping.response})", root.name, rec)
     kept: dict[str, int] = {}
@@ -251,8 +283,25 @@ def assemble(trace: Trace, fmt: str, mapping: TraceMapping | None = None) -> Tes
     history, note = history_of(root, spans)
     if note:
         metadata["history_note"] = note
+    tools = declared_tools(spans)
+    if tools:
+        metadata["available_tools"] = tools
     return TestCase(id=trace.trace_id, question=question, response=answer, documents=tuple(texts),
-                    metadata=metadata, history=history, conversation_id=conversation_id(metadata))
+                    metadata=metadata, history=history, conversation_id=conversation_id(metadata),
+                    tool_calls=_calls(steps, places))
+
+
+def _calls(steps: list[Step], places: list[list[list[Any]]]) -> tuple[ToolCall, ...]:
+    """The steps' calls, each with the indices of the case's documents it brought."""
+    by_span: dict[str, list[int]] = {}
+    for k, where in enumerate(places):
+        for sid, _ in where:
+            by_span.setdefault(sid, []).append(k)
+    out = []
+    for st in steps:
+        got = tuple(sorted(set(by_span.get(st.call.span_id or "", ())))) if st.call.span_id else ()
+        out.append(st.call.model_copy(update={"documents": got}) if got else st.call)
+    return tuple(out)
 
 
 def _retriever_positions(spans: list[Span], retrievers: list[Span], places: list[list[list[Any]]],

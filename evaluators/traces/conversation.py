@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 from ..turns import HistoryError, read_history
 from ..types import Turn
 from .model import Span
-from .values import message_of, parsed, role_is
+from .values import flat_messages, message_of, parsed, role_is
 
 #: Input keys that hold the whole chat (the question is its last user message).
 MESSAGES_KEYS = ("messages",)
@@ -38,7 +38,7 @@ def _messages(value: Any) -> list[tuple[str, str]] | None:
     v = parsed(value)
     if not isinstance(v, list) or not v:
         return None
-    flat = [x for m in v for x in (m if isinstance(m, list) else [m])]  # LangChain batches: [[msg, …]]
+    flat = flat_messages(v)  # LangChain batches: [[msg, …]]
     out = [m if isinstance(m, tuple) else message_of(m) for m in flat]
     if not out or any(m is None for m in out):
         return None

@@ -1,5 +1,6 @@
 """OTLP JSON -> spans: the OpenTelemetry Collector's file exporter (one ``{"resourceSpans": …}``
-request per line), one such request as a JSON document, or a list of them.
+request per line), one such request as a JSON document, or a list of them. Attributes are
+OpenInference's, or the OpenTelemetry GenAI conventions' (read through :mod:`.genai`).
 
 Both JSON encodings are read: the OTLP/JSON one (ids in hex, ``kind`` a number) and the plain
 protobuf JSON mapping (``MessageToJson``: ids in base64, enum names), with camelCase or the proto's
@@ -19,6 +20,7 @@ import json
 import re
 from typing import Any, Iterator
 
+from .genai import as_openinference, is_genai
 from .model import Issue, Span
 from .openinference import span_from_attributes
 from .values import timestamp
@@ -111,6 +113,8 @@ def span_of(d: dict[str, Any], record: int | None, resource: dict[str, Any]) -> 
     if sid is None:
         raise ValueError(f"span {name!r} of trace {tid} has no spanId")
     attrs = attributes(d.get("attributes"))
+    if is_genai(attrs):  # the OpenTelemetry GenAI conventions: read as the OpenInference they stand for
+        attrs = as_openinference(attrs)
     status = d.get("status") or {}
     code = status.get("code") if isinstance(status, dict) else None
     span = span_from_attributes(

@@ -109,11 +109,31 @@ def _content_text(c: Any) -> str | None:
     return None
 
 
+_PAIR_ROLES = frozenset({"user", "human", "assistant", "ai", "system", "tool", "model"})
+
+
+def is_pair(m: Any) -> bool:
+    """A message written as a ``(role, text)`` pair (LangGraph's ``[["user", "…"]]``)."""
+    return (isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[0], str) and isinstance(m[1], str)
+            and m[0].lower() in _PAIR_ROLES)
+
+
+def flat_messages(v: list[Any]) -> list[Any]:
+    """A list of messages with LangChain's batches (``[[msg, msg]]``) opened; a ``(role, text)`` pair
+    is one message, not a batch."""
+    out: list[Any] = []
+    for m in v:
+        out.extend([m] if is_pair(m) or not isinstance(m, list) else m)
+    return out
+
+
 def message_of(d: Any) -> tuple[str, str] | None:
     """(role, text) of a chat message in any of the usual shapes: OpenAI ``{"role", "content"}``,
     LangChain ``{"type": "human", "content"}`` / ``{"type": "ai", "data": {"content"}}`` / the
     serialized ``{"lc": 1, "id": [..., "HumanMessage"], "kwargs": {"content"}}``, OpenInference
     ``{"message.role", "message.content"}``."""
+    if is_pair(d):
+        return (d[0], d[1]) if d[1].strip() else None
     if not isinstance(d, dict):
         return None
     if "message.role" in d or "message.content" in d:
@@ -146,9 +166,7 @@ def last_message(messages: Any, roles: Iterable[str]) -> str | None:
     """The text of the last message of ``messages`` whose role is one of ``roles``."""
     if not isinstance(messages, list):
         return None
-    flat: list[Any] = []
-    for m in messages:  # LangChain batches: [[msg, msg]]
-        flat.extend(m if isinstance(m, list) else [m])
+    flat = flat_messages(messages)  # LangChain batches: [[msg, msg]]
     found = [mm for m in flat if (mm := (m if isinstance(m, tuple) else message_of(m))) is not None]
     for role, text in reversed(found):
         if role_is(role, roles):
@@ -157,7 +175,7 @@ def last_message(messages: Any, roles: Iterable[str]) -> str | None:
 
 
 def _is_messages(v: list) -> bool:
-    flat = [x for m in v for x in (m if isinstance(m, list) else [m])]
+    flat = flat_messages(v)
     return bool(flat) and all(message_of(x) is not None for x in flat)
 
 

@@ -18,9 +18,11 @@ from evaluators.agreement import labeler_agreement
 from evaluators.appcost import summarize
 from evaluators.appcost import words as app_summary_words
 from evaluators.retrieval import split
+from evaluators.retrieval.idcheck import UNMATCHED
 from evaluators.types import OVERALL_SUPPORTED, RunResult
 
 from .. import history, share, state, tables, vocab
+from ..data import md_escape
 from . import exports
 
 INSPECT_PAGE = "pages/4_inspect.py"
@@ -72,6 +74,13 @@ def retrieval_table(stats: pd.DataFrame, ivs: dict[str, Any] | None) -> tuple[pd
         texts[str(row["metric"])] = f"{row['mean']:.3f}{ci}" + (f", n={row['n']}" if got[1] is None else "")
     df, mrr = vocab.retrieval_grid(texts)
     return df, (f"MRR (mean reciprocal rank of the first relevant passage): {mrr}" if mrr else "")
+
+
+def matching_note(settings: dict[str, Any] | None) -> str | None:
+    """The run's words (Markdown-escaped) when its app's passage ids matched no reference id (the
+    retrieval reason ``evaluators.retrieval.idcheck`` wrote), else None."""
+    reason = str(((settings or {}).get("retrieval_run") or {}).get("reason") or "")
+    return md_escape(reason.removeprefix("auto: ")) if UNMATCHED in reason else None
 
 
 def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:

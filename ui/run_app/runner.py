@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from evaluators.datasets import DatasetError, QuestionSet, load_cases
 from evaluators.jobs import JobQueue, QueueFull, options_from_settings
 from evaluators.options import EvalOptions
+from evaluators.retrieval import IdCheck
 from evaluators.targets import Target, TargetError, run_target, scan
 
 from ..owner_runs import OwnerRuns
@@ -71,6 +72,8 @@ class TargetRun:
     eval_note: str | None = None
     #: A typed target's header names (their values are never kept on disk).
     header_names: tuple[str, ...] = ()
+    #: Said when the app's passage ids match no reference id (``evaluators.retrieval.IdCheck``).
+    id_note: str | None = None
 
     def manifest(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "cases": self.cases.name, "status": self.status,
@@ -235,6 +238,10 @@ def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
     if not loaded.cases:
         t.eval_status, t.eval_note = "not started", "no answer to evaluate"
         return
+    ids = IdCheck()
+    for case in loaded.cases:
+        ids.add(case)
+    t.id_note = ids.message()
     if loaded.errors:
         t.eval_note = f"{len(loaded.errors)} answer(s) could not be read and are left out (first: {loaded.errors[0]})"
     while True:

@@ -304,6 +304,8 @@ def outcome(owner: list[choices.Choice]) -> None:
     for t in run.targets:
         with st.container(border=True):
             st.markdown(target_line(t))
+            if t.id_note:  # the app's ids mean nothing to the test set: said before anyone reads a 0
+                st.warning(f"Retrieval: {ud.md_escape(t.id_note)}", icon=":material/link_off:")
             if t.failures:
                 with st.expander(f"{len(t.failures)} question(s) the app did not answer — with the error"):
                     st.dataframe(pd.DataFrame(t.failures, columns=["question id", "error"]), hide_index=True,
