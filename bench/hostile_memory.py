@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,11 @@ def _serve() -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen([sys.executable, "-m", "tests.hostile_app", "--port", "0"], cwd=ROOT,
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    return proc, int(proc.stdout.readline())
+    port = int(proc.stdout.readline())
+    for path in ("/bomb?mb=1024", "/bomb?mb=1024&layers=2"):  # the app makes each bomb once: not timed
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=600) as resp:
+            resp.read()
+    return proc, port
 
 
 def _run(port: int, name: str, n: int, conc: int, tmp: Path) -> dict[str, Any]:

@@ -16,7 +16,7 @@ answers question 1 as ``/ok``. Paths:
 * ``/big?mb=M&length=1`` — a JSON answer M MB long, with (``length=1``) or without Content-Length,
   sent in 1 MB writes (stops when the client hangs up; :attr:`sent` counts what went out).
 * ``/bomb?mb=M`` — gzip of M MB of zeros inside a JSON string, ``Content-Encoding: gzip``
-  (``layers=2``: gzip of gzip).
+  (``layers=2``: gzip of gzip; ``status=`` sends it as an error reply).
 * ``/badutf8`` — JSON whose answer holds bytes that are not UTF-8, and a lone surrogate escape.
 * ``/contexts?n=N`` — N passages.
 * ``/redirect?status=S&to=URL`` — S with ``Location: URL``.
@@ -214,7 +214,7 @@ class HostileApp:
             def h_bomb(self, q: dict[str, str], question: str) -> None:
                 layers = int(q.get("layers", "1"))
                 data = gzip_bomb(int(q.get("mb", "1024")), layers)
-                self._send(200, data, {"Content-Encoding": ", ".join(["gzip"] * layers)})
+                self._send(int(q.get("status", "200")), data, {"Content-Encoding": ", ".join(["gzip"] * layers)})
 
             def h_badutf8(self, q: dict[str, str], question: str) -> None:
                 body = (b'{"answer": "caf\xe9 \xff\xfe na\xc3\xafve \\ud800 end", "contexts": ["ok \xc3"]}')

@@ -292,6 +292,15 @@ def test_a_gzip_bomb_is_refused_once_the_decoded_bytes_pass_the_limit(env, app, 
                                              f"({', '.join(['gzip'] * layers)}): not read")
 
 
+def test_an_error_status_with_a_body_over_the_limit_is_still_that_error(env, app, tmp_path, capsys):
+    code, err, lines = _run(capsys, tmp_path, app.url("/bomb?mb=8&status=503"), 1, retries=1,
+                            http={"max_reply_mb": 1})
+    assert code == 1 and lines[0]["metadata"]["error"] == "the app answered 503 Service Unavailable (after 2 attempts)"
+    code, err, lines = _run(capsys, tmp_path, app.url("/bomb?mb=8&status=401"), 1, "--overwrite",
+                            http={"max_reply_mb": 1})
+    assert code == 2 and "the app refused the request: 401 Unauthorized" in err
+
+
 def test_decoding_a_gzip_bomb_holds_no_more_than_the_limit(app):
     """64 MB of zeros in 64 KB of gzip, read with a 1 MB limit: what Python allocates while reading
     stays near the limit (httpx's own decoder yields up to ~64 MB from one compressed chunk)."""

@@ -197,13 +197,8 @@ class Caller:
                               transient=True, cause=f"broken {type(exc).__name__}") from None
         status = resp.status_code
         said = f"{status} {resp.reason_phrase}".strip()
-        if isinstance(content, BadReply):
-            more = ""
-            if isinstance(content, ReplyTooLarge) and content.limit < int(http.max_reply_mb * 2**20):
-                more = (f" (the most one reply may hold with {self.concurrency} calls in flight: fewer "
-                        f"(--concurrency) read larger ones, up to http.max_reply_mb)")
-            raise CallFailure(f"the app's reply ({said}) {content}: not read{more}", status=status,
-                              cause=reply_cause(str(content)))
+        # an error status says what went wrong whatever its body: one that cannot be read is left out
+        unread, content = (content, b"") if isinstance(content, BadReply) else (None, content)
         content_type = resp.headers.get("content-type")
         if status in (401, 403):
             raise CallFailure(f"the app refused the request: {said} (check the target's headers / credentials)",
@@ -218,6 +213,13 @@ class Caller:
         if status >= 400 or status < 200:
             detail = self._error_text(content, content_type)
             raise CallFailure(f"the app answered {said}" + (f": {detail}" if detail else ""), status=status)
+        if unread is not None:
+            more = ""
+            if isinstance(unread, ReplyTooLarge) and unread.limit < int(http.max_reply_mb * 2**20):
+                more = (f" (the most one reply may hold with {self.concurrency} calls in flight: fewer "
+                        f"(--concurrency) read larger ones, up to http.max_reply_mb)")
+            raise CallFailure(f"the app's reply ({said}) {unread}: not read{more}", status=status,
+                              cause=reply_cause(str(unread)))
         if is_event_stream(content_type):  # server-sent events, read to the end (within the limits above)
             try:
                 value = read_stream(content)
