@@ -5,9 +5,9 @@ time of ``python -m evaluators run`` — a fresh process, as a user runs it — 
         [--concurrency 64] [--write hostile_memory]
 
 The app (``tests/hostile_app.py``) runs in a process of its own, so its memory is not counted.
-Question 1 is answered normally (``first_ok=1``), so the run goes on through every question instead
-of stopping after the first five failures (fail-fast): all 64 calls in flight read their hostile
-reply at once. Cases:
+Question 1 is answered normally and at once, the others after 0.5 s (``first_ok=1&delay=0.5``), so
+the run goes on through every question instead of stopping after the first five failures
+(fail-fast): all 64 calls in flight read their hostile reply at once. Cases:
 
 * ``ok`` — normal replies (the floor: the process with its libraries and 128 answers);
 * ``big_length`` / ``big_stream`` — 500 MB replies with and without Content-Length;
@@ -62,7 +62,7 @@ def _serve() -> tuple[subprocess.Popen[str], int]:
 def _run(port: int, name: str, n: int, conc: int, tmp: Path) -> dict[str, Any]:
     path, http = CASES[name]
     sep = "&" if "?" in path else "?"
-    target = {"name": name, "http": {"url": f"http://127.0.0.1:{port}{path}{sep}first_ok=1",
+    target = {"name": name, "http": {"url": f"http://127.0.0.1:{port}{path}{sep}first_ok=1&delay=0.5",
                                      "body": {"question": "{question}"}, "timeout_s": 60, **http},
               "answer": "answer", "contexts": "contexts", "retries": 0}
     (tmp / f"{name}.json").write_text(json.dumps(target), encoding="utf-8")

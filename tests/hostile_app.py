@@ -7,7 +7,7 @@ more memory than it may, or running past its deadline (issue 56).
 
 Every path answers a POST (JSON body with ``question``) and a GET. The question's number (the
 first integer in it) picks per-question behaviour where a path says so; ``first_ok=1`` on any path
-answers question 1 as ``/ok``. Paths:
+answers question 1 as ``/ok``, ``delay=S`` waits S seconds before any other reply. Paths:
 
 * ``/ok`` — ``{"answer": "An answer to: <question>", "contexts": [{"id", "text"}]}``.
 * ``/deep?every=N`` — JSON nested 100,000 deep (``every=N``: only for questions whose number is a
@@ -139,6 +139,8 @@ class HostileApp:
                 handler = getattr(self, "h_" + (parts.path.strip("/").replace("-", "_") or "ok"), None)
                 if q.get("first_ok") == "1" and number(question) == 1:
                     handler = self.h_ok  # one question answered: a run goes on past fail-fast (bench/)
+                elif q.get("delay"):
+                    time.sleep(float(q["delay"]))  # (bench/: after that first answer)
                 try:
                     if handler is None:
                         self._json(404, {"error": "no such path"})
