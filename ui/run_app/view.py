@@ -22,7 +22,7 @@ from evaluators.datasets import DatasetError, QuestionSet, load_questions
 from evaluators.limits import MAX_LLM_CALLS_ENV, MAX_LLM_CASES_ENV, Limits
 from evaluators.methods import get_method
 from evaluators.options import EvalOptions
-from evaluators.targets import Target, TargetError, TargetPolicy, owner_environ, target_from_dict
+from evaluators.targets import Target, TargetError, owner_environ, target_from_dict
 
 from .. import data as ud
 from .. import jobs, resources, state
@@ -186,7 +186,7 @@ def _rebuild(t: dict[str, Any], known: dict[str, Target], live: dict[str, Target
         return None, ("it sent a header, whose value is never stored: add it again (same name) under “Add your "
                       "own app”, then Resume")
     try:
-        return target_from_dict(t.get("spec"), choices.SOURCE, TargetPolicy.visitor()), ""
+        return target_from_dict(t.get("spec"), choices.SOURCE, choices.visitor_policy()), ""
     except TargetError as exc:
         return None, str(exc)
 
