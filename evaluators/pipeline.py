@@ -3,8 +3,9 @@
 Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress and
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
-decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) ->
-``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> citation
+metrics when some response of the call cites (``evaluators.citations``) -> ``RunResult``. A case
+that cannot be scored is kept with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
 from .appcost import app_call
+from .citations import score_results as citation_metrics
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
@@ -186,6 +188,7 @@ class Evaluation:
             opts = with_plan(opts, case_list)
             settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
         final = _add_retrieval_metrics(final, opts)
+        final = _add_citation_metrics(final)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -319,6 +322,13 @@ def _add_retrieval_metrics(results: list[CaseResult], opts: EvalOptions) -> list
     """Each case's retrieval metrics (``evaluators.retrieval``) after its family metrics; nothing
     when the run carries no reference passage."""
     per_case = score_cases([r.case for r in results], opts)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
+
+
+def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
+    """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
+    citation marker; nothing otherwise."""
+    per_case = citation_metrics(results)
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 

@@ -45,8 +45,14 @@ _INTRO = re.compile(r"\b(here (is|are)|here's|the following|as follows)\b[^:]{0,
 _HAS_DIGIT = re.compile(r"\d")
 
 
+_MARKERS_ONLY = re.compile(r"^(?:\s*(?:\[\^?[\w\s,;\-–]{1,20}\]|【[^】]{1,20}】|\((?:sources?|docs?|documents?)"
+                           r"[\s\d,;\-–:]*\)|\^\d{1,2})\s*[.,;:]?)+\s*$", re.I)
+
+
 def needs_no_support(text: str) -> tuple[str, str] | None:
     """(special key, explanation) for a sentence that needs no document support, else None."""
+    if _MARKERS_ONLY.match(text):
+        return "general", "citation markers only, no claim: needs no support"
     t = strip_markup(text).strip().strip("*_ ").strip()
     for rx in _REFUSAL:
         if rx.search(t):

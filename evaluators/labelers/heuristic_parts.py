@@ -345,3 +345,12 @@ def uncarried_salient(att: Attribution, asked: str = "") -> list[Part]:
                 continue
         out.append(p)
     return out
+
+
+def part_documents(att: Attribution, doc: DocIndex, doc_of: Sequence[int]) -> list[list[int]]:
+    """Per part, the documents (indices) some sentence of which carries it — [] for a part carried
+    nowhere (what a set of cited documents must cover: ``evaluators.citations.judge``)."""
+    out: list[list[int]] = []
+    for p in att.parts:
+        out.append(sorted({int(doc_of[i]) for i in carriers(p, doc)}))
+    return out
