@@ -192,3 +192,22 @@ def test_the_gate_reads_uncited_claims_as_a_ceiling_and_compare_as_lower_is_bett
     assert "mean ≤ 0.2" in by["uncited_claims"].describe()
     assert evaluate_gate(rr, {"uncited_claims": 0.5}).passed
     assert higher_is_better("uncited_claims") is False and higher_is_better("citation_precision") is True
+
+
+def test_inspect_draws_each_marker_as_a_link_to_its_document_and_marks_uncarried_parts():
+    from evaluators import evaluate
+    from evaluators.sentencize import from_spans
+    from ui.highlight.spans import documents_html, response_html
+
+    r = evaluate({"question": "What happened to WLUR?", "documents": list(DOCS),
+                  "response": "WLUR went to the students in 2001 [1]. It is extracurricular [2][7]. "
+                              "It won a Peabody in 1990 [3]."})
+    sc = from_spans(r.case, r.spans)
+    html = response_html(sc, r.labels)
+    assert '<a class="rag-cite" href="#rag-doc-0" data-docs="0" title="cites Document 0">[1]</a>' in html
+    assert 'href="#rag-doc-1"' in html and 'data-missing="1"' in html and "does not have: 7" in html
+    assert '<span class="rag-uncarried" title="no document carries this">Peabody</span>' in html
+    assert '<span class="rag-uncarried" title="no document carries this">1990</span>' in html
+    assert all(f'id="rag-doc-{i}"' in d for i, d in enumerate(documents_html(sc, r.labels)))
+    evil = evaluate({"question": "q", "documents": ["<b>x</b> in 2001."], "response": "<script>x</script> 2001 [1]."})
+    assert "<script>" not in response_html(from_spans(evil.case, evil.spans), evil.labels)

@@ -314,12 +314,15 @@ def uncarried_spans(att: Attribution) -> list[dict[str, Any]]:
 
 
 def marks_in(sentence: str, att: Attribution) -> list[list[Any]]:
-    """The parts carried nowhere located in the sentence as written: ``[start, end, text]`` relative
+    """The parts carried nowhere — numbers, names, rare words — located in the sentence as written:
+    ``[start, end, text]`` relative
     to the sentence (the judged text may differ from it: a link read by its text, citation markers
     left out), in order, each found after the previous one."""
     out: list[list[Any]] = []
     cur = 0
     for p in att.uncarried:
+        if p.kind == "word" and not _rare(p.text.lower()):
+            continue  # a common word carried nowhere is mostly a paraphrase: not marked
         i = sentence.find(p.text, cur)
         if i < 0:
             i = sentence.find(p.text)
