@@ -4,8 +4,9 @@ Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
-metrics of the cases with tool calls (``evaluators.toolcalls``) -> ``RunResult``. A case that
-cannot be scored is kept with its reason; the others still score.
+metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics when some response
+of the call cites (``evaluators.citations``) -> ``RunResult``. A case that cannot be scored is kept
+with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
 from .appcost import app_call
+from .citations import score_results as citation_metrics
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
@@ -194,6 +196,7 @@ class Evaluation:
         final = _add_retrieval_metrics(final, opts)
         final, tool_warnings = _add_tool_call_metrics(final, opts)
         warnings += tool_warnings
+        final = _add_citation_metrics(final)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -336,6 +339,13 @@ def _add_tool_call_metrics(results: list[CaseResult], opts: EvalOptions) -> tupl
     per_case, warnings = score_tool_calls([r.case for r in results], opts.tool_call_order)
     out = [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
     return out, warnings
+
+
+def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
+    """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
+    citation marker; nothing otherwise."""
+    per_case = citation_metrics(results)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
