@@ -90,6 +90,16 @@ def test_glossary_page_lists_every_metric_from_the_declarations():
     at.text_input(key="glossary.find").input("p-value").run()
     listed = "\n".join(m.value for m in at.markdown)
     assert "**p-value**:" in listed and "**Holm's correction**:" in listed and "**no detectable difference**:" in listed
+    # issue 57 item 2: found by the names the screens show, and the app's own words are defined
+    for shown, name in (("Expected adherence", "expected_adherence"), ("Context relevance", "context_relevance"),
+                        ("Overall supported", "overall_supported"), ("Exp. adherence", "expected_adherence"),
+                        ("nDCG@5", "ndcg@K")):
+        at.text_input(key="glossary.find").input(shown).run()
+        found = [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**")]
+        assert found and found[0] == name, (shown, found)
+    for word, term in (("p95", "p50 / p95"), ("tokens", "tokens"), ("latency", "latency (of your app)")):
+        at.text_input(key="glossary.find").input(word).run()
+        assert f"- **{term}**:" in "\n".join(m.value for m in at.markdown), word
 
 
 # ---- Upload -----------------------------------------------------------------------------------
