@@ -276,5 +276,6 @@ def support_words(support: Support | None, method: str) -> str | None:
     if not bad:
         return f"All {n} answers are fully supported by their documents, {who}."
     some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
-    noun = "answer has" if n == 1 else "answers have"
-    return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."
+    noun = "answer" if n == 1 else "answers"
+    verb = "has" if bad == 1 else "have"  # "1 of 4 answers has", "6 of 16 answers have"
+    return f"{bad} of {n} {noun} {verb} a sentence the documents do not fully support{some}, {who}."

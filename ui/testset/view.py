@@ -150,7 +150,8 @@ def result_rows() -> list[dict[str, Any]] | None:
         elif run.result is not None:
             st.session_state[_ROWS] = [dict(r) for r in run.result.rows]
             st.session_state["testset.summary"] = (run.result.summary(), run.result.complete)
-            st.session_state["testset.skipped"] = [str(s) for s in run.result.skipped]
+            # the documents that gave no question (the files not read are listed with the documents)
+            st.session_state["testset.skipped"] = [str(s) for s in run.result.no_question]
     return st.session_state.get(_ROWS)
 
 
@@ -161,7 +162,8 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     (st.success if complete else st.warning)(ud.md_escape(summary))
     none = st.session_state.get("testset.skipped", [])
     if none:
-        with st.expander(f"{len(none)} file(s) gave no question", expanded=not complete):
+        with st.expander(f"{len(none)} document{'s' if len(none) != 1 else ''} gave no question",
+                         expanded=not complete):
             for s in none[:50]:
                 st.markdown(f"- {ud.md_escape(s)}")
     df = pd.DataFrame([{"keep": True, "question": r["question"], "answer": r["ground_truth"],
