@@ -191,8 +191,8 @@ TERMS: dict[str, str] = {
                                                 "order of the cases.",
     "calibration": "Refitting how the offline method's P(supported) maps to your reviewed verdicts (Platt "
                    "scaling), checked on cases the fit never saw.",
-    "latency (of your app)": "How long your app took to answer one question, in seconds: from sending the request to the "
-               "end of its reply (the last try when it was retried), measured by the dashboard while it ran "
+    "latency (of your app)": "How long your app took to answer one question, in seconds: from sending the request "
+               "to the end of its reply (the last try when it was retried), measured by the dashboard while it ran "
                "your app, one version at a time. Questions the app failed are left out.",
     "p50 / p95": "Percentiles of the latencies: p50 (the median) — half the questions were answered faster; "
                  "p95 — 95 % were answered faster, the slow tail a user notices (1 question in 20 is slower).",

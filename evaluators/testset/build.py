@@ -251,8 +251,9 @@ class _Run:
             text += " (dropped: " + ", ".join(f"{v} {k}" for k, v in sorted(lost.items())) + ")"
         none = [d for d in sorted(self.docs) if not made[d] and d in self.asked]
         if none:
-            more = f" and {len(none) - 5} more" if len(none) > 5 else ""  # (the count TestsetResult.no_question has)
-            text += f"; no question from {len(none)} document{'s' if len(none) != 1 else ''}: {', '.join(none[:5])}{more}"
+            more = f" and {len(none) - 5} more" if len(none) > 5 else ""
+            docs = f"{len(none)} document{'s' if len(none) != 1 else ''}"  # (TestsetResult.no_question's count)
+            text += f"; no question from {docs}: {', '.join(none[:5])}{more}"
         return text
 
 

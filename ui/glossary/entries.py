@@ -16,6 +16,7 @@ from evaluators.families.trace import COUNT_DESCRIPTIONS
 
 from .. import vocab
 
+
 def fold(text: str) -> str:
     """Text as the search reads it: lower case, ``_`` a space, spaces collapsed
     ("Expected_Adherence" -> "expected adherence")."""
@@ -63,10 +64,11 @@ def glossary_frame(family: str | None = None, query: str = "") -> pd.DataFrame:
     for d in decls:
         if family and d["family"] != family:
             continue
-        row = {"metric": d["name"], "shown as": shown_names(d["name"])[-1 if d["name"].endswith("@K") else 1], "family": d["family"],
+        names = shown_names(d["name"])
+        row = {"metric": d["name"], "shown as": names[-1 if d["name"].endswith("@K") else 1], "family": d["family"],
                "what it measures": d["description"], "formula": d["formula"], "range": range_text(d),
                "better": d["direction"], "example": d["example"], "needs an LLM": "yes" if d["needs_llm"] else "no"}
-        rank = matches(re.sub(r"@\d+\b", "@k", query), shown_names(d["name"]), (str(v) for k, v in row.items() if k != "metric"))
+        rank = matches(re.sub(r"@\d+\b", "@k", query), names, (str(v) for k, v in row.items() if k != "metric"))
         if rank is not None:
             rows.append((rank, row))
     rows.sort(key=lambda r: r[0])  # (stable: the declarations' order within a rank)
