@@ -23,5 +23,4 @@ rows = view.result_rows()
 if rows:
     st.subheader("Review the questions")
     kept = view.review(rows, corpus)
-    view.save(kept, "test set from " + ("the sample's documents" if len(corpus.documents) == 15 else
-                                         f"{len(corpus.documents)} documents"))
+    view.save(kept, view.default_name(corpus, sample=(st.session_state.get(view.CORPUS_KEY) or ("",))[0] == "sample"))

@@ -339,15 +339,20 @@ def test_the_whole_loop_on_the_sample_app_opens_compare_and_results(token, tmp_s
     assert "**v1** · 16 of 16 answered" in text and "**v2** · 16 of 16 answered" in text
     assert text.count("· evaluated") == 2
     runs = RunStore(str(tmp_store)).list(owner=token)
-    assert sorted(r.name for r in runs) == ["v1", "v2"] and {r.status for r in runs} == {"finished"}
+    # named by target and question set (issue 57 item 4), the pair kept in the run's settings
+    assert sorted(r.name for r in runs) == ["v1 on the sample's questions", "v2 on the sample's questions"]
+    assert {r.status for r in runs} == {"finished"}
+    assert sorted(r.settings["app_run"]["target"] for r in runs) == ["v1", "v2"]
     case = RunStore(str(tmp_store)).load(runs[0].id, owner=token).results[0].case
-    assert case.metadata["target"] == runs[0].name and case.metadata["latency_s"] is not None
+    assert runs[0].name.startswith(case.metadata["target"] + " on ") and case.metadata["latency_s"] is not None
     assert folder.latest(token)[1]["complete"] is True
     at.button(key="run_app.compare").click().run()
     assert not at.exception and at.title[0].value == "Compare"
-    assert at.selectbox(key="versions.base").value == next(r.id for r in runs if r.name == "v1")
-    assert at.multiselect(key="versions.cands").value == [next(r.id for r in runs if r.name == "v2")]
+    assert at.selectbox(key="versions.base").value == next(r.id for r in runs if r.name.startswith("v1 "))
+    assert at.multiselect(key="versions.cands").value == [next(r.id for r in runs if r.name.startswith("v2 "))]
     text = md(at)
+    # one question set: the versions called by their targets, the question set said once
+    assert any(c.value == "Runs of your app on the sample's questions: v1, v2." for c in at.caption)
     assert "**The app itself** — v2 against v1, paired by question" in text
     assert "tokens than v1" in text and "Neither version failed a question (16 paired)." in text
     grid = next(t.value for t in at.table if "K = 5" in t.value.columns)

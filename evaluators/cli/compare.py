@@ -4,7 +4,9 @@
         [--json OUT] [--fail-on-regression METRIC=DELTA ...]
 
 Runs are results files written by ``evaluate --out`` (JSON, JSON Lines, either gzip-compressed),
-named by their file's stem (the first is the baseline). Exit codes: 0 ok (an identical rerun is never
+the first the baseline, each named by the app target its cases name (the answers of ``run --target``:
+"v2", not the output file's "answers_0712") — with the file's stem beside it where two files name
+the same target ("v2 (answers_0712)") — else by the file's stem. Exit codes: 0 ok (an identical rerun is never
 a regression), 1 ``--fail-on-regression``: the last run is worse than the first by more than DELTA
 with 95 % confidence, 2 bad input: a file that is not a readable results file (missing, empty,
 binary, cut short, nested 5,000 deep, another tool's file — whatever the bytes, never a traceback
@@ -91,7 +93,17 @@ def read_tables(files: list[str], allow_unfinished: bool = False) -> list[Any]:
         if t.unfinished:
             eprint(f"note: {f} is of a run that did not finish: its {len(t)} case(s) are compared")
         tables.append(t)
-    return tables
+    return named(tables)
+
+
+def named(tables: list[Any]) -> list[Any]:
+    """Each table named by its app target where its cases name one (its file's stem beside it when
+    two files name the same target), else by its file's stem (as read)."""
+    from dataclasses import replace
+
+    targets = [t.target for t in tables]
+    return [t if not t.target else replace(t, name=t.target if targets.count(t.target) == 1 else
+                                           f"{t.target} ({t.name})") for t in tables]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

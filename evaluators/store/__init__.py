@@ -10,9 +10,9 @@ the file's stem by default, editable, and the labels that tell runs of one name 
 
 from __future__ import annotations
 
-from .names import default_name, labels
+from .names import app_run_name, app_run_of, default_name, labels, short_labels
 from .runs import DEPENDENT_TABLES, LAYOUT, RunStatus, RunStore, RunSummary, owner_clause
 from .view import StoredRun, view
 
-__all__ = ["DEPENDENT_TABLES", "LAYOUT", "RunStatus", "RunStore", "RunSummary", "StoredRun", "default_name", "labels",
-           "owner_clause", "view"]
+__all__ = ["DEPENDENT_TABLES", "LAYOUT", "RunStatus", "RunStore", "RunSummary", "StoredRun", "app_run_name",
+           "app_run_of", "default_name", "labels", "owner_clause", "short_labels", "view"]

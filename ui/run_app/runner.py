@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from evaluators.datasets import DatasetError, QuestionSet, load_cases
 from evaluators.jobs import JobQueue, QueueFull, options_from_settings
 from evaluators.options import EvalOptions
+from evaluators.store import app_run_name
 from evaluators.targets import Target, TargetError, run_target, scan
 
 from ..owner_runs import OwnerRuns
@@ -106,6 +107,11 @@ class AppRun:
     @property
     def elapsed(self) -> float:
         return (self.ended or time.monotonic()) - self.started
+
+    def run_name(self, t: TargetRun) -> str:
+        """The name of ``t``'s evaluation in the history: its target and the questions ("v1 on the
+        sample's questions"), so runs of one app on two question sets are told apart everywhere."""
+        return app_run_name(t.name, self.questions_name)
 
     @property
     def calls(self) -> int:
@@ -239,7 +245,8 @@ def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
         t.eval_note = f"{len(loaded.errors)} answer(s) could not be read and are left out (first: {loaded.errors[0]})"
     while True:
         try:
-            view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=t.name, **plan.submit)
+            view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=run.run_name(t),
+                                     app_run={"target": t.name, "questions": run.questions_name}, **plan.submit)
             break
         except QueueFull:
             if run.cancel.wait(QUEUE_RETRY_S):

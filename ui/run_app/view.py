@@ -25,7 +25,7 @@ from evaluators.options import EvalOptions
 from evaluators.targets import Target, TargetError, TargetPolicy, owner_environ, target_from_dict
 
 from .. import data as ud
-from .. import jobs, resources, state
+from .. import history, jobs, resources, state
 from . import choices, runner, sample
 from . import folder as run_folder
 
@@ -338,7 +338,7 @@ def _open(run: runner.AppRun, done: list[runner.TargetRun], results: bool = Fals
     for t in done:
         assert t.run_id is not None
         state.mark_filed(t.run_id)  # (announced here, not again by the job's end)
-        labels.append(state.add_run(t.name, None, t.run_id))
+        labels.append(state.add_run(history.label_of(t.run_id, run.run_name(t)), None, t.run_id))
     if len(done) >= 2 and not results:
         state.ask_comparison(done[0].run_id or "", [t.run_id or "" for t in done[1:]])
         st.switch_page("pages/5_compare.py")

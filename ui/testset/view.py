@@ -20,7 +20,7 @@ from . import passage, runner
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "sample_docs"
 KINDS = ["txt", "md", "markdown", "html", "htm", "pdf", "docx"]
-_CORPUS = "testset.corpus"
+_CORPUS = CORPUS_KEY = "testset.corpus"  # (source id — "sample" for the sample's documents — , Corpus)
 _ROWS = "testset.rows"
 
 
@@ -195,7 +195,21 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     return kept
 
 
+def default_name(corpus: Corpus, sample: bool = False) -> str:
+    """A test set's name before the visitor types one: what it was made from ("test set from the
+    sample's documents", "test set from pricing.md and 2 other documents") — the words runs of an app
+    on it carry ("v1 on test set from pricing.md and 2 other documents")."""
+    if sample:
+        return "test set from the sample's documents"
+    names = [d.name for d in corpus.documents]
+    if len(names) == 1:
+        return f"test set from {names[0]}"
+    return f"test set from {names[0]} and {len(names) - 1} other document{'s' if len(names) > 2 else ''}"
+
+
 def save(kept: list[dict[str, Any]], name: str) -> None:
+    name = st.text_input("Name of the test set", value=name, key="testset.name", max_chars=80,
+                         help="Runs of your app on it are named after it: “v1 on <this name>”.").strip() or name
     c1, c2 = st.columns(2)
     if c1.button(f"Save these {len(kept)} questions as the test set", type="primary", key="testset.save",
                  disabled=not kept):
