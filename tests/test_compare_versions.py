@@ -167,7 +167,8 @@ def test_runs_of_an_app_are_named_by_target_and_question_set_and_the_trend_keeps
         run = fx.fake_run(cases("q", answers))
         if target is None:  # a file of answers: no app run
             return store.save(run, "sample_rag", owner=TOKEN)
-        run = run.model_copy(update={"settings": {**run.settings, "app_run": {"target": target, "questions": questions}}})
+        app_run = {"target": target, "questions": questions}
+        run = run.model_copy(update={"settings": {**run.settings, "app_run": app_run}})
         return store.save(run, app_run_name(target, questions), owner=TOKEN)
 
     static = save([GOOD] * 12, None)

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..appcost import app_call
 from ..conversations.grouping import place_of, resolve_places
 from ..export import ResultsFileError, case_from_dict
 from ..sentencize import letters, sentences_of
@@ -37,7 +38,6 @@ from ..types import (
     CaseResult,
     RunResult,
 )
-from ..appcost import app_call
 from .app import APP_COLUMNS, app_columns
 from .left_out import LeftOut
 from .left_out import record as record_left_out

@@ -36,8 +36,7 @@ from evaluators.comparison import (
 )
 from evaluators.comparison import short_number as num
 from evaluators.retrieval import is_retrieval_metric
-from evaluators.store import RunSummary
-from evaluators.store import app_run_of, short_labels
+from evaluators.store import RunSummary, app_run_of, short_labels
 from evaluators.store import labels as run_labels
 
 from .. import highlight as hl
