@@ -12,7 +12,9 @@ token: a page switch or a closed tab loses nothing), in three phases:
    history left ``interrupted`` by a restart is resumed there instead.
 3. **waiting** for those evaluations; then the run is finished and its manifest says so.
 
-Cancel stops the calls (what was answered is kept) and cancels the evaluations already queued. A
+Cancel stops the calls (what was answered is kept) and cancels the evaluations already queued (a
+target answered but not yet queued is left unevaluated); Resume asks what was not answered and
+evaluates what was not evaluated (an evaluation Cancel stopped part way is evaluated again whole). A
 target the policy refuses, or that cannot be called at all (unreachable, 401), stops alone: the other
 targets still run. Nothing here imports Streamlit: the page gives the queue, the environments and
 the call counter, and reads the run's fields to draw its progress.
@@ -191,6 +193,7 @@ def _work(run: AppRun, questions: QuestionSet, plan: Plan) -> None:
         for t in run.targets:
             if t.status in ("waiting", "calling"):
                 t.status = "cancelled" if run.cancel.is_set() else "skipped"
+                t.total = t.total or run.n_questions  # "0 of 16 questions asked", not "0 of 0"
         run.phase = "done"
         run.ended = time.monotonic()
         run.finished = True
@@ -259,7 +262,7 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
     interrupted, else followed (or its end read)."""
     assert t.run_id is not None
     view = plan.queue.get(t.run_id, run.owner)
-    if view is not None:
+    if view is not None and view.status != "cancelled":  # going on, or ended (a cancelled one: below)
         t.eval_status = view.status
         return
     try:
@@ -268,6 +271,13 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
         t.run_id, t.eval_status = None, None  # deleted meanwhile: evaluate again
         if t.status == "answered":
             _evaluate(run, t, plan)
+        return
+    if summary.status == "cancelled" and t.status == "answered" and summary.num_done < max(summary.num_cases, t.total):
+        # Cancel stopped it part way (a cancelled run keeps no pending cases): evaluated again whole,
+        # the partial run replaced by the whole one
+        plan.queue.store.delete(t.run_id, owner=run.owner)
+        t.run_id, t.eval_status, t.eval_note = None, None, None
+        _evaluate(run, t, plan)
         return
     if summary.status != "interrupted":
         t.eval_status = summary.status
@@ -282,10 +292,27 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
     t.eval_status = view.status
 
 
+def cancel(run: AppRun, queue: JobQueue) -> None:
+    """Cancel ``run`` now (the page's Cancel): no other question is asked, no other evaluation queued,
+    and every evaluation already queued or going on is cancelled at once — not one after the other
+    as each is waited for: an evaluation queued behind another could finish meanwhile."""
+    run.cancel.set()
+    _cancel_evaluations(run, queue)
+
+
+def _cancel_evaluations(run: AppRun, queue: JobQueue) -> None:
+    for t in run.targets:
+        if t.run_id is not None:
+            queue.cancel(t.run_id, run.owner)  # (False for one that already ended: nothing to do)
+
+
 def _wait(run: AppRun, t: TargetRun, queue: JobQueue) -> None:
     assert t.run_id is not None
     asked = False
     while True:
+        if run.cancel.is_set() and not asked:  # (an evaluation queued as Cancel was pressed, too)
+            _cancel_evaluations(run, queue)
+            asked = True
         status = queue.wait(t.run_id, timeout=0.25)
         view = queue.get(t.run_id, run.owner)
         t.eval_status = view.status if view is not None else status
@@ -293,5 +320,3 @@ def _wait(run: AppRun, t: TargetRun, queue: JobQueue) -> None:
             if view is not None and view.error:
                 t.eval_note = view.error
             return
-        if run.cancel.is_set() and not asked:
-            asked = queue.cancel(t.run_id, run.owner) or True
