@@ -23,7 +23,8 @@ query = st.text_input("Find a metric or term", key="glossary.find", placeholder=
                       help="By the name a page shows (“Expected adherence”), the internal name "
                            "(`expected_adherence`) or words of what it means.")
 df = entries.glossary_frame(family, query)
-st.caption(f"{len(df)} metric(s)." if len(df) != 1 else "1 metric.")
+st.caption("1 metric." if len(df) == 1 else f"{len(df)} metrics." if len(df) else
+           "No metric matches: see the other terms below." if query.strip() else "No metric.")
 # rows of two cards, not two columns of cards: a phone stacks the columns of each row in turn, so the
 # cards read in the frame's order (the TRACE metrics first, together), not a column then the other;
 # a family starts a row of its own

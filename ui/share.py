@@ -115,11 +115,11 @@ def resolve(tok: str | None) -> RunSummary | None:
 
 def shared_label(summary: RunSummary) -> str:
     """How a run shared with a visitor is named in their session (the Results page's "Run" box): its
-    name, method and start time, as the history tells apart runs of one name (a bare "v2" said nothing
-    of which run of v2 it is): "v2 on the sample's questions · trace · 2026-11-28 15:01 (shared with
-    you, read-only)"."""
+    name, then that it is shared, then its method and start time, as the history tells apart runs of
+    one name (a bare "v2" said nothing of which run of v2 it is): "v2 on the sample's questions (shared
+    with you, read-only) · trace · 2026-11-28 15:01" — a phone's box shows the start of it."""
     when = str(summary.created_at or "")[:16].replace("T", " ")
-    return " · ".join(x for x in (summary.name, summary.method, when) if x) + " (shared with you, read-only)"
+    return " · ".join(x for x in (f"{summary.name} (shared with you, read-only)", summary.method, when) if x)
 
 
 def open_from_url() -> None:

@@ -388,7 +388,9 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     else:
         start = _pager(total, "versions.reg_page")
         page = _page(c, key, base, cand, metric, start)
-        st.caption(md_escape(f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
+        st.caption(md_escape(f"The one question that scores lower under {cand} than under {base} on "
+                             f"{vocab.nice(metric)}." if total == 1 else
+                             f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
                              f" than under {base} on {vocab.nice(metric)}, worst first."))
         repeated = [r.a_id for r, rep in zip(page.changes, page.repeated) if rep]
         sources = _sources(base_id, repeated) if repeated else {}

@@ -363,8 +363,8 @@ def _open(run: runner.AppRun, done: list[runner.TargetRun], results: bool = Fals
         assert t.run_id is not None
         state.mark_filed(t.run_id)  # (announced here, not again by the job's end)
         labels.append(state.add_run(history.label_of(t.run_id, run.run_name(t)), None, t.run_id))
+    state.set_current_run(labels[-1] if results else labels[0])  # (before switching: a switch ends the script)
     if len(done) >= 2 and not results:
         state.ask_comparison(done[0].run_id or "", [t.run_id or "" for t in done[1:]])
         st.switch_page("pages/5_compare.py")
-    state.set_current_run(labels[-1] if results else labels[0])
     st.switch_page("pages/3_results.py")
