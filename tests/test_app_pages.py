@@ -613,7 +613,7 @@ def test_results_shows_the_run_just_started_then_its_results_and_the_sidebar_nam
     jobs_done(at)
     assert at.title[0].value == "Results" and at.selectbox(key="results.run").value == "run A"
     fx.GATE.clear()
-    fx.HOLD_AFTER = 1  # B's first chunk finishes, the rest waits
+    fx.HOLD_AFTER = len(fx.CALLS) + 1  # B's first chunk finishes, the rest waits
     page(at, "2_evaluate")
     at.text_input(key="evaluate.name").input("run B")
     _start(at, chunk=5)
