@@ -192,3 +192,19 @@ def test_runs_of_an_app_are_named_by_target_and_question_set_and_the_trend_keeps
     said = " ".join(x.value for x in (*at.success, *at.error, *at.info))
     assert "v1 on my-docs test set" in said and "v1 on the sample's questions" in said, said
     del static, v3
+
+
+def test_answers_of_an_app_evaluated_as_files_are_called_by_their_target():
+    """Issue 56 item 10: the answers `run --target` wrote, uploaded and evaluated, were called by the
+    output files' names ("answers_0712 is worse than answers_0711"): by the target their cases record."""
+    store = RunStore()
+
+    def save(name: str, target: str, answers: list[str]) -> str:
+        cs = [c.model_copy(update={"metadata": {"target": target, "latency_s": 0.1}}) for c in cases("q", answers)]
+        return store.save(fx.fake_run(cs), name, owner=TOKEN)
+
+    a = save("answers_0711", "v1", [GOOD] * 12)
+    b = save("answers_0712", "v2", [BAD if i < 6 else GOOD for i in range(12)])
+    at = page(app(**{"versions.base": a, "versions.cands": [b]}).run(), "5_compare")
+    assert at.error[0].value.startswith("v2 is worse than v1 on adherence"), at.error[0].value
+    assert not any(c.value.startswith("Runs of your app on") for c in at.caption)  # (its question set: unknown)

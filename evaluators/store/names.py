@@ -66,12 +66,15 @@ def app_run_of(s: Any) -> tuple[str, str] | None:
     return str(got["target"]), str(got.get("questions") or "")
 
 
-def short_labels(runs: Sequence[Any], full: dict[str, str]) -> tuple[dict[str, str], str | None]:
+def short_labels(runs: Sequence[Any], full: dict[str, str], targets: dict[str, str | None] | None = None
+                 ) -> tuple[dict[str, str], str | None]:
     """Labels for runs shown together (Compare): runs of an app's answers on one question set are
     called by their targets ("v1", "v2") and the question set is said once (returned: "the sample's
     questions"); otherwise — other question sets, a run of a file, two runs of one target — each
-    keeps its label of ``full`` (run id -> label), and None."""
-    apps = [app_run_of(s) for s in runs]
+    keeps its label of ``full`` (run id -> label), and None. ``targets``: run id -> the app target
+    every case of a run of a file records (the answers ``run --target`` wrote, evaluated as a file:
+    called by that target, not by the file's name; their question set is not known)."""
+    apps = [app_run_of(s) or ((str(targets[s.id]), "") if targets and targets.get(s.id) else None) for s in runs]
     if not runs or any(a is None for a in apps):
         return {s.id: full[s.id] for s in runs}, None
     targets = [a[0] for a in apps if a is not None]

@@ -256,7 +256,7 @@ def render() -> None:
     st.session_state[_RECENT] = list(dict.fromkeys([base_id, *cand_ids, *(st.session_state.get(_RECENT) or [])]))[:20]
     run_ids = [base_id, *cand_ids]
     # runs of an app on one question set: called by their targets, the question set said once
-    shown, on = short_labels([by_id[i] for i in run_ids], names)
+    shown, on = short_labels([by_id[i] for i in run_ids], names, {i: _table(by_id[i]).target for i in run_ids})
     base = shown[base_id]
     if on:
         st.caption(md_escape(f"Runs of your app on {on}: " + ", ".join(shown[i] for i in run_ids) + "."))
