@@ -148,8 +148,8 @@ def test_runs_of_an_app_are_named_by_their_target_not_the_output_files_name(tmp_
     main(["compare", str(a), str(b)])
     out = capsys.readouterr().out
     assert "v2 is worse than v1" in out and "answers_07" not in out, out
-    # two files of one target: the file's stem beside it
+    # two files of one target (main and a branch of one app): told apart by their files' names
     c = write("answers_0713", "v2", [GOOD] * 12)
     main(["compare", str(b), str(c)])
     out = capsys.readouterr().out
-    assert "v2 (answers_0713)" in out and "v2 (answers_0712)" in out, out
+    assert "answers_0713 is better than answers_0712" in out, out

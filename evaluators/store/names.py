@@ -77,11 +77,11 @@ def short_labels(runs: Sequence[Any], full: dict[str, str], targets: dict[str, s
     apps = [app_run_of(s) or ((str(targets[s.id]), "") if targets and targets.get(s.id) else None) for s in runs]
     if not runs or any(a is None for a in apps):
         return {s.id: full[s.id] for s in runs}, None
-    targets = [a[0] for a in apps if a is not None]
+    names = [a[0] for a in apps if a is not None]
     questions = {a[1] for a in apps if a is not None}
-    if len(questions) != 1 or len(set(targets)) != len(targets):
+    if len(questions) != 1 or len(set(names)) != len(names):
         return {s.id: full[s.id] for s in runs}, None
-    return {s.id: t for s, t in zip(runs, targets)}, questions.pop() or None
+    return {s.id: t for s, t in zip(runs, names)}, questions.pop() or None
 
 
 def _when(s: Any) -> str:
