@@ -52,7 +52,7 @@ def test_saved_test_sets_are_kept_per_visitor_and_come_back_after_a_reload(tmp_s
     corpus = read_documents([SAMPLE_DOCS / "apollo-11.md", SAMPLE_DOCS / "coral.md"])
     at = _page(tok, **{"testset.corpus": ((("f1", "apollo-11.md"), ("f2", "coral.md")), corpus),
                        "testset.rows": _rows()})
-    assert at.text_input(key="testset.name").value == "apollo-11 and coral"  # not "the sample's documents"
+    assert at.text_input(key="testset.name").value == "test set from apollo-11 and coral"  # not "the sample's"
     at.text_input(key="testset.name").set_value("my-docs").run()
     at.button(key="testset.save").click().run()
     assert not at.exception, at.exception
@@ -85,5 +85,5 @@ def test_other_documents_clear_the_old_review_and_its_save_button():
     assert not at.exception, at.exception
     assert not any(h.value == "Review the questions" for h in at.subheader)
     assert not [b for b in at.button if b.key == "testset.save"]
-    assert at.text_input(key="testset.name").value == "sample docs" if [t for t in at.text_input
+    assert at.text_input(key="testset.name").value == "test set from the sample's documents" if [t for t in at.text_input
                                                                          if t.key == "testset.name"] else True

@@ -41,6 +41,8 @@ _CURRENT = "state.current_run"
 _CASE = "state.case_id"
 _NOTICE = "state.notice"
 _SAVED = "state.saved_ids"
+#: The run the page of this script run shows (its label and counts), for the sidebar's "Current run".
+_ON_SCREEN = "state.on_screen"
 #: label -> share token of the runs opened in this session by a share link (read-only, not the
 #: visitor's: never in their history, never in ``saved_ids``)
 _SHARED = "state.shared"
@@ -269,6 +271,21 @@ def current_run_label() -> str | None:
 def set_current_run(label: str) -> None:
     if label in _ids():
         _ss()[_CURRENT] = label
+
+
+def show_on_screen(label: str, scored: int, done: int, note: str = "") -> None:
+    """The page shows this run (``note``: "running 3/16"): the sidebar's "Current run" names it."""
+    _ss()[_ON_SCREEN] = (label, scored, done, note)
+
+
+def on_screen() -> tuple[str, int, int, str] | None:
+    """The run the page of this script run said it shows (None: it named none)."""
+    return _ss().get(_ON_SCREEN)
+
+
+def clear_on_screen() -> None:
+    """A new script run: no page has said yet which run it shows."""
+    _ss().pop(_ON_SCREEN, None)
 
 
 # ---- selected case ----------------------------------------------------------------------------

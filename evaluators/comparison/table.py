@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..appcost import app_call
 from ..conversations.grouping import place_of, resolve_places
 from ..export import ResultsFileError, case_from_dict
 from ..sentencize import letters, sentences_of
@@ -89,6 +90,9 @@ class RunTable:
     #: the run is a turn of a conversation.
     conversations: list[str | None] | None = None
     turns: list[int] | None = None
+    #: The app target every case that records an app call names (the runner's ``target``), when
+    #: they name one: what a run of an app's answers is called by (``compare`` labels it so).
+    target: str | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -132,6 +136,7 @@ class TableBuilder:
         self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
         self._places: list[tuple[str | None, int, str | None]] = []
+        self.targets: set[str] = set()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
             response: str | None = None, metadata: Mapping[str, Any] | None = None, history: Any = (),
@@ -139,6 +144,9 @@ class TableBuilder:
         """One case; ``history`` (turns or their dicts) and ``conversation_id`` place a turn of a chat."""
         n = len(self.ids)
         app = app_columns(metadata)
+        call = app_call(metadata) if app is not None else None
+        if call is not None and call.target:
+            self.targets.add(call.target)
         if app is not None and not self.app:
             self.app = {k: array("d", [float("nan")] * n) for k in APP_COLUMNS}
         for k, app_col in self.app.items():
@@ -169,7 +177,8 @@ class TableBuilder:
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
                         self.started_at, details, self._content.hexdigest()[:16], self.left_out,
                         app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()},
-                        conversations=convs, turns=turns)
+                        conversations=convs, turns=turns,
+                        target=next(iter(self.targets)) if len(self.targets) == 1 else None)
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",

@@ -11,11 +11,12 @@ sets beside the runs (:mod:`.testsets`: per owner, named after their documents b
 
 from __future__ import annotations
 
-from .names import default_name, labels
+from .names import app_run_name, app_run_of, default_name, labels, short_labels
 from .runs import DEPENDENT_TABLES, LAYOUT, RunStatus, RunStore, RunSummary, owner_clause
 from .testsets import TestsetStore, TestsetSummary
 from .testsets import default_name as testset_name
 from .view import StoredRun, view
 
 __all__ = ["DEPENDENT_TABLES", "LAYOUT", "RunStatus", "RunStore", "RunSummary", "StoredRun", "TestsetStore",
-           "TestsetSummary", "default_name", "labels", "owner_clause", "testset_name", "view"]
+           "TestsetSummary", "app_run_name", "app_run_of", "default_name", "labels", "owner_clause", "short_labels",
+           "testset_name", "view"]

@@ -243,7 +243,7 @@ class _Run:
         for k, v in getattr(self.gen, "dropped", {}).items():
             dropped[k] = dropped.get(k, 0) + v
         return TestsetResult(tuple(rows), self.n, reason, tuple(skipped), tuple(notes), self.spec.id,
-                             self.gen.model, self.gen.usage, dropped)
+                             self.gen.model, self.gen.usage, dropped, unread=len(self.corpus.skipped))
 
     def _reason(self, got: int, made: Counter[str]) -> str:
         if self.ctx.cancelled:
@@ -262,7 +262,8 @@ class _Run:
         none = [d for d in sorted(self.docs) if not made[d] and d in self.asked]
         if none:
             more = f" and {len(none) - 5} more" if len(none) > 5 else ""
-            text += f"; no question from {', '.join(none[:5])}{more}"
+            docs = f"{len(none)} document{'s' if len(none) != 1 else ''}"  # (TestsetResult.no_question's count)
+            text += f"; no question from {docs}: {', '.join(none[:5])}{more}"
         return text
 
 

@@ -22,7 +22,7 @@ from . import passage, runner
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "sample_docs"
 KINDS = ["txt", "md", "markdown", "html", "htm", "pdf", "docx"]
-_CORPUS = "testset.corpus"
+_CORPUS = CORPUS_KEY = "testset.corpus"  # (source id — "sample" for the sample's documents — , Corpus)
 _ROWS = "testset.rows"
 
 
@@ -179,7 +179,8 @@ def result_rows() -> list[dict[str, Any]] | None:
         elif run.result is not None:
             st.session_state[_ROWS] = [dict(r) for r in run.result.rows]
             st.session_state["testset.summary"] = (run.result.summary(), run.result.complete)
-            st.session_state["testset.skipped"] = [str(s) for s in run.result.skipped]
+            # the documents that gave no question (the files not read are listed with the documents)
+            st.session_state["testset.skipped"] = [str(s) for s in run.result.no_question]
     return st.session_state.get(_ROWS)
 
 
@@ -190,7 +191,8 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     (st.success if complete else st.warning)(ud.md_escape(summary))
     none = st.session_state.get("testset.skipped", [])
     if none:
-        with st.expander(f"{len(none)} file(s) gave no question", expanded=not complete):
+        with st.expander(f"{len(none)} document{'s' if len(none) != 1 else ''} gave no question",
+                         expanded=not complete):
             for s in none[:50]:
                 st.markdown(f"- {ud.md_escape(s)}")
     df = pd.DataFrame([{"keep": True, "question": r["question"], "answer": r["ground_truth"],
@@ -223,19 +225,22 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
 
 
 def default_name(corpus: Corpus | None) -> str:
-    """The name a test set gets unless the visitor types one: its documents' names."""
+    """The name a test set gets unless the visitor types one: its documents' names ("test set from
+    faq, pricing and refunds"; "test set from the sample's documents") — the words runs of an app on
+    it carry ("v1 on test set from faq, pricing and refunds")."""
     if corpus is None:
         return "test set"
     if is_sample():
-        return "sample docs"
-    return testset_name([d.name for d in corpus.documents])
+        return "test set from the sample's documents"
+    return f"test set from {testset_name([d.name for d in corpus.documents])}"
 
 
 def save(kept: list[dict[str, Any]], corpus: Corpus | None) -> None:
     """Name the test set (its documents' names unless typed), save it to the visitor's history (it is
     kept like a run: across reloads, in "Run your app"), or download it as JSONL."""
-    name = st.text_input("Name", value=default_name(corpus), key="testset.name", max_chars=120,
-                         help="What “Run your app” and Compare call this test set.").strip() or default_name(corpus)
+    fallback = default_name(corpus)
+    name = st.text_input("Name of the test set", value=fallback, key="testset.name", max_chars=120,
+                         help="Runs of your app on it are named after it: “v1 on <this name>”.").strip() or fallback
     c1, c2 = st.columns(2)
     if c1.button(f"Save these {len(kept)} questions as the test set", type="primary", key="testset.save",
                  disabled=not kept):
