@@ -13,6 +13,9 @@ DEFAULT_RETRIEVAL_K: tuple[int, ...] = (1, 3, 5, 10)
 #: How retrieved passages are matched to the reference passages: by ``id``, by ``text``, or ``auto``
 #: (decided once per run: ids when any retrieved id of the run is a reference id, else text).
 RetrievalMatch = Literal["auto", "id", "text"]
+#: How answers are judged against the reference answer (``evaluators.answers``): ``auto`` (one LLM call
+#: per case with an LLM method and an LLM configured, else offline), ``offline``, ``llm`` or ``off``.
+AnswerCorrectness = Literal["auto", "offline", "llm", "off"]
 
 
 class RetrievalRun(BaseModel):
@@ -53,6 +56,8 @@ class EvalOptions(BaseModel):
     #: The run's decision (set by the library before a run is cut into chunks; None: each
     #: ``Evaluation.run`` call decides over its own cases). Not a user setting.
     retrieval_run: RetrievalRun | None = None
+    #: Answer correctness against ``ground_truth`` (``--answer-correctness``): see :data:`AnswerCorrectness`.
+    answer_correctness: AnswerCorrectness = "auto"
 
     @field_validator("retrieval_k", mode="before")
     @classmethod

@@ -4,7 +4,9 @@ Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) ->
-``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+answer metrics of every scored case (``evaluators.answers``: declined / over-refusal, and correctness
+against ``ground_truth``) -> ``RunResult``. A case that cannot be scored is kept with its reason; the
+others still score.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
+from .answers import read_reference
+from .answers import score_cases as score_answers
+from .answers.reference import NOTE_KEY
 from .appcost import app_call
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
@@ -72,14 +77,16 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
         extras["history"] = read_history(extras["history"])[0]
     known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
              "ground_truth", "labels", "metadata", *CASE_EXTRAS}
+    reference, note = read_reference(obj.get("ground_truth"))  # a number, a list, an object: a note on the case
     return TestCase(
         id=str(obj.get("id", obj.get("query_id", index))),
         question=str(q),
         response=str(obj["response"]),
         documents=tuple(str(d) for d in docs),
-        ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
+        ground_truth=reference,
         labels=dict(obj.get("labels") or {}),
-        metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
+        metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known},
+                  **({NOTE_KEY: note} if note else {})},
         **extras,
     )
 
@@ -186,6 +193,7 @@ class Evaluation:
             opts = with_plan(opts, case_list)
             settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
         final = _add_retrieval_metrics(final, opts)
+        final = _add_answer_metrics(final, opts, method)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -320,6 +328,14 @@ def _add_retrieval_metrics(results: list[CaseResult], opts: EvalOptions) -> list
     when the run carries no reference passage."""
     per_case = score_cases([r.case for r in results], opts)
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
+
+
+def _add_answer_metrics(results: list[CaseResult], opts: EvalOptions, method: str) -> list[CaseResult]:
+    """Each scored case's answer metrics (``evaluators.answers``) after its retrieval metrics (which
+    they read); LLM usage of the correctness calls added to the case's."""
+    per_case, usages = score_answers(results, opts, method)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}, "usage": r.usage + u}) if m else r
+            for r, m, u in zip(results, per_case, usages)]
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

@@ -22,6 +22,7 @@ from . import tonic as _tonic  # noqa: F401 - registers the Tonic family
 from . import aggregate as _aggregate  # noqa: F401 - registers ragas_score / overall_score
 from . import trace as _trace  # noqa: F401 - registers the TRACE metrics (always computed)
 from . import retrieval as _retrieval  # noqa: F401 - declares the retrieval metrics (computed with references)
+from . import answers as _answers  # noqa: F401 - declares the answer metrics (declined; correctness with ground_truth)
 # isort: on
 from .runner import (
     UnknownMetricError,

@@ -1,0 +1,175 @@
+"""One text's sentences judged against other texts, offline, with the machinery that judges an answer
+against its documents (the ``trace`` method, reached through its public contract).
+
+Contract: :func:`judge` takes ``(question, claims, evidence)`` triples and returns, per triple, the
+:class:`Judged` sentences of ``claims`` — each stated (fully supported by ``evidence``) or not, with
+the evidence sentences behind it and the labeler's reason — or the reason it could not be judged.
+Every triple of a call is labeled in one ``label`` call (one embedding batch). What it relies on,
+and nothing else, of the labeler: ``evaluators.methods.get_method("trace").build().label(items,
+options, tick)``, ``evaluators.sentencize.sentencize_case`` and the ``SentenceLabels`` it returns
+(``sentences[i].fully_supported`` / ``supporting_keys`` / ``explanation``); a sentence it labels with a
+special key such as ``general`` needs no support and is "states nothing" here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+from ..methods import Method, get_method
+from ..options import EvalOptions
+from ..sentencize import sentencize_case, sentencize_response
+from ..types import TestCase, split_explanation
+from .declined import DECLINED_KEY, declines, states_nothing
+
+#: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
+NO_CLAIM_KEYS = frozenset({"general", "supported_without_sentence", DECLINED_KEY})
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the judged text: ``stated`` = fully supported by the evidence; ``claims``:
+    False for a sentence that states nothing (a pleasantry, a refusal) — it counts on neither side."""
+
+    text: str
+    stated: bool
+    claims: bool
+    #: The evidence sentences that back it (their text), best first.
+    by: tuple[str, ...] = ()
+    #: The labeler's reason, in words (no figures).
+    why: str = ""
+    declines: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "stated": self.stated, "claims": self.claims, "by": list(self.by),
+                "why": self.why, **({"declines": True} if self.declines else {})}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The sentences of one judged text, or why it could not be judged."""
+
+    sentences: tuple[Sentence, ...] = ()
+    error: str | None = None
+
+    @property
+    def claims(self) -> list[Sentence]:
+        return [s for s in self.sentences if s.claims]
+
+    def share_stated(self) -> float | None:
+        """Share of the sentences that claim something which the evidence states (None: none claims)."""
+        c = self.claims
+        return sum(s.stated for s in c) / len(c) if c else None
+
+
+@lru_cache(maxsize=1)
+def _trace() -> Method:
+    return get_method("trace").build()
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_POLARITY = re.compile(r"^\W*(yes|no|yeah|nope|ja|nein|oui|non|sí|não|sim)\b\s*(?:[,.;:!-]+\s*|$)", re.IGNORECASE)
+_STOP = frozenset(
+    "the a an and or of to in on at for by with from is are was were be been being it its this that these those "
+    "as into about than then there their they them he she his her you your we our i me my not no yes do does did "
+    "has have had can could will would should may might must also which who whom what when where why how so if "
+    "but all any some such more most other per via".split())
+
+
+def _content(text: str) -> set[str]:
+    return {t for t in (w.lower() for w in _TOKEN.findall(text)) if t not in _STOP and (len(t) > 2 or t.isdigit())}
+
+
+def split_polarity(text: str) -> tuple[str | None, str]:
+    """("yes" / "no" / None, the rest): a leading yes / no is the answer's polarity, judged apart
+    (the labeler reads "Yes, …" as a transition)."""
+    m = _POLARITY.match(text)
+    if not m:
+        return None, text
+    word = m.group(1).lower()
+    pol = "yes" if word in ("yes", "yeah", "ja", "oui", "sí", "sim") else "no"
+    return pol, text[m.end():]
+
+
+def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
+    """A sentence the question alone backs must still find what it adds to the question (its numbers,
+    all of them; half of its other new words) in the evidence proper."""
+    ev = " ".join(evidence)
+    nums = set(_NUMBER.findall(sentence))
+    if nums and not nums <= set(_NUMBER.findall(ev)):
+        return False
+    new = _content(sentence) - _content(question)
+    if not new:
+        return True
+    return len(new & _content(ev)) / len(new) >= 0.5
+
+
+def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOptions | None = None, *,
+          with_question: bool = True) -> list[Judged]:
+    """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` judged against the
+    evidence (see the module docstring). With ``with_question`` the question is evidence too (a short
+    reference answer, "16 weeks", reads with its question), but a sentence only the question backs must
+    find its own numbers and most of its new words in the evidence. A leading yes / no is compared with
+    the evidence's. Never raises for one triple."""
+    if not triples:
+        return []
+    heuristic = dict(options.heuristic) if options is not None else {}
+    opts = EvalOptions(heuristic=heuristic)
+    items, originals, polarities, ev_pols = [], [], [], []
+    for i, (question, claims, evidence) in enumerate(triples):
+        texts = [s.text for s in sentencize_response(claims)]
+        pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
+        shown = [b.strip() or t for b, t in zip(bodies, texts)]
+        docs = tuple(e for e in evidence if e and e.strip())
+        if with_question and question.strip():
+            docs = (question.strip(), *docs)
+        case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
+        item = sentencize_case(case)
+        if len(item.response_sentences) != len(texts):  # the shown text split otherwise: judge it as given
+            case = case.model_copy(update={"response": claims})
+            item = sentencize_case(case)
+            texts = [s.text for s in item.response_sentences]
+            pols = tuple(None for _ in texts)
+        items.append(item)
+        originals.append(texts)
+        polarities.append(pols)
+        first = next((s.text for e in evidence for s in sentencize_response(e)), "")
+        ev_pols.append(split_polarity(first)[0])
+    try:
+        outs = _trace().label(items, opts, lambda n: None)
+    except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
+        return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in items]
+    out: list[Judged] = []
+    for (question, _, evidence), it, o, texts, pols, ev_pol in zip(triples, items, outs, originals, polarities,
+                                                                   ev_pols):
+        if o.labels is None:
+            out.append(Judged(error=o.error or "could not judge"))
+            continue
+        q_doc = 0 if with_question and question.strip() else None
+        doc_text = {s.key: s.text for s in it.doc_sentences}
+        doc_of = {s.key: s.doc for s in it.doc_sentences}
+        sents = []
+        for text, pol, s, lab in zip(texts, pols, it.response_sentences, o.labels.sentences):
+            dec = declines(text)
+            claims = not dec and not states_nothing(text) and (bool(_content(text)) or pol is not None)
+            keys = [k for k in lab.supporting_keys if k in doc_text]
+            stated = bool(lab.fully_supported) and claims and bool(keys)
+            why = split_explanation(lab.explanation)[0]
+            if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
+                    and not _new_words_found(s.text, question, evidence):
+                stated, why = False, "only the question says this; the answer's own words are not there"
+            if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
+                stated = pol == ev_pol
+                why = f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol else f"says {pol!r}; the other text does not"
+            elif pol is not None and ev_pol is not None and pol != ev_pol:
+                stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
+            sents.append(Sentence(text=text, stated=stated, claims=claims,
+                                  by=tuple(doc_text[k] for k in keys if doc_of[k] != q_doc), why=why, declines=dec))
+        out.append(Judged(sentences=tuple(sents)))
+    return out
+
+
+__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "judge", "split_polarity"]
