@@ -94,17 +94,25 @@ def split_polarity(text: str) -> tuple[str | None, str]:
     return pol, text[m.end():]
 
 
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
+
+
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
-    """A sentence the question alone backs must still find what it adds to the question (its numbers,
-    all of them; half of its other new words) in the evidence proper."""
+    """A sentence the question alone backs must still find what it adds to the question in the evidence
+    proper: its numbers and names, all of them; half of its other new words — unless the evidence is
+    terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer."""
     ev = " ".join(evidence)
     nums = set(_NUMBER.findall(sentence))
     if nums and not nums <= set(_NUMBER.findall(ev)):
         return False
+    names = {n.lower() for n in _NAME.findall(sentence.strip())} - _content(question)
+    ev_words = _content(ev)
+    if names - ev_words:
+        return False
     new = _content(sentence) - _content(question)
-    if not new:
+    if not new or len(ev_words) <= 3:
         return True
-    return len(new & _content(ev)) / len(new) >= 0.5
+    return len(new & ev_words) / len(new) >= 0.5
 
 
 def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOptions | None = None, *,

@@ -195,7 +195,7 @@ def _ground_truth(v: Any, column: str) -> tuple[str | None, str | None]:
     cell is no row error but a note on the case (``evaluators.answers.read_reference``): the case is
     kept and scored, its answer metrics say the note."""
     v = to_python(v) if not isinstance(v, str) else v
-    if is_missing(v):
+    if is_missing(v) or (isinstance(v, str) and not v.strip()):  # an empty cell: the row has no reference
         return None, None
     if isinstance(v, list):
         v = [x for x in v if not is_missing(x)]
