@@ -275,3 +275,48 @@ def test_an_llm_declined_label_makes_the_answer_declined(llm_server, loopback_se
     r = run.results[0]
     assert r.labels.sentences[0].supporting_keys == ("declined",) and r.scores.adherence == 1.0
     assert r.value("declined") == 1.0 and r.value("over_refusal") == 1.0  # 0a is relevant: the documents hold it
+
+
+def test_the_ci_gate_fails_on_answer_correctness_and_the_flag_turns_it_off(tmp_path, capsys):
+    from evaluators.cli import main
+
+    p = tmp_path / "cases.jsonl"
+    p.write_text("\n".join(json.dumps({"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
+                                       "response": "Primary carers get 12 weeks of parental leave at full pay."})
+                           for i in range(3)), encoding="utf-8")
+    out = tmp_path / "out.json"
+    rc = main(["evaluate", str(p), "--no-progress", "--out", str(out), "--fail-under", "answer_correctness=0.5"])
+    printed = capsys.readouterr().out
+    assert rc == 1 and "FAIL" in printed and "answer_correctness" in printed
+    data = json.loads(out.read_text())
+    assert data["answer_correctness"] == 0.0 and data["intervals"]["answer_correctness"]["n"] == 3
+    assert data["settings"]["answer_correctness"] == "auto"
+    rc = main(["evaluate", str(p), "--no-progress", "--out", str(out), "--answer-correctness", "off"])
+    data = json.loads(out.read_text())
+    assert rc == 0 and "answer_correctness" not in data and data["declined"] == 0.0
+
+
+def test_compare_in_words_lists_the_regressions_on_answer_correctness():
+    from evaluators.comparison import compare_runs, comparison_text
+
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks"} for i in range(4)]
+    a = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
+    b = evaluate_batch([{**c, "response": "Primary carers get 12 weeks of parental leave at full pay." if i < 2 else
+                         "Primary carers get 16 weeks of parental leave at full pay."} for i, c in enumerate(cases)])
+    text = comparison_text(compare_runs([a, b], names=["A", "B"]))
+    assert "Regressions of B against A on answer_correctness (against the reference answers), worst first (2 of 2" in text
+    assert "[q0]" in text and "1.00 → 0.00" in text
+    assert "answer_correctness" in text.split("Other metrics")[1]  # with the paired test, like every metric
+
+
+def test_run_your_app_says_the_sample_app_only_knows_its_own_documents():
+    from ui.run_app import sample
+
+    mine = [{"metadata": {"source": "parental-leave.html", "generator": "offline"}},
+            {"reference_context_ids": ["handbook.pdf#3"]}]
+    note = sample.off_map_note(mine, sample_picked=True)
+    assert "only knows its 15 sample documents" in note and "handbook.pdf, parental-leave.html" in note
+    assert sample.off_map_note(mine, sample_picked=False) is None  # your own app: nothing to say
+    theirs = [{"metadata": {"source": f"{name}.md"}} for name in sorted(sample.known_documents())]
+    assert sample.off_map_note(theirs, sample_picked=True) is None  # questions made from the sample documents
+    assert sample.off_map_note([{"question": "hand-written?"}], sample_picked=True) is None
