@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from evaluators import evaluate_batch
-from evaluators.answers import answer_declines, declines, read_reference
+from evaluators.answers import answer_declines, declines, not_stated, read_reference
 from evaluators.answers.llm import PROMPT_VERSION, build_messages
 from evaluators.export import to_json_dict
 from evaluators.headline import Correctness, Reach, Support, headline
@@ -76,9 +76,9 @@ def test_the_issues_command_line_cases_right_refusal_over_refusal_and_no_documen
     assert [by[c].value("declined") for c in ("australia", "idk", "nodocs", "answers")] == [1.0, 1.0, 1.0, 0.0]
     assert [by[c].value("over_refusal") for c in ("australia", "idk", "nodocs", "answers")] == [0.0, 1.0, 0.0, 0.0]
     assert by["australia"].metrics["declined"].details["verdict"] == "right_refusal"
-    assert "no documents" in by["nodocs"].metrics["over_refusal"].details["why"]
+    assert "no documents" in by["nodocs"].metrics["over_refusal"].details["explanation"]
     assert by["idk"].metrics["declined"].details["verdict"] == "over_refusal"
-    assert "relevant to the question" in by["idk"].metrics["over_refusal"].details["why"]
+    assert "relevant to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
     # no ground_truth anywhere: no correctness metric at all (a plain run gains only the two refusal metrics)
     assert set(by["answers"].metrics) == {"declined", "over_refusal"}
     means = run.means()
@@ -95,10 +95,10 @@ def test_an_over_refusal_is_called_from_the_reference_answer_or_a_retrieved_refe
          "response": "I cannot find that.", "reference_context_ids": ["d1"]},
     ])
     by = {r.case.id: r for r in run.results}
-    assert by["gt"].value("over_refusal") == 1.0 and "the documents state 1 of" in by["gt"].metrics["over_refusal"].details["why"]
+    assert by["gt"].value("over_refusal") == 1.0 and "the documents state 1 of" in by["gt"].metrics["over_refusal"].details["explanation"]
     assert by["gt-elsewhere"].value("over_refusal") == 0.0
     assert by["passage"].value("over_refusal") == 1.0
-    assert "reference passage was retrieved" in by["passage"].metrics["over_refusal"].details["why"]
+    assert "reference passage was retrieved" in by["passage"].metrics["over_refusal"].details["explanation"]
     # the declining answer states none of the reference's facts; its precision has nothing to check
     assert by["gt"].value("answer_recall") == 0.0 and by["gt"].value("answer_correctness") == 0.0
     assert by["gt"].metrics["answer_precision"].skipped == "the answer makes no claim (it declines)"
@@ -121,7 +121,7 @@ def test_answer_correctness_numbers_must_match_and_the_missing_fact_is_named():
     assert by["wrong-number"].value("answer_precision") == 0.0
     assert by["router"].value("adherence") == 1.0  # grounded in its documents, and still wrong: correctness says so
     assert by["router"].value("answer_correctness") == 0.0
-    assert by["half"].metrics["answer_recall"].details["missing"] == ["Partners get 2 weeks."]
+    assert not_stated(by["half"].metrics["answer_recall"].details) == ["Partners get 2 weeks."]
     assert by["half"].value("answer_correctness") == pytest.approx(2 / 3)
     facts = by["half"].metrics["answer_recall"].details["facts"]
     assert [f["stated"] for f in facts] == [True, False]
@@ -252,7 +252,7 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     run = evaluate_batch([case], "gpt_labeling", llm=settings)
     r = run.results[0]
     assert r.value("answer_recall") == 0.5 and r.value("answer_precision") == 1.0
-    assert r.metrics["answer_recall"].details["missing"] == ["Partners get 2 weeks."]
+    assert not_stated(r.metrics["answer_recall"].details) == ["Partners get 2 weeks."]
     assert r.metrics["answer_recall"].details["judged_by"] == "llm"
     prompts = [last_user_message(q.json) for q in llm_server.requests]
     graded = [p for p in prompts if "Reference answer:" in p]

@@ -7,8 +7,8 @@ reference answer says?
                            "ground_truth": "A market index, such as the S&P 500."}])
     m = run.results[0].metrics
     m["declined"].value, m["over_refusal"].value          # 1.0, 1.0: the documents hold the answer
-    m["over_refusal"].details["why"]                       # "over-refusal: the documents state 1 of …"
-    m["answer_recall"].details["missing"]                  # the reference facts the answer does not state
+    m["over_refusal"].details["explanation"]                       # "over-refusal: the documents state 1 of …"
+    not_stated(m["answer_recall"].details)                 # the reference facts the answer does not state
 
 ``evaluate`` / ``evaluate_batch`` add these metrics to every scored case (``CaseResult.metrics``, family
 ``answers``, after the retrieval metrics), so the run's means, intervals, ``--fail-under``, ``compare``
@@ -49,11 +49,11 @@ from .names import (
     REFUSAL_METRICS,
 )
 from .reference import MAX_REFERENCE_CHARS, NOTE_KEY, read_reference, unusable
-from .scoring import score_cases
+from .scoring import not_stated, score_cases
 
 __all__ = [
     "ANSWER_CORRECTNESS", "ANSWER_PRECISION", "ANSWER_RECALL", "CORRECTNESS_METRICS", "DECLARATIONS", "DECLINED",
     "DECLINED_KEY", "FAMILY", "Judged", "MAX_REFERENCE_CHARS", "METRICS", "NOTE_KEY", "OVER_REFUSAL",
-    "REFUSAL_METRICS", "answer_declines", "declined_sentences", "declines", "judge", "read_reference",
+    "REFUSAL_METRICS", "answer_declines", "declined_sentences", "declines", "judge", "not_stated", "read_reference",
     "score_cases", "unusable",
 ]

@@ -43,8 +43,8 @@ class Sentence:
     declines: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "stated": self.stated, "claims": self.claims, "by": list(self.by),
-                "why": self.why, **({"declines": True} if self.declines else {})}
+        return {"text": self.text, "stated": self.stated, "claims": self.claims, "explanation": self.why,
+                **({"declines": True} if self.declines else {})}
 
 
 @dataclass(frozen=True)

@@ -148,14 +148,14 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
             docs = judged[slots[(i, "docs")]] if (i, "docs") in slots else None
             over, why = refusal.verdict(r, refs[i][0], ref_declines[i], docs)
             kind = "over_refusal" if over else "right_refusal"
-            vals[DECLINED] = _mv(DECLINED, 1.0, verdict=kind, why=why, sentences=keys)
-            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, why=why)
+            vals[DECLINED] = _mv(DECLINED, 1.0, verdict=kind, explanation=why, sentences=keys)
+            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why)
         else:
             extra = {"sentences": keys} if keys else {}
             why = ("answered: a sentence declines (" + ", ".join(keys) + ") but others answer" if keys
                    else "answered")
-            vals[DECLINED] = _mv(DECLINED, 0.0, verdict="answered", why=why, **extra)
-            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, 0.0, verdict="answered", why="answered: not a refusal")
+            vals[DECLINED] = _mv(DECLINED, 0.0, verdict="answered", explanation=why, **extra)
+            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, 0.0, verdict="answered", explanation="answered: not a refusal")
         out[i] = vals
     return out, usage
 
@@ -173,15 +173,15 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
         v = 1.0 if declined else 0.0
         why = ("the reference answer declines and so does the answer" if declined else
                "the reference answer declines (the question has no answer in the documents), but the answer answers")
-        return {m: _mv(m, v, why=why, **extra) for m in CORRECTNESS_METRICS}
+        return {m: _mv(m, v, explanation=why, **extra) for m in CORRECTNESS_METRICS}
     if declined:
         facts = [s.text for s in sentencize_response(text)]
         return {
-            ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, 0.0, why="the answer declines; the reference answers",
+            ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, 0.0, explanation="the answer declines; the reference answers",
                                     recall=0.0, precision=None, **extra),
-            ANSWER_RECALL: _mv(ANSWER_RECALL, 0.0, why="the answer declines: it states none of the reference's facts",
-                               facts=[{"text": f, "stated": False, "claims": True, "by": [], "why": "the answer declines"}
-                                      for f in facts], missing=facts, **extra),
+            ANSWER_RECALL: _mv(ANSWER_RECALL, 0.0, explanation="the answer declines: it states none of the reference's facts",
+                               facts=[{"text": f, "stated": False, "claims": True, "explanation": "the answer declines"}
+                                      for f in facts], **extra),
             ANSWER_PRECISION: _mv(ANSWER_PRECISION, skipped="the answer makes no claim (it declines)"),
         }
     if isinstance(sides, str) or sides is None:
@@ -196,21 +196,26 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
         reason = "the reference answer states nothing to check (only greetings or transitions)"
         return {m: _mv(m, skipped=reason, **extra) for m in CORRECTNESS_METRICS}
     precision = claims.share_stated()
-    missing = [s.text for s in facts.claims if not s.stated]
-    unbacked = [s.text for s in claims.claims if not s.stated]
     if precision is None:
         correctness = recall
     else:
         correctness = 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
     return {
         ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, correctness, recall=recall, precision=precision, **by, **extra),
-        ANSWER_RECALL: _mv(ANSWER_RECALL, recall, facts=[s.as_dict() for s in facts.sentences], missing=missing,
-                           **by, **extra),
+        ANSWER_RECALL: _mv(ANSWER_RECALL, recall, facts=[s.as_dict() for s in facts.sentences], **by, **extra),
         ANSWER_PRECISION: (_mv(ANSWER_PRECISION, precision, claims=[s.as_dict() for s in claims.sentences],
-                               unbacked=unbacked, **by, **extra) if precision is not None else
+                               **by, **extra) if precision is not None else
                            _mv(ANSWER_PRECISION, skipped="the answer makes no claim to check (only greetings or "
                                                          "transitions)")),
     }
 
 
-__all__ = ["LLM_METHODS", "declined_keys", "response_texts", "score_cases"]
+def not_stated(details: dict[str, Any] | None, key: str = "facts") -> list[str]:
+    """The texts a metric's details list as not stated: the reference facts the answer misses
+    (``answer_recall``, ``key="facts"``) or the answer's claims the reference does not back
+    (``answer_precision``, ``key="claims"``)."""
+    return [str(f.get("text")) for f in (details or {}).get(key) or []
+            if isinstance(f, dict) and f.get("claims", True) and not f.get("stated")]
+
+
+__all__ = ["LLM_METHODS", "declined_keys", "not_stated", "response_texts", "score_cases"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from evaluators.answers import not_stated
 from evaluators.types import CaseResult
 
 from .. import highlight as hl
@@ -18,8 +19,8 @@ _OK, _MISS = "#1a7f37", "#b42318"
 
 def _fact(f: dict[str, Any]) -> str:
     mark, color = ("✓", _OK) if f.get("stated") else ("✗", _MISS)
-    why = f" — {hl.e(f['why'])}" if f.get("why") and not f.get("stated") else ""
-    return (f'<li title="{hl.e(f.get("why") or "")}"><span style="color:{color};font-weight:600">{mark}</span> '
+    why = f" — {hl.e(f['explanation'])}" if f.get("explanation") and not f.get("stated") else ""
+    return (f'<li title="{hl.e(f.get("explanation") or "")}"><span style="color:{color};font-weight:600">{mark}</span> '
             f'{hl.e(f.get("text"))}<span style="color:#666">{why}</span></li>')
 
 
@@ -40,8 +41,8 @@ def reference_html(r: CaseResult) -> str:
     out = f"<div><b>Reference answer:</b> {hl.e(gt)}</div>" if gt else ""
     if recall is not None and recall.skipped:
         out += hl.note_html(f"Not compared with the answer: {recall.skipped}")
-    elif recall is not None and (recall.details or {}).get("why"):
-        out += hl.note_html(str(recall.details["why"]))
+    elif recall is not None and (recall.details or {}).get("explanation"):
+        out += hl.note_html(str(recall.details["explanation"]))
     return out
 
 
@@ -62,7 +63,7 @@ def show(r: CaseResult) -> None:
     if html:
         st.html(html)
     precision = r.metrics.get("answer_precision")
-    unbacked = (precision.details or {}).get("unbacked") if precision is not None else None
+    unbacked = not_stated(precision.details, "claims") if precision is not None else None
     if unbacked:
         st.html(hl.note_html("Claims of the answer the reference answer does not back: "
                              + " · ".join(f"“{u}”" for u in unbacked[:5])))
