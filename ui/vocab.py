@@ -295,7 +295,7 @@ def correctness_words(c: Correctness | None) -> str | None:
         return None
     miss = (f"{c.missing_some} of {c.judged} miss at least one (Inspect shows which)" if c.missing_some
             else f"none of the {c.judged} misses one")
-    return (f"Against the reference answers: the answers state {c.recall:.0%} of the reference facts on average "
+    return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on average "
             f"(answer recall); {miss}.")
 
 

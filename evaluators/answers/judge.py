@@ -115,13 +115,38 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
     return len(new & ev_words) / len(new) >= 0.5
 
 
+_KEYS = r"\d+[a-z]+(?:(?:, | and )\d+[a-z]+)*"
+_REWORDS = (
+    (re.compile(rf"\s*\(the closest is {_KEYS}\)"), ""),
+    (re.compile(rf"\s*\({_KEYS}\)"), ""),
+    (re.compile(r"\bno document sentence says this\b"), "{name} does not say this"),
+    (re.compile(r"\bno document mentions\b"), "{name} does not mention"),
+    (re.compile(r"\bnot in the documents\b"), "not in {name}"),
+    (re.compile(r"\bthe documents? (says|names|say)\b"), "{name} says"),
+    (re.compile(rf"\bpartially supported by {_KEYS}"), "partly in {name}"),
+    (re.compile(rf"\bsupported by {_KEYS}"), "in {name}"),
+    (re.compile(rf"\bit negates what {_KEYS} says\b"), "it negates what {name} says"),
+    (re.compile(rf"\b{_KEYS} says the opposite\b"), "{name} says the opposite"),
+)
+
+
+def reword(explanation: str, name: str) -> str:
+    """The labeler's reason with the evidence called by ``name`` ("the answer", "the reference answer")
+    instead of "the documents", its sentence keys left out (they are keys of a text made for judging)."""
+    out = explanation
+    for rx, to in _REWORDS:
+        out = rx.sub(to.format(name=name), out)
+    return out[:1].upper() + out[1:] if out else out
+
+
 def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOptions | None = None, *,
-          with_question: bool = True) -> list[Judged]:
+          with_question: bool = True, evidence_names: Sequence[str] | None = None) -> list[Judged]:
     """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` judged against the
     evidence (see the module docstring). With ``with_question`` the question is evidence too (a short
     reference answer, "16 weeks", reads with its question), but a sentence only the question backs must
     find its own numbers and most of its new words in the evidence. A leading yes / no is compared with
-    the evidence's. Never raises for one triple."""
+    the evidence's. ``evidence_names``: per triple, what the reasons call the evidence ("the answer").
+    Never raises for one triple."""
     if not triples:
         return []
     heuristic = dict(options.heuristic) if options is not None else {}
@@ -151,8 +176,9 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
         return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in items]
     out: list[Judged] = []
-    for (question, _, evidence), it, o, texts, pols, ev_pol in zip(triples, items, outs, originals, polarities,
-                                                                   ev_pols):
+    names = list(evidence_names) if evidence_names is not None else ["the evidence"] * len(triples)
+    for (question, _, evidence), it, o, texts, pols, ev_pol, evidence_name in zip(
+            triples, items, outs, originals, polarities, ev_pols, names):
         if o.labels is None:
             out.append(Judged(error=o.error or "could not judge"))
             continue
@@ -165,10 +191,10 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
             claims = not dec and not states_nothing(text) and (bool(_content(text)) or pol is not None)
             keys = [k for k in lab.supporting_keys if k in doc_text]
             stated = bool(lab.fully_supported) and claims and bool(keys)
-            why = split_explanation(lab.explanation)[0]
+            why = reword(split_explanation(lab.explanation)[0], evidence_name)
             if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
                     and not _new_words_found(s.text, question, evidence):
-                stated, why = False, "only the question says this; the answer's own words are not there"
+                stated, why = False, f"only the question says this; not in {evidence_name}"
             if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
                 stated = pol == ev_pol
                 why = f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol else f"says {pol!r}; the other text does not"
@@ -180,4 +206,4 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
     return out
 
 
-__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "judge", "split_polarity"]
+__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "judge", "reword", "split_polarity"]

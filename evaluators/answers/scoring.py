@@ -38,6 +38,8 @@ from .names import (
 )
 from .reference import NOTE_KEY, unusable
 
+#: What a reason calls the evidence of each judging (reference facts against the answer, …).
+EVIDENCE_NAMES = {"recall": "the answer", "precision": "the reference answer", "docs": "the documents"}
 #: Methods that label with an LLM (``auto`` judges correctness with the LLM for them).
 LLM_METHODS = frozenset({"gpt_labeling", "hybrid", "jury"})
 
@@ -101,11 +103,13 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
     # one offline batch: reference vs response (recall), response vs reference (precision), and for
     # declined answers the reference vs the documents (do they hold the answer?)
     triples: list[tuple[str, str, Sequence[str]]] = []
+    names: list[str] = []
     slots: dict[tuple[int, str], int] = {}
 
     def want(i: int, kind: str, claims: str, evidence: Sequence[str]) -> None:
         slots[(i, kind)] = len(triples)
         triples.append((results[i].case.question, claims, evidence))
+        names.append(EVIDENCE_NAMES[kind])
 
     llm_cases: list[int] = []
     for i, r in enumerate(results):
@@ -121,7 +125,7 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
         else:
             want(i, "recall", ref, (r.case.response,))
             want(i, "precision", r.case.response, (ref,))
-    judged = judge(triples, options)
+    judged = judge(triples, options, evidence_names=names)
     sides: dict[int, tuple[Judged, Judged] | str] = {}
     for i in (i for i in range(n) if (i, "recall") in slots):
         sides[i] = (judged[slots[(i, "recall")]], judged[slots[(i, "precision")]])
