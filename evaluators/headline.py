@@ -130,8 +130,10 @@ def support(df: pd.DataFrame) -> Support | None:
     n = int(scored.sum())
     if not n:
         return None
-    declined = (pd.to_numeric(df[DECLINED], errors="coerce") >= 0.5) if DECLINED in df else pd.Series(False, df.index)
-    over = (pd.to_numeric(df[OVER_REFUSAL], errors="coerce") >= 0.5) if OVER_REFUSAL in df else pd.Series(False, df.index)
+    def flag(name: str) -> pd.Series:
+        return (pd.to_numeric(df[name], errors="coerce") >= 0.5) if name in df else pd.Series(False, df.index)
+
+    declined, over = flag(DECLINED), flag(OVER_REFUSAL)
     answered = scored & ~declined
     bad = int((ok[answered] < 0.5).sum())
     none = int((pd.to_numeric(df["unsupported_sentences"], errors="coerce")[answered] > 0).sum()) \

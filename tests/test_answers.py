@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from evaluators import evaluate_batch
-from evaluators.answers import answer_declines, declines, not_stated, read_reference
+from evaluators.answers import answer_declines, not_stated, read_reference
 from evaluators.answers.llm import PROMPT_VERSION, build_messages
 from evaluators.export import to_json_dict
 from evaluators.headline import Correctness, Reach, Support, headline
@@ -27,9 +27,11 @@ def says_no(text: str) -> bool:
 
 
 @pytest.mark.parametrize("text", [
-    "The documents do not say what the capital of Australia is.", "I don't know.", "I cannot find that in the documents.",
+    "The documents do not say what the capital of Australia is.", "I don't know.",
+    "I cannot find that in the documents.",
     "There is no information about the warranty period.", "I'm sorry, but I do not have that information.",
-    "I am unable to provide an answer. Sorry.", "Sorry, I do not have specific information on the cost of IBM Cloud IAM.",
+    "I am unable to provide an answer. Sorry.",
+    "Sorry, I do not have specific information on the cost of IBM Cloud IAM.",
     # the languages the sentencizer splits
     "Ich weiß es nicht.", "Die Dokumente enthalten dazu keine Informationen.", "Je ne sais pas.",
     "Les documents ne mentionnent pas la date.", "No lo sé.", "Los documentos no mencionan el precio.",
@@ -95,7 +97,8 @@ def test_an_over_refusal_is_called_from_the_reference_answer_or_a_retrieved_refe
          "response": "I cannot find that.", "reference_context_ids": ["d1"]},
     ])
     by = {r.case.id: r for r in run.results}
-    assert by["gt"].value("over_refusal") == 1.0 and "the documents state 1 of" in by["gt"].metrics["over_refusal"].details["explanation"]
+    assert by["gt"].value("over_refusal") == 1.0
+    assert "the documents state 1 of" in by["gt"].metrics["over_refusal"].details["explanation"]
     assert by["gt-elsewhere"].value("over_refusal") == 0.0
     assert by["passage"].value("over_refusal") == 1.0
     assert "reference passage was retrieved" in by["passage"].metrics["over_refusal"].details["explanation"]
@@ -154,14 +157,16 @@ def test_a_ground_truth_value_is_read_into_text_or_a_note(given, text, note):
 def test_bad_ground_truths_are_each_a_clear_note_on_the_case_and_the_rest_scored():
     base = {"question": Q_LEAVE, "documents": [LEAVE], "response": "Primary carers get 16 weeks at full pay."}
     run = evaluate_batch([{**base, "id": "empty", "ground_truth": ""}, {**base, "id": "list", "ground_truth": [1, 2]},
-                          {**base, "id": "number", "ground_truth": 16}, {**base, "id": "huge", "ground_truth": "x " * 100_000},
+                          {**base, "id": "number", "ground_truth": 16},
+                          {**base, "id": "huge", "ground_truth": "x " * 100_000},
                           {**base, "id": "good", "ground_truth": "16 weeks"}])
     by = {r.case.id: r for r in run.results}
     assert all(r.ok for r in run.results)  # every case is scored (TRACE and refusal metrics)
     assert "empty" in by["empty"].metrics["answer_recall"].skipped
     assert "a list holding int 1" in by["list"].metrics["answer_correctness"].skipped
     assert "200,000 characters" in by["huge"].metrics["answer_precision"].skipped
-    assert by["number"].value("answer_recall") == 1.0 and "a number (16)" in by["number"].metrics["answer_recall"].details["note"]
+    assert by["number"].value("answer_recall") == 1.0
+    assert "a number (16)" in by["number"].metrics["answer_recall"].details["note"]
     assert by["good"].value("answer_correctness") == 1.0
     out = to_json_dict(run)  # the means count the cases that have a value, and the export keeps the reasons
     assert out["answer_correctness"] == pytest.approx(1.0)
@@ -180,7 +185,8 @@ def test_a_bad_ground_truth_in_a_file_keeps_its_row(tmp_path):
     assert [c.id for c in res.cases] == ["a", "b"] and not res.errors
     run = evaluate_batch(res.cases)
     assert run.results[0].value("answer_recall") == 1.0
-    assert "column 'ground_truth': ground_truth is a list holding dict" in run.results[1].metrics["answer_recall"].skipped
+    why = run.results[1].metrics["answer_recall"].skipped
+    assert "column 'ground_truth': ground_truth is a list holding dict" in why
 
 
 def _frame(declined, over, supported, recall=None, mrr=None):
@@ -211,7 +217,8 @@ def test_results_names_the_declined_answers_instead_of_all_fully_supported():
     assert vocab.reach_words(Reach(scored=15, reached=3)) is None
     # a run without declined answers reads as before
     plain = headline(_frame([0, 0], [0, 0], [1, 1]), "trace")
-    assert vocab.support_words(plain.support, "trace") == "All 2 answers are fully supported by their documents, by trace's labels."
+    said = vocab.support_words(plain.support, "trace")
+    assert said == "All 2 answers are fully supported by their documents, by trace's labels."
 
 
 def test_compare_and_the_gate_take_the_answer_metrics_by_name():
@@ -281,9 +288,9 @@ def test_the_ci_gate_fails_on_answer_correctness_and_the_flag_turns_it_off(tmp_p
     from evaluators.cli import main
 
     p = tmp_path / "cases.jsonl"
-    p.write_text("\n".join(json.dumps({"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
-                                       "response": "Primary carers get 12 weeks of parental leave at full pay."})
-                           for i in range(3)), encoding="utf-8")
+    row = {"question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
+           "response": "Primary carers get 12 weeks of parental leave at full pay."}
+    p.write_text("\n".join(json.dumps({"id": f"q{i}", **row}) for i in range(3)), encoding="utf-8")
     out = tmp_path / "out.json"
     rc = main(["evaluate", str(p), "--no-progress", "--out", str(out), "--fail-under", "answer_correctness=0.5"])
     printed = capsys.readouterr().out
@@ -304,7 +311,8 @@ def test_compare_in_words_lists_the_regressions_on_answer_correctness():
     b = evaluate_batch([{**c, "response": "Primary carers get 12 weeks of parental leave at full pay." if i < 2 else
                          "Primary carers get 16 weeks of parental leave at full pay."} for i, c in enumerate(cases)])
     text = comparison_text(compare_runs([a, b], names=["A", "B"]))
-    assert "Regressions of B against A on answer_correctness (against the reference answers), worst first (2 of 2" in text
+    assert ("Regressions of B against A on answer_correctness (against the reference answers), worst first "
+            "(2 of 2") in text
     assert "[q0]" in text and "1.00 → 0.00" in text
     assert "answer_correctness" in text.split("Other metrics")[1]  # with the paired test, like every metric
 

@@ -282,7 +282,8 @@ def support_words(support: Support | None, method: str) -> str | None:
         return f"All {n} answers are fully supported by their documents, {who}."
     some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
     if lead:
-        return f"{lead}{bad} {'has' if bad == 1 else 'have'} a sentence the documents do not fully support{some}, {who}."
+        verb = "has" if bad == 1 else "have"
+        return f"{lead}{bad} {verb} a sentence the documents do not fully support{some}, {who}."
     noun = "answer has" if n == 1 else "answers have"
     return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."
 
@@ -295,8 +296,8 @@ def correctness_words(c: Correctness | None) -> str | None:
         return None
     miss = (f"{c.missing_some} of {c.judged} miss at least one (Inspect shows which)" if c.missing_some
             else f"none of the {c.judged} misses one")
-    return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on average "
-            f"(answer recall); {miss}.")
+    return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on "
+            f"average (answer recall); {miss}.")
 
 
 def reach_words(r: Reach | None) -> str | None:

@@ -152,8 +152,8 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
     heuristic = dict(options.heuristic) if options is not None else {}
     opts = EvalOptions(heuristic=heuristic)
     items, originals, polarities, ev_pols = [], [], [], []
-    for i, (question, claims, evidence) in enumerate(triples):
-        texts = [s.text for s in sentencize_response(claims)]
+    for i, (question, claims_text, evidence) in enumerate(triples):
+        texts = [s.text for s in sentencize_response(claims_text)]
         pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
         shown = [b.strip() or t for b, t in zip(bodies, texts)]
         docs = tuple(e for e in evidence if e and e.strip())
@@ -162,7 +162,7 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
         case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
         item = sentencize_case(case)
         if len(item.response_sentences) != len(texts):  # the shown text split otherwise: judge it as given
-            case = case.model_copy(update={"response": claims})
+            case = case.model_copy(update={"response": claims_text})
             item = sentencize_case(case)
             texts = [s.text for s in item.response_sentences]
             pols = tuple(None for _ in texts)
@@ -188,7 +188,7 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
         sents = []
         for text, pol, s, lab in zip(texts, pols, it.response_sentences, o.labels.sentences):
             dec = declines(text)
-            claims = not dec and not states_nothing(text) and (bool(_content(text)) or pol is not None)
+            claims = bool(not dec and not states_nothing(text) and (_content(text) or pol is not None))
             keys = [k for k in lab.supporting_keys if k in doc_text]
             stated = bool(lab.fully_supported) and claims and bool(keys)
             why = reword(split_explanation(lab.explanation)[0], evidence_name)
@@ -197,7 +197,8 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
                 stated, why = False, f"only the question says this; not in {evidence_name}"
             if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
                 stated = pol == ev_pol
-                why = f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol else f"says {pol!r}; the other text does not"
+                why = (f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol
+                       else f"says {pol!r}; the other text does not")
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
             sents.append(Sentence(text=text, stated=stated, claims=claims,

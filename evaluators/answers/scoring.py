@@ -45,6 +45,7 @@ LLM_METHODS = frozenset({"gpt_labeling", "hybrid", "jury"})
 
 
 def _mv(name: str, value: float | None = None, skipped: str | None = None, **details: Any) -> MetricValue:
+    """One answer metric of a case."""
     return MetricValue(name=name, family=FAMILY, value=value, skipped=skipped, details=details)
 
 
@@ -155,7 +156,7 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
             vals[DECLINED] = _mv(DECLINED, 1.0, verdict=kind, explanation=why, sentences=keys)
             vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why)
         else:
-            extra = {"sentences": keys} if keys else {}
+            extra: dict[str, Any] = {"sentences": keys} if keys else {}
             why = ("answered: a sentence declines (" + ", ".join(keys) + ") but others answer" if keys
                    else "answered")
             vals[DECLINED] = _mv(DECLINED, 0.0, verdict="answered", explanation=why, **extra)
@@ -168,8 +169,8 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
                  sides: tuple[Judged, Judged] | str | None, mode: str) -> dict[str, MetricValue]:
     """answer_correctness / recall / precision of one scored case."""
     text, note = ref
-    extra = {"note": note} if note else {}
-    by = {"judged_by": "llm" if mode == "llm" else "trace"}
+    extra: dict[str, Any] = {"note": note} if note else {}
+    by: dict[str, Any] = {"judged_by": "llm" if mode == "llm" else "trace"}
     if text is None:
         reason = note or "no reference answer (ground_truth) for this case"
         return {m: _mv(m, skipped=reason) for m in CORRECTNESS_METRICS}
@@ -179,27 +180,28 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
                "the reference answer declines (the question has no answer in the documents), but the answer answers")
         return {m: _mv(m, v, explanation=why, **extra) for m in CORRECTNESS_METRICS}
     if declined:
-        facts = [s.text for s in sentencize_response(text)]
+        ref_facts = [s.text for s in sentencize_response(text)]
         return {
             ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, 0.0, explanation="the answer declines; the reference answers",
                                     recall=0.0, precision=None, **extra),
-            ANSWER_RECALL: _mv(ANSWER_RECALL, 0.0, explanation="the answer declines: it states none of the reference's facts",
+            ANSWER_RECALL: _mv(ANSWER_RECALL, 0.0,
+                               explanation="the answer declines: it states none of the reference's facts",
                                facts=[{"text": f, "stated": False, "claims": True, "explanation": "the answer declines"}
-                                      for f in facts], **extra),
+                                      for f in ref_facts], **extra),
             ANSWER_PRECISION: _mv(ANSWER_PRECISION, skipped="the answer makes no claim (it declines)"),
         }
     if isinstance(sides, str) or sides is None:
         reason = sides if isinstance(sides, str) else "answer correctness was not judged"
         return {m: _mv(m, skipped=reason) for m in CORRECTNESS_METRICS}
-    facts, claims = sides
-    for side in (facts, claims):
+    facts, claimed = sides
+    for side in (facts, claimed):
         if side.error is not None:
             return {m: _mv(m, skipped=side.error) for m in CORRECTNESS_METRICS}
     recall = facts.share_stated()
     if recall is None:
         reason = "the reference answer states nothing to check (only greetings or transitions)"
         return {m: _mv(m, skipped=reason, **extra) for m in CORRECTNESS_METRICS}
-    precision = claims.share_stated()
+    precision = claimed.share_stated()
     if precision is None:
         correctness = recall
     else:
@@ -207,7 +209,7 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
     return {
         ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, correctness, recall=recall, precision=precision, **by, **extra),
         ANSWER_RECALL: _mv(ANSWER_RECALL, recall, facts=[s.as_dict() for s in facts.sentences], **by, **extra),
-        ANSWER_PRECISION: (_mv(ANSWER_PRECISION, precision, claims=[s.as_dict() for s in claims.sentences],
+        ANSWER_PRECISION: (_mv(ANSWER_PRECISION, precision, claims=[s.as_dict() for s in claimed.sentences],
                                **by, **extra) if precision is not None else
                            _mv(ANSWER_PRECISION, skipped="the answer makes no claim to check (only greetings or "
                                                          "transitions)")),

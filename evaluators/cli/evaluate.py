@@ -165,7 +165,7 @@ def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions)
         hint = (f"; {', '.join(other_k)}: a cutoff not in --k {','.join(map(str, options.retrieval_k))} (add it)"
                 if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
-                         f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(ANSWER_METRICS)))}, "
+                         f"{', '.join(sorted({*CORE_THRESHOLD_METRICS, *options.metrics, *ANSWER_METRICS}))}, "
                          "the retrieval "
                          f"metrics {retrieval[0]} … {retrieval[-1]} (family metrics must also be in --metrics)"
                          + hint)

@@ -330,7 +330,9 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
     need = require_response and (failed is None or not failed.failed)
     response = (field_(_text, mapping.response, need) if mapping.response else None) or ""
     docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
-    gt, gt_note = (field_(_ground_truth, mapping.ground_truth) or (None, None)) if mapping.ground_truth else (None, None)
+    gt, gt_note = (None, None)
+    if mapping.ground_truth:
+        gt, gt_note = field_(_ground_truth, mapping.ground_truth) or (None, None)
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
     labels: dict[str, Any] = {}
     for col in mapping.label_columns:

@@ -19,8 +19,8 @@ from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult
 
 from .. import highlight as hl
 from .. import history, state, vocab
-from . import answer_view
 from ..data import md_escape
+from . import answer_view
 
 COMPARE_PAGE = "pages/5_compare.py"
 

@@ -66,7 +66,8 @@ def sources_of(rows: list) -> set[str]:
     out: set[str] = set()
     for r in rows:
         row = getattr(r, "row", r) or {}
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        meta = row.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         src = meta.get("source") or row.get("source")
         if isinstance(src, str) and src.strip():
             out.add(src.strip())
