@@ -66,7 +66,8 @@ def nice(name: str) -> str:
 #: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
 #: the six scores of a run read side by side at 1280 px (the header's help names it in full).
 _COLUMN_NAMES = {"context_relevance": "Relevance", "context_utilization": "Utilization",
-                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported"}
+                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported",
+                 "answer_correctness": "Correctness"}
 
 
 def column_name(name: str) -> str:
