@@ -6,7 +6,8 @@ Contract: :func:`judge` takes ``(question, claims, evidence)`` triples and retur
 the evidence sentences behind it and the labeler's reason — or the reason it could not be judged.
 Every triple of a call is labeled in one ``label`` call (one embedding batch). What it relies on,
 and nothing else, of the labeler: ``evaluators.methods.get_method("trace").build().label(items,
-options, tick)``, ``evaluators.sentencize.sentencize_case`` and the ``SentenceLabels`` it returns
+options, tick)`` on ``SentencizedCase`` items (documents split by ``evaluators.sentencize.sentencize_document``,
+the claims one sentence each as ``sentencize_response`` splits them) and the ``SentenceLabels`` it returns
 (``sentences[i].fully_supported`` / ``supporting_keys`` / ``explanation``); a sentence it labels with a
 special key such as ``general`` needs no support and is "states nothing" here.
 """
@@ -20,8 +21,9 @@ from typing import Any, Sequence
 
 from ..methods import Method, get_method
 from ..options import EvalOptions
-from ..sentencize import sentencize_case, sentencize_response
-from ..types import TestCase, split_explanation
+from ..sentencize import letters, sentencize_document, sentencize_response
+from ..types import Sentence as SplitSentence
+from ..types import SentencizedCase, TestCase, split_explanation
 from .declined import DECLINED_KEY, declines, states_nothing
 
 #: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
@@ -62,6 +64,23 @@ class Judged:
         """Share of the sentences that claim something which the evidence states (None: none claims)."""
         c = self.claims
         return sum(s.stated for s in c) / len(c) if c else None
+
+
+@lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a reference answer or an answer (the response split), kept for the run's texts."""
+    return tuple(s.text for s in sentencize_response(text))
+
+
+def _split(case: TestCase, shown: list[str]) -> SentencizedCase:
+    """The judging case split as judged: its "response" is the claims, one sentence each (already split:
+    joined by line breaks, never split again); its documents split as documents are."""
+    resp, at = [], 0
+    for k, t in enumerate(shown):
+        resp.append(SplitSentence(key=letters(k), text=t, start=at, end=at + len(t)))
+        at += len(t) + 1
+    docs = [s for d, text in enumerate(case.documents) for s in sentencize_document(text, d)]
+    return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
 @lru_cache(maxsize=1)
@@ -153,24 +172,18 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
     opts = EvalOptions(heuristic=heuristic)
     items, originals, polarities, ev_pols = [], [], [], []
     for i, (question, claims_text, evidence) in enumerate(triples):
-        texts = [s.text for s in sentencize_response(claims_text)]
+        texts = list(sentences(claims_text))
         pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
         shown = [b.strip() or t for b, t in zip(bodies, texts)]
         docs = tuple(e for e in evidence if e and e.strip())
         if with_question and question.strip():
             docs = (question.strip(), *docs)
         case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
-        item = sentencize_case(case)
-        if len(item.response_sentences) != len(texts):  # the shown text split otherwise: judge it as given
-            case = case.model_copy(update={"response": claims_text})
-            item = sentencize_case(case)
-            texts = [s.text for s in item.response_sentences]
-            pols = tuple(None for _ in texts)
-        items.append(item)
+        items.append(_split(case, shown))
         originals.append(texts)
         polarities.append(pols)
-        first = next((s.text for e in evidence for s in sentencize_response(e)), "")
-        ev_pols.append(split_polarity(first)[0])
+        first = next((e for e in evidence if e and e.strip()), "")
+        ev_pols.append(split_polarity(first[:200])[0])
     try:
         outs = _trace().label(items, opts, lambda n: None)
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on

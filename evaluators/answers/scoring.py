@@ -26,7 +26,7 @@ from ..sentencize import sentencize_response
 from ..types import CaseResult, MetricValue, Usage
 from . import refusal
 from .declined import DECLINED_KEY, answer_declines, declines
-from .judge import Judged, judge
+from .judge import Judged, judge, sentences
 from .names import (
     ANSWER_CORRECTNESS,
     ANSWER_PRECISION,
@@ -98,8 +98,7 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
     sents = [response_texts(r) if r.ok else [] for r in results]
     flags = [declined_keys(r, s) if r.ok else [] for r, s in zip(results, sents)]
     declined = [r.ok and answer_declines([t for _, t in s], f) for r, s, f in zip(results, sents, flags)]
-    ref_declines = [ref is not None and answer_declines([s.text for s in sentencize_response(ref)])
-                    for ref, _ in refs]
+    ref_declines = [ref is not None and answer_declines(list(sentences(ref))) for ref, _ in refs]
 
     # one offline batch: reference vs response (recall), response vs reference (precision), and for
     # declined answers the reference vs the documents (do they hold the answer?)
@@ -180,7 +179,7 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
                "the reference answer declines (the question has no answer in the documents), but the answer answers")
         return {m: _mv(m, v, explanation=why, **extra) for m in CORRECTNESS_METRICS}
     if declined:
-        ref_facts = [s.text for s in sentencize_response(text)]
+        ref_facts = list(sentences(text))
         return {
             ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, 0.0, explanation="the answer declines; the reference answers",
                                     recall=0.0, precision=None, **extra),
