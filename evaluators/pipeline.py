@@ -20,6 +20,7 @@ from . import trace_metrics
 from .answers import read_reference
 from .answers import score_cases as score_answers
 from .answers.reference import NOTE_KEY
+from .answers.scoring import estimate as estimate_answers
 from .appcost import app_call
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
@@ -376,5 +377,7 @@ def estimate(
         from .families import estimate_metric_cost
 
         out["family_metrics"] = estimate_metric_cost([it.case for it in items], opts)
+    if (answers := estimate_answers([it.case for it in items], opts, method)) is not None:
+        out["answer_correctness"] = answers  # one correctness call per case with a reference (LLM methods)
     return out
 

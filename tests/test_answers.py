@@ -328,3 +328,17 @@ def test_run_your_app_says_the_sample_app_only_knows_its_own_documents():
     theirs = [{"metadata": {"source": f"{name}.md"}} for name in sorted(sample.known_documents())]
     assert sample.off_map_note(theirs, sample_picked=True) is None  # questions made from the sample documents
     assert sample.off_map_note([{"question": "hand-written?"}], sample_picked=True) is None
+
+
+def test_the_estimate_counts_the_correctness_calls_of_an_llm_method(loopback_settings):
+    from evaluators.pipeline import estimate
+    from ui import jobs
+
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "response": "16 weeks.",
+              "ground_truth": "16 weeks" if i < 3 else None} for i in range(4)]
+    settings = loopback_settings()
+    e = estimate(cases, "gpt_labeling", llm=settings)
+    assert e["calls"] == 4 and e["answer_correctness"]["calls"] == 3  # one per case with a reference answer
+    assert jobs.estimated_calls(e) == 7
+    assert "answer_correctness" not in estimate(cases, "gpt_labeling", llm=settings, answer_correctness="offline")
+    assert "answer_correctness" not in estimate(cases, "trace")

@@ -215,6 +215,24 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
     }
 
 
+def estimate(cases: Sequence[Any], options: Any, method: str = "trace") -> dict[str, Any] | None:
+    """The LLM calls answer correctness would make on ``cases`` (one per case with a usable reference
+    answer, when it is judged by the LLM: at most, since a declined answer needs none), their tokens and
+    cost; None when it makes none (offline, off, or no reference answer). No call is made."""
+    if _mode(options, method) != "llm":
+        return None
+    todo = [c for c in cases if unusable(c.ground_truth) is None]
+    if not todo or getattr(options, "llm", None) is None:
+        return None
+    from ..llm import estimate_cost
+    from .llm import build_messages, facts_of
+
+    prompts = ["\n".join(m["content"] for m in build_messages(c.question, c.ground_truth or "", c.response))
+               for c in todo]
+    outs = [60 * (len(facts_of(c.ground_truth or "")) + len(sentences(c.response))) + 40 for c in todo]
+    return estimate_cost(prompts, options.llm, outs)
+
+
 def not_stated(details: dict[str, Any] | None, key: str = "facts") -> list[str]:
     """The texts a metric's details list as not stated: the reference facts the answer misses
     (``answer_recall``, ``key="facts"``) or the answer's claims the reference does not back
@@ -223,4 +241,4 @@ def not_stated(details: dict[str, Any] | None, key: str = "facts") -> list[str]:
             if isinstance(f, dict) and f.get("claims", True) and not f.get("stated")]
 
 
-__all__ = ["LLM_METHODS", "declined_keys", "not_stated", "response_texts", "score_cases"]
+__all__ = ["LLM_METHODS", "declined_keys", "estimate", "not_stated", "response_texts", "score_cases"]
