@@ -89,6 +89,16 @@ def spearman_ci(x: list[float], y: list[float], groups: list[str], n_boot: int =
             "high": None if hi is None else round(float(hi), 3), "n": len(x), "groups": len(keys)}
 
 
+def wilson(k: int, n: int) -> dict[str, Any]:
+    """k of n with the Wilson 95 % interval of the share."""
+    from scipy.stats import binomtest
+
+    if not n:
+        return {"k": k, "n": n}
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return {"k": k, "n": n, "share": round(k / n, 3), "low": round(float(ci.low), 3), "high": round(float(ci.high), 3)}
+
+
 def correctness() -> dict[str, Any]:
     from evaluators import evaluate_batch
 
@@ -167,7 +177,7 @@ def declined() -> dict[str, Any]:
         why: dict[str, int] = defaultdict(int)
         for res in run.results:
             mv = res.metrics.get("over_refusal")
-            why[((mv.details or {}).get("why") or "?").split(":")[0] if mv else "?"] += 1
+            why[(mv.details or {}).get("verdict") or "?" if mv else "?"] += 1
         # the same without the reference answer: the relevance path alone
         run2 = evaluate_batch([{**_case(r, DECLINING_ANSWER), "ground_truth": None} for r in rs], "trace")
         over2 = sum(1 for res in run2.results if res.value("over_refusal") == 1.0)
@@ -196,6 +206,17 @@ def declined() -> dict[str, Any]:
         gen_other[label]["of"] += 1
         gen_other[label]["declined"] += int(says_no(r["response"]))
     out["mtrag_human_model_answers"] = dict(gen_other)
+    det = out["detector"]
+    out["intervals"] = {
+        "recall_on_unanswerable": wilson(det["UNANSWERABLE"]["declined"], det["UNANSWERABLE"]["of"]),
+        "false_alarms_on_answerable": wilson(det["ANSWERABLE"]["declined"], det["ANSWERABLE"]["of"]),
+        "over_refusals_called": wilson(out["declining_answer_on_answerable"]["over_refusal"],
+                                       out["declining_answer_on_answerable"]["tasks"]),
+        "right_refusals_called": wilson(out["unanswerable_references"]["right_refusal"],
+                                        out["unanswerable_references"]["tasks"]),
+        "other_collections_recall": wilson(other["UNANSWERABLE"]["declined"], other["UNANSWERABLE"]["of"]),
+        "other_collections_false_alarms": wilson(other["ANSWERABLE"]["declined"], other["ANSWERABLE"]["of"]),
+    }
     return out
 
 
