@@ -1,6 +1,5 @@
 """Every score of a run in view on Results at 1280 px, in real headless Chromium: the per-case table of
-the sample run (16 cases, TRACE) shows the id and then each of the run's score columns whole (the six TRACE
-scores and, the sample having reference answers, answer correctness), with
+the sample run (16 cases, TRACE) shows the id and then each of the run's six score columns whole, with
 the table scrolled to its left edge — the question, the counts and the response come after them — and
 the id stays in view (pinned) when the table is scrolled to its last column (at 390 px). Before, the
 question (420 px) and the Inspect link came first and only "Context relevance" was whole at 1280 px.
@@ -28,7 +27,7 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium at /usr/bin/chromium")]
 
 SCORES = ["context_relevance", "context_utilization", "completeness", "adherence", "expected_adherence",
-          "overall_supported", "answer_correctness"]  # the sample has reference answers: correctness is a score
+          "overall_supported"]
 #: The per-case table's headers in view (left to right), its scroll position and widths.
 IN_VIEW = """() => {
   const grid = [...document.querySelectorAll('[data-testid=stDataFrame]')].find(

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from evaluators.answers.names import ANSWER_PRECISION, ANSWER_RECALL, REFUSAL_METRICS
+from evaluators.answers.names import CORRECTNESS_METRICS, REFUSAL_METRICS
 from evaluators.export import to_rows
 from evaluators.headline import metric_columns as metric_columns  # the library's: one computation of the
 from evaluators.headline import summary as summary  # figures the Results page and a shared link show
@@ -132,10 +132,11 @@ def paired_frame(a: Any, b: Any, metric: str) -> pd.DataFrame:
 
 #: Columns a person reads first after the scores; the rest follow in file order.
 _TEXT_FIRST = ("question", "response")
-#: Per-case yes / no verdicts on the answer (``evaluators.answers``): read after the counts, as yes / no;
-#: answer recall and precision (the two halves of answer correctness, a score) after them.
+#: The answer metrics (``evaluators.answers``) come after the question and the counts: answer correctness
+#: and its two halves, then the yes / no verdicts (declined, over-refusal) — the TRACE scores and the
+#: question keep their place at 1280 px.
 _ANSWER_FLAGS = REFUSAL_METRICS
-_AFTER_COUNTS = (*REFUSAL_METRICS, ANSWER_RECALL, ANSWER_PRECISION)
+_AFTER_COUNTS = (*CORRECTNESS_METRICS, *REFUSAL_METRICS)
 _LAST = ("labeled_by", "num_documents", "method", "error")
 
 
