@@ -22,8 +22,10 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from .answers.names import ANSWER_RECALL, DECLINED, OVER_REFUSAL
 from .export import CONVERSATION_COLUMNS
 from .retrieval import is_retrieval_metric
+from .retrieval.names import MRR
 from .types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
 
 
@@ -66,11 +68,38 @@ class Card:
 @dataclass(frozen=True)
 class Support:
     """Answers scored, those with a sentence the documents do not fully support (partially or not at
-    all), and those with a sentence not supported at all."""
+    all), and those with a sentence not supported at all — counted over the answers that answered: a
+    declined answer claims nothing, so it is not a supported answer (``declined`` of them declined,
+    ``over_refusals`` of those although the documents hold the answer; ``evaluators.answers``)."""
 
     scored: int
     not_fully: int
     none_at_all: int
+    declined: int = 0
+    over_refusals: int = 0
+
+    @property
+    def answered(self) -> int:
+        return self.scored - self.declined
+
+
+@dataclass(frozen=True)
+class Correctness:
+    """Answers judged against their reference answer (``answer_recall``): how many, the mean share of the
+    reference facts they state, and how many miss at least one."""
+
+    judged: int
+    recall: float
+    missing_some: int
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Retrieval against the reference passages (``mrr``): of ``scored`` questions, ``reached`` got at
+    least one reference passage back."""
+
+    scored: int
+    reached: int
 
 
 @dataclass(frozen=True)
@@ -84,6 +113,8 @@ class Headline:
     cards: tuple[Card, ...]
     support: Support | None
     stats: pd.DataFrame = field(repr=False, compare=False)
+    correctness: Correctness | None = None
+    reach: Reach | None = None
 
 
 def _number(v: Any) -> float | None:
@@ -99,10 +130,35 @@ def support(df: pd.DataFrame) -> Support | None:
     n = int(scored.sum())
     if not n:
         return None
-    bad = int((ok[scored] < 0.5).sum())
-    none = int((pd.to_numeric(df["unsupported_sentences"], errors="coerce")[scored] > 0).sum()) \
+    def flag(name: str) -> pd.Series:
+        return (pd.to_numeric(df[name], errors="coerce") >= 0.5) if name in df else pd.Series(False, df.index)
+
+    declined, over = flag(DECLINED), flag(OVER_REFUSAL)
+    answered = scored & ~declined
+    bad = int((ok[answered] < 0.5).sum())
+    none = int((pd.to_numeric(df["unsupported_sentences"], errors="coerce")[answered] > 0).sum()) \
         if "unsupported_sentences" in df else 0
-    return Support(scored=n, not_fully=bad, none_at_all=none)
+    return Support(scored=n, not_fully=bad, none_at_all=none, declined=int((scored & declined).sum()),
+                   over_refusals=int((scored & declined & over).sum()))
+
+
+def correctness(df: pd.DataFrame) -> Correctness | None:
+    """Answers judged against a reference answer (None when none was)."""
+    if ANSWER_RECALL not in df:
+        return None
+    v = pd.to_numeric(df[ANSWER_RECALL], errors="coerce").dropna()
+    if not len(v):
+        return None
+    return Correctness(judged=int(len(v)), recall=float(v.mean()), missing_some=int((v < 1.0 - 1e-9).sum()))
+
+
+def reach(df: pd.DataFrame) -> Reach | None:
+    """Questions whose retrieval was scored against reference passages, and how many got one back
+    (a reference passage at any rank: ``mrr`` > 0); None when no case has reference passages."""
+    if MRR not in df:
+        return None
+    v = pd.to_numeric(df[MRR], errors="coerce").dropna()
+    return Reach(scored=int(len(v)), reached=int((v > 0).sum())) if len(v) else None
 
 
 def intervals_of(run: Any) -> dict[str, Any] | None:
@@ -135,4 +191,5 @@ def headline(df: pd.DataFrame, method: str, intervals: Mapping[str, Any] | None 
                           low=_number(iv.get("low")), high=_number(iv.get("high"))))
     scored = stats.loc[stats["metric"] == "adherence", "n"] if len(stats) else pd.Series(dtype=int)
     return Headline(method=method, num_cases=len(df), num_scored=int(scored.iloc[0]) if len(scored) else 0,
-                    cards=tuple(cards), support=support(df), stats=stats)
+                    cards=tuple(cards), support=support(df), stats=stats, correctness=correctness(df),
+                    reach=reach(df))

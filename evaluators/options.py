@@ -13,6 +13,9 @@ DEFAULT_RETRIEVAL_K: tuple[int, ...] = (1, 3, 5, 10)
 #: How retrieved passages are matched to the reference passages: by ``id``, by ``text``, or ``auto``
 #: (decided once per run: ids when any retrieved id of the run is a reference id, else text).
 RetrievalMatch = Literal["auto", "id", "text"]
+#: How answers are judged against the reference answer (``evaluators.answers``): ``auto`` (one LLM call
+#: per case with an LLM method and an LLM configured, else offline), ``offline``, ``llm`` or ``off``.
+AnswerCorrectness = Literal["auto", "offline", "llm", "off"]
 
 
 class RetrievalRun(BaseModel):
@@ -56,6 +59,8 @@ class EvalOptions(BaseModel):
     #: Whether an agent's tool calls must follow the reference calls' order (``strict``) or not
     #: (``any``) (``--tool-order``); a case's own ``tool_call_order`` overrides it.
     tool_call_order: Literal["strict", "any"] = "strict"
+    #: Answer correctness against ``ground_truth`` (``--answer-correctness``): see :data:`AnswerCorrectness`.
+    answer_correctness: AnswerCorrectness = "auto"
 
     @field_validator("retrieval_k", mode="before")
     @classmethod

@@ -5,8 +5,9 @@ cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family m
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
 metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics when some response
-of the call cites (``evaluators.citations``) -> ``RunResult``. A case that cannot be scored is kept
-with its reason; the others still score.
+of the call cites (``evaluators.citations``) -> answer metrics of every scored case
+(``evaluators.answers``: declined / over-refusal, and correctness against ``ground_truth``) ->
+``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
+from .answers import read_reference
+from .answers import score_cases as score_answers
+from .answers.reference import NOTE_KEY
+from .answers.scoring import estimate as estimate_answers
 from .appcost import app_call
 from .citations import score_results as citation_metrics
 from .conversations import question_of
@@ -80,14 +85,16 @@ def as_test_case(obj: TestCase | Mapping[str, Any], index: int = 0) -> TestCase:
             extras[k] = read_calls(extras[k], f"case {index}: {k}")
     known = {"id", "question", "query", "response", "retrieved_documents", "documents", "contexts",
              "ground_truth", "labels", "metadata", *CASE_EXTRAS}
+    reference, note = read_reference(obj.get("ground_truth"))  # a number, a list, an object: a note on the case
     return TestCase(
         id=str(obj.get("id", obj.get("query_id", index))),
         question=str(q),
         response=str(obj["response"]),
         documents=tuple(str(d) for d in docs),
-        ground_truth=None if obj.get("ground_truth") is None else str(obj["ground_truth"]),
+        ground_truth=reference,
         labels=dict(obj.get("labels") or {}),
-        metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known}},
+        metadata={**dict(obj.get("metadata") or {}), **{k: v for k, v in obj.items() if k not in known},
+                  **({NOTE_KEY: note} if note else {})},
         **extras,
     )
 
@@ -197,6 +204,7 @@ class Evaluation:
         final, tool_warnings = _add_tool_call_metrics(final, opts)
         warnings += tool_warnings
         final = _add_citation_metrics(final)
+        final = _add_answer_metrics(final, opts, method)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -348,6 +356,14 @@ def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
+def _add_answer_metrics(results: list[CaseResult], opts: EvalOptions, method: str) -> list[CaseResult]:
+    """Each scored case's answer metrics (``evaluators.answers``) after its retrieval metrics (which
+    they read); LLM usage of the correctness calls added to the case's."""
+    per_case, usages = score_answers(results, opts, method)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}, "usage": r.usage + u}) if m else r
+            for r, m, u in zip(results, per_case, usages)]
+
+
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:
     """Evaluate one case; same options as :func:`evaluate_batch`."""
     return evaluate_batch([case], method, **kwargs).results[0]
@@ -386,5 +402,7 @@ def estimate(
         from .families import estimate_metric_cost
 
         out["family_metrics"] = estimate_metric_cost([it.case for it in items], opts)
+    if (answers := estimate_answers([it.case for it in items], opts, method)) is not None:
+        out["answer_correctness"] = answers  # one correctness call per case with a reference (LLM methods)
     return out
 

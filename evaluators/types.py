@@ -52,7 +52,10 @@ SCHEMA_VERSION = 2
 #: Special values an LLM may put in ``supporting_sentence_keys`` for a response
 #: sentence that needs no document support (transitions, common knowledge, arithmetic).
 SPECIAL_SUPPORT_KEYS = frozenset(
-    {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning"}
+    {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning",
+     # a sentence that declines to answer ("the documents do not say"): it makes no claim
+     # (``evaluators.answers.declined``)
+     "declined"}
 )
 
 #: A response sentence that no document supports but an earlier turn of the agent states names that

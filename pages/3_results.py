@@ -58,6 +58,8 @@ st.caption(vocab.run_line(run.method, figures.num_scored, figures.num_cases, run
 
 if (said := vocab.support_words(figures.support, run.method)):
     st.markdown(f"**{said}**")
+if (right := vocab.correctness_words(figures.correctness)):  # answers against their reference answers
+    st.markdown(right, help=vocab.help_text("answer_recall"))
 retrieval, mrr = results_view.retrieval_table(figures.stats, card_ci)  # hit@K … ndcg@K: one table, not 21 cards
 stats = figures.stats[~figures.stats["metric"].map(is_retrieval_metric)].reset_index(drop=True)
 # the cards flow in one wrapping row: on a phone they stack two by two, in the same order
@@ -74,6 +76,8 @@ if not retrieval.empty:
     st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
                 help="\n\n".join(f"**{m}**: {vocab.help_text(m)}" for m in ("hit@K", "precision@K", "recall@K",
                                                                             "map@K", "ndcg@K", "mrr")))
+    if (off_map := vocab.reach_words(figures.reach)):  # every figure 0: said in words, with the likely cause
+        st.warning(off_map, icon=":material/travel_explore:")
     st.dataframe(retrieval, width="stretch")
     st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
 if (note := results_view.matching_note(run.settings)):  # the app's ids mean nothing to the test set

@@ -199,9 +199,11 @@ def test_json_wrong_types_per_row(tmp_path):
         {"id": 6, "question": None, "response": "fine."},
     ]))
     res = load_cases(p)
-    assert [c.id for c in res.cases] == ["1"]
+    # a number as ground truth is no row error: the case is kept, the number read as its text, with a note
+    assert [c.id for c in res.cases] == ["1", "4"]
+    assert res.cases[1].ground_truth == "7" and "a number (7)" in res.cases[1].metadata["ground_truth_note"]
     errs = [(e.row, e.column) for e in res.errors]
-    assert errs == [(2, "question"), (3, "response"), (4, "ground_truth"), (5, "id"), (6, "question")]
+    assert errs == [(2, "question"), (3, "response"), (5, "id"), (6, "question")]
     assert "expected text, got a number (42)" in res.errors[0].message
     assert "missing value" in res.errors[-1].message
 
@@ -395,7 +397,10 @@ def test_ground_truths_list():
     res = cases_from_records([{"question": "q?", "answer": "a.", "ground_truths": ["one", "two"]},
                               {"question": "q?", "answer": "a.", "ground_truths": ["one", 2]}])
     assert res.cases[0].ground_truth == "one\ntwo"
-    assert res.errors[0].row == 2 and res.errors[0].column == "ground_truths"
+    assert "a list of 2 texts" in res.cases[0].metadata["ground_truth_note"]
+    # a list holding a number is no reference answer: the case is kept and scored, the note says why
+    assert not res.errors and res.cases[1].ground_truth is None
+    assert "a list holding int 2" in res.cases[1].metadata["ground_truth_note"]
 
 
 # --- the project's sample data and the shared data ----------------------------------------------

@@ -79,15 +79,15 @@ def test_claim_metrics_share_two_calls(llm_server, settings):
     llm_server.respond(lambda req: VERIFY if kind(last_user_message(req)) == "verify"
                        else response_reply(aspects=aspects))
     names = ["faithfulness", "answer_consistency", "answer_consistency_binary", "context_recall",
-             "answer_correctness", "answer_similarity"]
-    out = run([RAMAN], names, settings(), {"answer_correctness": {"weights": [1, 0]}})[0]
+             "ragas_answer_correctness", "answer_similarity"]
+    out = run([RAMAN], names, settings(), {"ragas_answer_correctness": {"weights": [1, 0]}})[0]
     assert out["faithfulness"].value == pytest.approx(1 / 3)
     assert out["answer_consistency"].value == pytest.approx(1 / 3)
     assert out["answer_consistency_binary"].value == 0.0
     assert out["context_recall"].value == pytest.approx(1 / 2)
     # TP = 1, FP = 2, FN = 1  ->  1 / (1 + 0.5 * 3)
-    assert out["answer_correctness"].value == pytest.approx(0.4)
-    assert out["answer_correctness"].details["tp"] == 1
+    assert out["ragas_answer_correctness"].value == pytest.approx(0.4)
+    assert out["ragas_answer_correctness"].details["tp"] == 1
     assert out["answer_similarity"].value == 3.0
     # one extraction + one verification for all six metrics
     assert kinds(llm_server) == ["response", "verify"]

@@ -226,10 +226,10 @@ def test_answer_semantic_similarity_is_cosine(fake_encoder):
 def test_answer_correctness_similarity_only_needs_no_llm(fake_encoder):
     fake_encoder.update({"R": [1.0, 0.0, 0.0], "G": [0.6, 0.8, 0.0]})
     c = case(response="R", ground_truth="G")
-    assert one(c, "answer_correctness", {"weights": [0, 1]}).value == pytest.approx(0.6)
-    mv = one(c, "answer_correctness", {"weights": [0, 1], "threshold": 0.5})
+    assert one(c, "ragas_answer_correctness", {"weights": [0, 1]}).value == pytest.approx(0.6)
+    mv = one(c, "ragas_answer_correctness", {"weights": [0, 1], "threshold": 0.5})
     assert mv.value == 1.0 and mv.details["raw_score"] == pytest.approx(0.6)
-    mv = one(c, "answer_correctness")  # default weights need the LLM for the factual part
+    mv = one(c, "ragas_answer_correctness")  # default weights need the LLM for the factual part
     assert mv.value is None and "needs an LLM" in mv.skipped
 
 
@@ -343,7 +343,7 @@ def test_bad_params_are_reported_early():
     with pytest.raises(MetricParamError, match="name"):
         validate_metric_names(["aspect_critique"], {"aspect_critique": {"custom": [{"definition": "x"}]}})
     with pytest.raises(MetricParamError, match="weights"):
-        validate_metric_names(["answer_correctness"], {"answer_correctness": {"weights": [1]}})
+        validate_metric_names(["ragas_answer_correctness"], {"ragas_answer_correctness": {"weights": [1]}})
 
 
 def test_list_metrics_declarations():
@@ -362,7 +362,7 @@ def test_list_metrics_declarations():
             "context_entity_recall",)
     by = {d["name"]: d for d in decls}
     for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "context_relevancy",
-              "context_entity_recall", "answer_semantic_similarity", "answer_correctness", "aspect_critique",
+              "context_entity_recall", "answer_semantic_similarity", "ragas_answer_correctness", "aspect_critique",
               "ragas_score", "answer_consistency", "answer_consistency_binary", "answer_similarity",
               "retrieval_precision", "augmentation_precision", "augmentation_accuracy", "answer_match",
               "contains_text", "regex", "response_length", "context_length", "latency", "duplication",

@@ -48,24 +48,27 @@ def progress_text(done: int, total: int, elapsed: float, eta: float | None = Non
 
 
 # ---- limits ------------------------------------------------------------------------------------
+#: The parts of an estimate whose calls come on top of the method's (family metrics, answer correctness).
+EXTRA_CALLS = ("family_metrics", "answer_correctness")
+
+
 def uses_llm(method: str, estimate: dict[str, Any] | None) -> bool:
-    fam = (estimate or {}).get("family_metrics") or {}
-    return get_method(method).needs_llm or bool(fam.get("calls"))
+    return get_method(method).needs_llm or any(((estimate or {}).get(k) or {}).get("calls") for k in EXTRA_CALLS)
 
 
 def estimated_calls(estimate: dict[str, Any] | None) -> int:
     e = estimate or {}
-    return int(e.get("calls") or 0) + int((e.get("family_metrics") or {}).get("calls") or 0)
+    return int(e.get("calls") or 0) + sum(int((e.get(k) or {}).get("calls") or 0) for k in EXTRA_CALLS)
 
 
 def cost_text(estimate: dict[str, Any] | None) -> str:
     """The estimated cost for people: "$0.0107", or "unknown" when a model has no price (the
     library then counts it as $0, which is not the real cost)."""
     e = estimate or {}
-    fam = e.get("family_metrics") or {}
-    if e.get("cost_usd") is None or e.get("price_known") is False or fam.get("price_known") is False:
+    extra = [e.get(k) or {} for k in EXTRA_CALLS]
+    if e.get("cost_usd") is None or e.get("price_known") is False or any(x.get("price_known") is False for x in extra):
         return "unknown"
-    return f"${e['cost_usd'] + (fam.get('cost_usd') or 0.0):,.4f}"
+    return f"${e['cost_usd'] + sum(x.get('cost_usd') or 0.0 for x in extra):,.4f}"
 
 
 def default_run_name(method: str, filename: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from evaluators.answers.names import CORRECTNESS_METRICS, REFUSAL_METRICS
 from evaluators.export import to_rows
 from evaluators.headline import metric_columns as metric_columns  # the library's: one computation of the
 from evaluators.headline import summary as summary  # figures the Results page and a shared link show
@@ -131,21 +132,28 @@ def paired_frame(a: Any, b: Any, metric: str) -> pd.DataFrame:
 
 #: Columns a person reads first after the scores; the rest follow in file order.
 _TEXT_FIRST = ("question", "response")
+#: The answer metrics (``evaluators.answers``) come after the question and the counts: answer correctness
+#: and its two halves, then the yes / no verdicts (declined, over-refusal) — the TRACE scores and the
+#: question keep their place at 1280 px.
+_ANSWER_FLAGS = REFUSAL_METRICS
+_AFTER_COUNTS = (*CORRECTNESS_METRICS, *REFUSAL_METRICS)
 _LAST = ("labeled_by", "num_documents", "method", "error")
 
 
 def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | None = None) -> pd.DataFrame:
     """The per-case table as people read it: id, the scores, the Inspect link, the question, the
-    sentence counts, the response, human labels, then the rest (the scores before the long texts:
-    every score of a run reads at 1280 px without scrolling the table sideways). Booleans (and the 0/1
-    ``overall_supported``) read yes / no, counts are whole numbers, a missing text is blank."""
+    sentence counts, the answer's yes / no verdicts (declined, over-refusal), the response, human labels,
+    then the rest (the scores before the long texts: every score of a run reads at 1280 px without
+    scrolling the table sideways). Booleans (and the 0/1 ``overall_supported``, ``declined``,
+    ``over_refusal``) read yes / no, counts are whole numbers, a missing text is blank."""
     out = view.copy()
     if links is not None:
         out["inspect"] = links
     counts = [c for c in COUNT_COLUMNS if c in out]
     for c in counts:
         out[c] = pd.to_numeric(out[c], errors="coerce").round().astype("Int64")
-    yes_no = [c for c in out.columns if c == OVERALL_SUPPORTED or pd.api.types.is_bool_dtype(out[c])
+    yes_no = [c for c in out.columns if c in (OVERALL_SUPPORTED, *_ANSWER_FLAGS)
+              or pd.api.types.is_bool_dtype(out[c])
               or (c.startswith("human_") and _is_boolish(out[c]))]
     for c in yes_no:
         out[c] = out[c].map(_yes_no)
@@ -153,8 +161,9 @@ def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | Non
         if c not in metrics and c not in counts and not pd.api.types.is_numeric_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
     human = [c for c in out.columns if c.startswith("human_")]
-    first = ["id", *[m for m in metrics if m in out], *(["inspect"] if links is not None else []),
-             *(["question"] if "question" in out else []), *counts,
+    first = ["id", *[m for m in metrics if m in out and m not in _AFTER_COUNTS],
+             *(["inspect"] if links is not None else []), *(["question"] if "question" in out else []), *counts,
+             *[c for c in _AFTER_COUNTS if c in out],
              *[c for c in _TEXT_FIRST if c in out and c != "question"], *human]
     rest = [c for c in out.columns if c not in first and c not in _LAST]
     return out[first + rest + [c for c in _LAST if c in out]]

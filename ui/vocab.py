@@ -17,7 +17,7 @@ from typing import Any
 from evaluators.families import list_metrics
 from evaluators.families.docs import better, range_text
 from evaluators.families.trace import COUNT_DESCRIPTIONS
-from evaluators.headline import Card, Support
+from evaluators.headline import Card, Correctness, Reach, Support
 from evaluators.retrieval import split, template
 
 #: How a retrieval metric's kind reads (``ndcg@5`` -> "nDCG@5", ``mrr`` -> "MRR").
@@ -66,7 +66,8 @@ def nice(name: str) -> str:
 #: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
 #: the six scores of a run read side by side at 1280 px (the header's help names it in full).
 _COLUMN_NAMES = {"context_relevance": "Relevance", "context_utilization": "Utilization",
-                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported"}
+                 "expected_adherence": "Exp. adherence", "overall_supported": "Supported",
+                 "answer_correctness": "Correctness"}
 
 
 def column_name(name: str) -> str:
@@ -273,9 +274,47 @@ def support_words(support: Support | None, method: str) -> str | None:
         return None
     n, bad, none = support.scored, support.not_fully, support.none_at_all
     who = f"by {method}'s labels"
+    lead = ""
+    if support.declined:  # a declined answer claims nothing: it is no supported answer
+        over = support.over_refusals
+        why = (f" ({over} of them although the documents hold the answer)" if over else
+               " (all of them right: the documents do not hold the answer)")
+        lead = f"{support.declined} of {n} answers declined{why}"
+        n = support.answered
+        if not n:
+            return lead + "; none answered."
+        lead += f"; of the {n} that answered, " if n > 1 else "; of the one that answered, "
     if not bad:
+        if lead:
+            return lead + (f"all are fully supported by their documents, {who}." if n > 1
+                           else f"it is fully supported by its documents, {who}.")
         return f"All {n} answers are fully supported by their documents, {who}."
     some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
+    if lead:
+        verb = "has" if bad == 1 else "have"
+        return f"{lead}{bad} {verb} a sentence the documents do not fully support{some}, {who}."
     noun = "answer" if n == 1 else "answers"
     verb = "has" if bad == 1 else "have"  # "1 of 4 answers has", "6 of 16 answers have"
     return f"{bad} of {n} {noun} {verb} a sentence the documents do not fully support{some}, {who}."
+
+
+def correctness_words(c: Correctness | None) -> str | None:
+    """The answers against their reference answers in one sentence ("Against the reference answers:
+    the answers state 35 % of the reference facts on average; 9 of 15 miss at least one (Inspect shows
+    which)."); None when no answer was judged against one."""
+    if c is None:
+        return None
+    miss = (f"{c.missing_some} of {c.judged} miss at least one (Inspect shows which)" if c.missing_some
+            else f"none of the {c.judged} misses one")
+    return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on "
+            f"average (answer recall); {miss}.")
+
+
+def reach_words(r: Reach | None) -> str | None:
+    """Retrieval that reached none of the reference passages, said in words with the likely cause
+    ("0 of 15 questions got a reference passage back …"); None when it reached some, or was not scored."""
+    if r is None or r.reached:
+        return None
+    return (f"0 of {r.scored} questions got a reference passage back, so every retrieval figure is 0. Likely "
+            "cause: the questions are about other documents than the ones the app searches (e.g. a question set "
+            "made from your documents, asked of an app that only knows its own).")

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..answers.names import METRICS as ANSWER_METRICS
 from ..types import SUMMARY_METRICS, CaseResult, RunResult
 from .common import (
     EXIT_BAD_INPUT,
@@ -98,7 +99,8 @@ def add_parser(sub: Any) -> None:
 
 
 def add_retrieval_arguments(parser: Any) -> None:
-    """The retrieval metrics' flags (cases with reference passages get hit@K, precision@K, ...)."""
+    """The retrieval metrics' flags (cases with reference passages get hit@K, precision@K, ...) and the answer
+    metrics' (--answer-correctness)."""
     g = parser.add_argument_group("retrieval metrics (cases with reference_context_ids / reference_contexts)")
     g.add_argument("--k", default=None, metavar="K,K",
                    help="cutoffs of hit@K, precision@K, recall@K, map@K, ndcg@K (default 1,3,5,10)")
@@ -109,6 +111,11 @@ def add_retrieval_arguments(parser: Any) -> None:
                         help="tool-call metrics (cases with reference_tool_calls): must the agent's calls follow "
                              "the reference's order (strict, default) or not (any); a case's own "
                              "tool_call_order column overrides it")
+    a = parser.add_argument_group("answer metrics (declined, over_refusal; answer_correctness with a ground_truth)")
+    a.add_argument("--answer-correctness", choices=("auto", "offline", "llm", "off"), default="auto",
+                   help="judge answers against their reference answer (ground_truth): offline with the trace "
+                        "labeler, with one LLM call per case, or off; auto (default) = the LLM with an LLM method, "
+                        "else offline")
 
 
 def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOptions:
@@ -116,7 +123,8 @@ def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOpt
     from ..retrieval import parse_k
 
     update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto",
-                              "tool_call_order": getattr(args, "tool_order", None) or "strict"}
+                              "tool_call_order": getattr(args, "tool_order", None) or "strict",
+                              "answer_correctness": getattr(args, "answer_correctness", None) or "auto"}
     if getattr(args, "k", None):
         try:
             update["retrieval_k"] = parse_k(args.k)
@@ -156,16 +164,17 @@ def check_threshold_names(thresholds: Mapping[str, float], options: EvalOptions)
     from ..toolcalls import NAMES as TOOL_METRICS
 
     retrieval = metric_names(options.retrieval_k)
-    allowed = set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval) | set(TOOL_METRICS)
+    allowed = (set(CORE_THRESHOLD_METRICS) | set(options.metrics) | set(retrieval) | set(TOOL_METRICS)
+               | set(ANSWER_METRICS))
     bad = [n for n in thresholds if n not in allowed]
     if bad:
         other_k = [n for n in bad if is_retrieval_metric(n)]
         hint = (f"; {', '.join(other_k)}: a cutoff not in --k {','.join(map(str, options.retrieval_k))} (add it)"
                 if other_k else "")
         raise UsageError(f"--fail-under: unknown metric(s) {', '.join(bad)}; valid: "
-                         f"{', '.join(sorted(set(CORE_THRESHOLD_METRICS) | set(options.metrics)))}, the retrieval "
-                         f"metrics {retrieval[0]} … {retrieval[-1]}, the tool-call metrics {', '.join(TOOL_METRICS)} "
-                         "(family metrics must also be in --metrics)"
+                         f"{', '.join(sorted({*CORE_THRESHOLD_METRICS, *options.metrics, *ANSWER_METRICS}))}, "
+                         f"the retrieval metrics {retrieval[0]} … {retrieval[-1]}, the tool-call metrics "
+                         f"{', '.join(TOOL_METRICS)} (family metrics must also be in --metrics)"
                          + hint)
 
 

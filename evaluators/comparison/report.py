@@ -4,11 +4,13 @@ leaderboard (three or more runs; beside it, what an offline method's absolute me
 errors of the last run against the first (when the runs record them), the other metrics of the
 baseline against the last run (the retrieval metrics as one table), its regressions — how many of
 all, worst first — with the sentences that lost their support, its regressions by conversation (runs
-of turns of chats), and the cases without a partner. Numbers are written by ``verdict.num``."""
+of turns of chats), its regressions on answer correctness (runs with reference answers), and the cases
+without a partner. Numbers are written by ``verdict.num``."""
 
 from __future__ import annotations
 
 from .. import trust
+from ..answers.names import ANSWER_CORRECTNESS
 from ..retrieval import is_retrieval_metric
 from . import left_out
 from .compare import Comparison
@@ -76,11 +78,28 @@ def text(c: Comparison, top: int = 5) -> str:
         lines += ["", f"No case of {last} scores lower than in {first} on {c.metric}."]
     if head.conversations is not None:
         lines += conversation_lines(head.conversations, first, last, top)
+    if c.metric != ANSWER_CORRECTNESS and ANSWER_CORRECTNESS in c.metrics:
+        lines += answer_regression_lines(c, first, last, top)
     lone = {k: v for k, v in c.unmatched.items() if v}
     if lone:
         lines += ["", "Cases without a partner (left out of every figure above):"]
         lines += [f"  {name}: {len(ids)} — {_ids(ids)}" for name, ids in lone.items()]
     return "\n".join(lines)
+
+
+def answer_regression_lines(c: Comparison, a: str, b: str, top: int = 5) -> list[str]:
+    """The questions whose answer says less of the reference answer under ``b`` (answer correctness),
+    worst first: how many of all, the first ``top``."""
+    page = changes_page(c, a, b, ANSWER_CORRECTNESS, count=top)
+    if not page.total:
+        return ["", f"No case of {b} scores lower than in {a} on {ANSWER_CORRECTNESS}."]
+    out = ["", f"Regressions of {b} against {a} on {ANSWER_CORRECTNESS} (against the reference answers), worst "
+               f"first ({len(page.changes)} of {page.total} listed):"]
+    for k, r in enumerate(page.changes, 1):
+        q = r.question if len(r.question) <= 90 else r.question[:89] + "…"
+        ids = r.a_id if r.a_id == r.b_id else f"{r.a_id} → {r.b_id}"
+        out.append(f"  {k}. [{ids}] {q}: {num(r.a)} → {num(r.b)} ({num(r.diff, True)})")
+    return out
 
 
 def retrieval_table(c: Comparison, a: str, b: str, metrics: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..answers.reference import NOTE_KEY, read_reference
 from ..appcost import app_call
 from ..turns import HistoryError, read_history
 from ..types import TestCase
@@ -189,17 +190,19 @@ def _doc_ids(docs: Any, column: str) -> tuple[str, ...]:
     return tuple(i for i in ids if i is not None)
 
 
-def _ground_truth(v: Any, column: str) -> str | None:
+def _ground_truth(v: Any, column: str) -> tuple[str | None, str | None]:
+    """(reference answer, note): a number, a list (ragas v1 "ground_truths"), an object or an empty
+    cell is no row error but a note on the case (``evaluators.answers.read_reference``): the case is
+    kept and scored, its answer metrics say the note."""
     v = to_python(v) if not isinstance(v, str) else v
-    if isinstance(v, list):  # ragas v1 "ground_truths"
-        parts = [x for x in v if isinstance(x, str) and x.strip()]
-        if len(parts) != len([x for x in v if not is_missing(x)]):
-            raise _RowError(column, f"expected text or a list of texts, got {shorten(v)}")
-        if not parts:
-            return None
-        _check_text("\n".join(parts), column, "")
-        return "\n".join(parts)
-    return _text(v, column, required=False)
+    if is_missing(v) or (isinstance(v, str) and not v.strip()):  # an empty cell: the row has no reference
+        return None, None
+    if isinstance(v, list):
+        v = [x for x in v if not is_missing(x)]
+    text, note = read_reference(v)
+    if text is not None:
+        _check_text(text, column, "")
+    return text, (f"column {column!r}: {note}" if note else None)
 
 
 _BOOL_TEXT = {"true": True, "false": False, "yes": True, "no": False}
@@ -327,7 +330,9 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
     need = require_response and (failed is None or not failed.failed)
     response = (field_(_text, mapping.response, need) if mapping.response else None) or ""
     docs, doc_ids = field_(_documents, mapping.documents) or ((), ()) if mapping.documents else ((), ())
-    gt = field_(_ground_truth, mapping.ground_truth) if mapping.ground_truth else None
+    gt, gt_note = (None, None)
+    if mapping.ground_truth:
+        gt, gt_note = field_(_ground_truth, mapping.ground_truth) or (None, None)
     ident = field_(_ident, mapping.id) if mapping.id else str(row_no)
     labels: dict[str, Any] = {}
     for col in mapping.label_columns:
@@ -346,6 +351,8 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
                 if not is_missing(rec[c]) and not (isinstance(rec[c], str) and not rec[c].strip())}
     if isinstance(own_meta, dict):
         metadata = {**own_meta, **metadata}
+    if gt_note:
+        metadata[NOTE_KEY] = gt_note
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
     fields.update(_optional_fields(rec, mapping, doc_ids, len(docs or ()), row_errors))

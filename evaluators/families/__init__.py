@@ -24,6 +24,7 @@ from . import trace as _trace  # noqa: F401 - registers the TRACE metrics (alway
 from . import retrieval as _retrieval  # noqa: F401 - declares the retrieval metrics (computed with references)
 from . import toolcalls as _toolcalls  # noqa: F401 - declares the tool-call metrics (computed with tool calls)
 from . import citations as _citations  # noqa: F401 - declares the citation metrics (computed when responses cite)
+from . import answers as _answers  # noqa: F401 - declares the answer metrics (declined; correctness with ground_truth)
 # isort: on
 from .runner import (
     UnknownMetricError,

@@ -114,7 +114,7 @@ Definitions worth knowing:
   chunk is useful. Three chunks, only the second useful: (0/1 + 1/2 + 0/3) / 1 = 0.5.
 * `faithfulness` and `answer_consistency` share one claim extraction and one verification, so they
   agree by construction; a response with no factual claim is skipped (ragas gives NaN).
-* `answer_correctness` factual F1 uses the ground truth's sentences as its statements; with
+* `ragas_answer_correctness` factual F1 uses the ground truth's sentences as its statements; with
   weights `[0, 1]` it needs no LLM.
 * `context_relevancy` at strictness n: mean overlap × agreement, the agreement being the mean
   pairwise Jaccard similarity of the extracted sentence-key sets.
@@ -136,7 +136,7 @@ PARAM_DOCS: dict[str, str] = {
     "context_relevancy": "`strictness` samples (1), `temperature` of the samples (0.7)",
     "context_entity_recall": "`extractor`: `auto` (LLM when configured) / `offline` / `llm`",
     "answer_semantic_similarity": "`cross_encoder`: local path or cached hub name",
-    "answer_correctness": "`weights` [factual, semantic] ([0.75, 0.25]), `threshold` (none), "
+    "ragas_answer_correctness": "`weights` [factual, semantic] ([0.75, 0.25]), `threshold` (none), "
                           "`cross_encoder`",
     "aspect_critique": "`aspects` (all five predefined, none when only `custom` is given), "
                        "`custom`: [{`name`, `definition`, `direction`: higher/lower}], `strictness` odd (1), "

@@ -58,7 +58,7 @@ register(Metric(
                 "(claims extracted by the LLM, all verified in one call).",
     inputs=("response", "documents"), needs_llm=True, llm_calls_per_case=2,
     llm_calls_note="1 claim extraction + 1 verification of all claims; both shared with "
-                   "answer_consistency(_binary), context_recall, answer_correctness, answer_similarity",
+                   "answer_consistency(_binary), context_recall, ragas_answer_correctness, answer_similarity",
     reference_llm_calls="2+ (statements, then NLI)",
     compute=_faithfulness, plan=plan_claims_vs_docs,
 ))
@@ -286,20 +286,20 @@ register(Metric(
 ))
 
 
-# -- answer_correctness --------------------------------------------------------------------------
+# -- ragas_answer_correctness -------------------------------------------------------------------
 
 def _norm_correctness(p: Mapping[str, Any]) -> dict[str, Any]:
     w = p.get("weights", [0.75, 0.25])
     try:
         w = [float(x) for x in w]
     except (TypeError, ValueError):
-        raise MetricParamError("metric 'answer_correctness': parameter 'weights' must be two numbers") from None
+        raise MetricParamError("metric 'ragas_answer_correctness': parameter 'weights' must be two numbers") from None
     if len(w) != 2 or min(w) < 0 or sum(w) <= 0:
-        raise MetricParamError("metric 'answer_correctness': parameter 'weights' must be two "
+        raise MetricParamError("metric 'ragas_answer_correctness': parameter 'weights' must be two "
                                f"non-negative numbers with a positive sum, got {w}")
     return {"weights": w,
-            "threshold": as_float("answer_correctness", p, "threshold", None, lo=0.0, hi=1.0),
-            "cross_encoder": as_str("answer_correctness", p, "cross_encoder", None)}
+            "threshold": as_float("ragas_answer_correctness", p, "threshold", None, lo=0.0, hi=1.0),
+            "cross_encoder": as_str("ragas_answer_correctness", p, "cross_encoder", None)}
 
 
 def _plan_correctness(case: TestCase, params: dict, needs: Needs, llm: bool) -> None:
@@ -345,7 +345,7 @@ def _answer_correctness(ctx: Ctx):
 
 
 register(Metric(
-    name="answer_correctness", family="ragas",
+    name="ragas_answer_correctness", family="ragas",
     formula='(w_f · F1 + w_s · similarity) / (w_f + w_s), F1 = TP / (TP + ½(FP + FN))',
     example='TP 2, FP 1, FN 1 → F1 0.67; similarity 0.9 → 0.75 · 0.67 + 0.25 · 0.9 = 0.73',
     description="Weighted mix (default 0.75 / 0.25) of factual F1 — TP = response claims the ground "

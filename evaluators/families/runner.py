@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..answers.names import FAMILY as ANSWERS_FAMILY
 from ..citations import DECLARATIONS as CITATION_DECLARATIONS
 from ..citations import FAMILY as CITATIONS_FAMILY
 from ..registry import RegistryError
@@ -39,8 +40,9 @@ def _dedupe(names: Iterable[str]) -> list[str]:
 
 
 #: Families computed without being requested: TRACE (from the labels), retrieval (with references),
-#: tool calls (with tool calls), citations (when responses cite).
-ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY, TOOLCALLS_FAMILY, CITATIONS_FAMILY)
+#: tool calls (with tool calls), citations (when responses cite), answers (declined for every case;
+#: correctness with a ground_truth).
+ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY, TOOLCALLS_FAMILY, CITATIONS_FAMILY, ANSWERS_FAMILY)
 
 
 def family_metric_names() -> list[str]:
@@ -85,6 +87,10 @@ def _trace_hint(names: list[str]) -> str:
     retrieval = [n for n in names if is_retrieval_metric(n) or n in RETRIEVAL_DECLARATIONS]
     out = (f" ({', '.join(trace)}: TRACE metric(s), computed for every case without being requested)"
            if trace else "")
+    answers = [n for n in names if n in METRICS and get_metric(n).family == ANSWERS_FAMILY]
+    if answers:
+        out += (f" ({', '.join(answers)}: answer metric(s), computed for every case without being requested — "
+                "correctness for the cases with a ground_truth; the ragas metric is ragas_answer_correctness)")
     if retrieval:
         out += (f" ({', '.join(retrieval)}: retrieval metric(s), computed for every case with reference passages "
                 "without being requested; choose the cutoffs with --k / retrieval_k)")

@@ -11,7 +11,8 @@ its ``<document>`` tag saying how they read), the question, and the response spl
 * ``sentence_support_information``: per response sentence ``response_sentence_key``, ``explanation``,
   ``supporting_sentence_keys`` (empty when unsupported, or special values for sentences that need no
   document: ``supported_without_sentence``, ``general``, ``well_known_fact``,
-  ``numerical_reasoning``), ``fully_supported``;
+  ``numerical_reasoning``, and ``declined`` for a sentence that declines to answer — the label
+  ``evaluators.answers`` reads), ``fully_supported``;
 * ``all_utilized_sentence_keys``.
 
 A turn of a conversation (a case with ``history``) also shows the turns before the question, marked
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from ..llm.settings import LLMSettings
 
 METHOD = "gpt_labeling"
-PROMPT_VERSION = "trace-label-v1"
+PROMPT_VERSION = "trace-label-v2"
 
 SYSTEM_PROMPT = (
     "You are a meticulous annotator of retrieval-augmented generation (RAG) outputs. You judge "
@@ -87,7 +88,9 @@ sentence is backed. A sentence with only some claims backed keeps its supporting
    - "general": a transition, hedge or other statement that makes no factual claim;
    - "well_known_fact": common knowledge no reader would dispute;
    - "numerical_reasoning": a correct calculation from numbers in the documents (list the keys of \
-those numbers too).
+those numbers too);
+   - "declined": the sentence declines to answer or says the documents do not give the answer ("I don't \
+know", "the documents do not say"), making no claim.
 4. Utilization. List in "all_utilized_sentence_keys" the keys of every document sentence the response \
 draws information from, whether or not it is relevant to the question.
 

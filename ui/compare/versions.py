@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluators import trust
+from evaluators.answers.names import ANSWER_CORRECTNESS
 from evaluators.comparison import (
     ChangePage,
     Comparison,
@@ -404,6 +405,8 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
     conversations_view.render(c.pair(base, cand, metric).conversations, base, cand, metric,  # turns of chats
                               lambda a, b: side_by_side_params(base_id, cand_ids[cand], a, b), INSPECT_PAGE)
+    if metric != ANSWER_CORRECTNESS and ANSWER_CORRECTNESS in c.metrics:  # against the reference answers too
+        _answer_regressions(c, key, base, cand, base_id, cand_ids[cand])
     ups = _page(c, key, base, cand, metric, 0, improvements=True)
     if ups.total:
         more = f" (the {len(ups.changes)} largest)" if ups.total > len(ups.changes) else ""
@@ -412,6 +415,23 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+
+
+def _answer_regressions(c: Comparison, key: tuple, base: str, cand: str, base_id: str, cand_id: str) -> None:
+    """The questions whose answer says less of the reference answer under the candidate (answer
+    correctness), worst first: the first page, each with both answers side by side."""
+    page = _page(c, key, base, cand, ANSWER_CORRECTNESS, 0)
+    label = (f"Regressions on answer correctness ({page.total}): where {cand}'s answer says less of the reference "
+             "answer" if page.total else f"Answer correctness: no question scores lower under {cand}")
+    with st.expander(md_escape(label), expanded=bool(page.total) and page.total <= PAGE):
+        for r in page.changes:
+            st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, ANSWER_CORRECTNESS))}")
+            st.page_link(INSPECT_PAGE, label="side by side (which reference fact is missing)",
+                         icon=":material/manage_search:", query_params=side_by_side_params(base_id, cand_id, r.a_id,
+                                                                                          r.b_id))
+        if page.total > len(page.changes):
+            st.caption(f"The {len(page.changes)} worst of {page.total}: pick the metric answer correctness above for "
+                       "every one, a page at a time.")
 
 
 def take_request() -> bool:

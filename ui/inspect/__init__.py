@@ -11,7 +11,8 @@ Modules: ``inspect_view`` (which run, the case header and its trace, the two lab
 run, the case fragment), ``review_view`` (review mode: corrections, the reviewed mark, the queue),
 ``inspect_runs`` (the run picker), ``side_by_side`` (two versions of one question),
 ``conversation_view`` (a turn of a chat: the turns before its question, the earliest collapsed),
-``trajectory_view`` (an agent's tool calls above the sentence view, a failed step in red). Shared with
+``trajectory_view`` (an agent's tool calls above the sentence view, a failed step in red),
+``answer_view`` (the reference answer's facts stated or missing; a declined answer's verdict). Shared with
 other pages, at the top of ``ui/``: ``highlight`` (sentence markup), ``reviews`` (the review store
 and the export of reviewed labels), ``share`` (``case_link``: a link to Inspect one case).
 """

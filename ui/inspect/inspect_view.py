@@ -23,7 +23,7 @@ from evaluators.types import TRACE_METRICS, CaseResult, SentenceLabels, Sentenci
 from .. import charts, history, share, state, vocab
 from .. import highlight as hl
 from ..data import md_escape
-from . import conversation_view, review_view, trajectory_view
+from . import answer_view, conversation_view, review_view, trajectory_view
 
 ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
@@ -126,8 +126,7 @@ def header(r: CaseResult) -> None:
     st.html(f'<div style="font-size:1.05em"><b>Question:</b> {hl.e(r.case.question)}</div>'
             + conversation_view.standalone_html(r))
     trajectory_view.show(r)  # an agent's tool calls, above the sentence view
-    if r.case.ground_truth:
-        st.html(f"<div><b>Ground truth:</b> {hl.e(r.case.ground_truth)}</div>")
+    answer_view.show(r)  # the reference answer, each fact stated or missing; a declined answer's verdict
     plain = {k: v for k, v in r.case.labels.items() if not isinstance(v, (list, dict))}
     if plain:
         st.html(hl.note_html("Human labels: " + ", ".join(f"{k} = {v}" for k, v in plain.items())))

@@ -20,6 +20,7 @@ from evaluators.types import EXPECTED_ADHERENCE, TRACE_METRICS, CaseResult
 from .. import highlight as hl
 from .. import history, state, vocab
 from ..data import md_escape
+from . import answer_view
 
 COMPARE_PAGE = "pages/5_compare.py"
 
@@ -54,6 +55,8 @@ def _column(name: str, r: CaseResult, other: CaseResult, role: str) -> None:
         st.html(hl.note_html(f"Not scored: {r.error}", error=True))
     sc = sentences_of(r)
     st.html(hl.response_html(sc, r.labels, view=role))
+    if (against := answer_view.reference_html(r) + answer_view.declined_html(r)):  # the reference facts it states
+        st.html(against)
     lines = lost_lines(sentence_details(r), sentence_details(other))
     if lines:
         st.caption("Sentences not fully supported by this version's documents:")

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluators.agreement import labeler_agreement
+from evaluators.answers.names import REFUSAL_METRICS
 from evaluators.appcost import summarize
 from evaluators.appcost import words as app_summary_words
 from evaluators.retrieval import split
@@ -96,7 +97,7 @@ def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
         h = vocab.column_help(c)
         if c == "question":
             cfg[c] = st.column_config.TextColumn("question", width=QUESTION_PX, help="The question of the case")
-        elif c in metrics and c != OVERALL_SUPPORTED:
+        elif c in metrics and c != OVERALL_SUPPORTED and c not in REFUSAL_METRICS:  # those read yes / no
             cfg[c] = st.column_config.NumberColumn(vocab.column_name(c), help=h, format="%.3f")
         elif h:
             cfg[c] = st.column_config.Column(vocab.column_name(c), help=h)

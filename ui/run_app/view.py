@@ -72,6 +72,8 @@ def plan(qs: QuestionSet, picked: list[choices.Choice]) -> dict[str, Any] | None
             return None
     n, k = len(qs.rows), len(picked)
     calls = n * k
+    if (note := sample.off_map_note(qs.rows, any(c.kind == "sample" for c in picked))):  # off the sample's map
+        st.warning(note, icon=":material/travel_explore:")
     st.markdown(f"**{calls:,} call{'s' if calls != 1 else ''} to the app** ({n:,} question{'s' if n != 1 else ''} × "
                 f"{k} version{'s' if k != 1 else ''}, one version after the other), then **{calls:,} cases "
                 f"evaluated** with {spec.name}. It runs in the background: switch pages or close the tab, nothing "

@@ -1,0 +1,254 @@
+"""Declined answers and answer correctness against human labels (issue 53), on ../shared/data.
+
+    python -m bench.answers_bench --part correctness --write answers_correctness
+    python -m bench.answers_bench --part declined --write answers_declined
+    python -m bench.answers_bench --part speed --correctness off|auto   # one timed run (farm-bench pairs two)
+
+* ``correctness``: MTRAG human dev, every non-reference answer with a reference answer (``ground_truth``):
+  Spearman of ``answer_recall`` (and ``answer_correctness``, ``answer_precision``) with the human
+  **completeness** rating (mean of the annotators), beside the naive reference (token recall of the
+  reference answer: the share of its word tokens found in the response). Nothing is fitted on these rows,
+  so leave-one-domain-out is each collection scored on its own (per-domain figures) and the pooled
+  figure over the held-out domains; 95 % intervals by a bootstrap over conversations (2,000, seed 7).
+  RAGBench's dev files carry no reference answer (``ground_truth`` is empty on every row): said, not
+  scored.
+* ``declined``: MTRAG-UN answerability (fiqa, ibmcloud): the rule's recall on the unanswerable references
+  and its false alarms on the answerable ones (and partial / underspecified); a declining answer put on
+  every answerable (and partial) task, evaluated end to end — how many are called over-refusals; the
+  unanswerable references evaluated end to end — how many are right refusals. The same detector figures
+  on MTRAG human dev's references (clapnq, govt, fiqa, ibmcloud: other turns, two other collections).
+* ``speed``: one offline run of MTRAG human dev (240 cases) with answer correctness ``auto`` or ``off``;
+  time it with ``farm-bench --vs '… --correctness off' -- … --correctness auto``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from bench.machine import stamp
+from bench.results_file import write_result
+from bench.shared_data import SHARED_DIR
+
+DECLINING_ANSWER = "I'm sorry, but I do not have that information."
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def _rows(name: str) -> list[dict[str, Any]]:
+    path = SHARED_DIR / name
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _case(r: dict[str, Any], response: str | None = None) -> dict[str, Any]:
+    return {"id": r["id"], "question": r["question"], "response": r["response"] if response is None else response,
+            "documents": r.get("documents") or [], "ground_truth": r.get("ground_truth"),
+            "history": r.get("history") or [], "document_ids": r.get("document_ids") or []}
+
+
+def token_recall(reference: str, response: str) -> float:
+    ref = [t.lower() for t in _TOKEN.findall(reference)]
+    got = {t.lower() for t in _TOKEN.findall(response)}
+    return sum(t in got for t in ref) / len(ref) if ref else 0.0
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:
+    if len(x) < 3 or np.all(x == x[0]) or np.all(y == y[0]):
+        return None
+    return float(spearmanr(x, y).statistic)
+
+
+def spearman_ci(x: list[float], y: list[float], groups: list[str], n_boot: int = 2000, seed: int = 7
+                ) -> dict[str, Any]:
+    """Spearman with a 95 % interval from a bootstrap over groups (conversations)."""
+    xa, ya = np.asarray(x, float), np.asarray(y, float)
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(groups):
+        by[g].append(i)
+    keys = list(by)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        idx = np.concatenate([by[keys[k]] for k in rng.integers(0, len(keys), len(keys))])
+        s = _spearman(xa[idx], ya[idx])
+        if s is not None:
+            boots.append(s)
+    rho = _spearman(xa, ya)
+    lo, hi = (np.percentile(boots, [2.5, 97.5]) if boots else (None, None))
+    return {"spearman": None if rho is None else round(rho, 3), "low": None if lo is None else round(float(lo), 3),
+            "high": None if hi is None else round(float(hi), 3), "n": len(x), "groups": len(keys)}
+
+
+def wilson(k: int, n: int) -> dict[str, Any]:
+    """k of n with the Wilson 95 % interval of the share."""
+    from scipy.stats import binomtest
+
+    if not n:
+        return {"k": k, "n": n}
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return {"k": k, "n": n, "share": round(k / n, 3), "low": round(float(ci.low), 3), "high": round(float(ci.high), 3)}
+
+
+def correctness() -> dict[str, Any]:
+    from evaluators import evaluate_batch
+
+    rows = [r for r in _rows("mtrag_human_dev.jsonl")
+            if r.get("ground_truth") and r["meta"].get("generator_model") != "reference"]
+    if not rows:
+        return {"skipped": "mtrag_human_dev.jsonl absent"}
+    t0 = time.perf_counter()
+    run = evaluate_batch([_case(r) for r in rows], "trace")
+    seconds = time.perf_counter() - t0
+    human, domains, convs = [], [], []
+    ours: dict[str, list[float]] = {"answer_recall": [], "answer_correctness": [], "answer_precision": []}
+    naive, kept_idx = [], []
+    skipped: dict[str, int] = defaultdict(int)
+    for i, (r, res) in enumerate(zip(rows, run.results)):
+        vals = {m: res.value(m) for m in ours}
+        if vals["answer_recall"] is None:
+            mv = res.metrics.get("answer_recall")
+            skipped[(mv.skipped if mv else res.error) or "?"] += 1
+            continue
+        kept_idx.append(i)
+        human.append(float(r["labels"]["completeness"]["mean"]))
+        domains.append(r["meta"]["collection"].split("-")[2])
+        convs.append(r["meta"]["conversation_id"])
+        naive.append(token_recall(r["ground_truth"], r["response"]))
+        for m in ours:
+            v = vals[m]
+            ours[m].append(np.nan if v is None else v)
+    out: dict[str, Any] = {"file": "mtrag_human_dev.jsonl", "rows": len(rows), "scored": len(human),
+                           "skipped": dict(skipped), "seconds": round(seconds, 1), "pooled": {}, "by_domain": {}}
+    for name, vals in (("answer_recall", ours["answer_recall"]), ("naive_token_recall", naive),
+                       ("answer_correctness", ours["answer_correctness"])):
+        out["pooled"][name] = spearman_ci(vals, human, convs)
+    prec = [(p, h, c) for p, h, c in zip(ours["answer_precision"], human, convs) if not np.isnan(p)]
+    out["pooled"]["answer_precision"] = spearman_ci([p for p, _, _ in prec], [h for _, h, _ in prec],
+                                                     [c for _, _, c in prec])
+    for d in sorted(set(domains)):
+        ix = [i for i, x in enumerate(domains) if x == d]
+        out["by_domain"][d] = {
+            name: spearman_ci([vals[i] for i in ix], [human[i] for i in ix], [convs[i] for i in ix])
+            for name, vals in (("answer_recall", ours["answer_recall"]), ("naive_token_recall", naive))}
+    out["ragbench"] = {f: sum(1 for r in _rows(f) if r.get("ground_truth"))
+                       for f in ("ragbench_validation_dev.jsonl", "ragbench_emanual_train_dev.jsonl")}
+    out["ragbench_note"] = "RAGBench dev rows with a reference answer (ground_truth): none in either file, so no figure"
+    return out
+
+
+def declined() -> dict[str, Any]:
+    from evaluators import evaluate_batch
+    from evaluators.answers import answer_declines
+    from evaluators.sentencize import sentencize_response
+
+    def says_no(text: str) -> bool:
+        return answer_declines([s.text for s in sentencize_response(text)])
+
+    rows = _rows("answers/mtragun_answerability_dev.jsonl")
+    if not rows:
+        return {"skipped": "answers/mtragun_answerability_dev.jsonl absent"}
+    out: dict[str, Any] = {"file": "answers/mtragun_answerability_dev.jsonl", "detector": {}}
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["labels"]["answerability"]].append(r)
+    for label, rs in sorted(by.items()):
+        hits = [r["id"] for r in rs if says_no(r["response"])]
+        out["detector"][label] = {"declined": len(hits), "of": len(rs)}
+    out["detector"]["missed_unanswerable"] = [r["response"][:120] for r in by["UNANSWERABLE"]
+                                              if not says_no(r["response"])]
+    out["detector"]["false_alarms_answerable"] = [r["response"][:120] for r in by["ANSWERABLE"]
+                                                  if says_no(r["response"])]
+    # a declining answer on every answerable / partial task, end to end (trace)
+    for label in ("ANSWERABLE", "PARTIAL"):
+        rs = by[label]
+        run = evaluate_batch([_case(r, DECLINING_ANSWER) for r in rs], "trace")
+        over = [res for res in run.results if res.value("over_refusal") == 1.0]
+        dec = [res for res in run.results if res.value("declined") == 1.0]
+        why: dict[str, int] = defaultdict(int)
+        for res in run.results:
+            mv = res.metrics.get("over_refusal")
+            why[(mv.details or {}).get("verdict") or "?" if mv else "?"] += 1
+        # the same without the reference answer: the relevance path alone
+        run2 = evaluate_batch([{**_case(r, DECLINING_ANSWER), "ground_truth": None} for r in rs], "trace")
+        over2 = sum(1 for res in run2.results if res.value("over_refusal") == 1.0)
+        out[f"declining_answer_on_{label.lower()}"] = {
+            "tasks": len(rs), "declined": len(dec), "over_refusal": len(over), "verdicts": dict(why),
+            "over_refusal_without_ground_truth": over2}
+    rs = by["UNANSWERABLE"]
+    run = evaluate_batch([_case(r) for r in rs], "trace")
+    right = sum(1 for res in run.results if res.value("declined") == 1.0 and res.value("over_refusal") == 0.0)
+    over = sum(1 for res in run.results if res.value("over_refusal") == 1.0)
+    out["unanswerable_references"] = {"tasks": len(rs), "scored": len(run.scored), "right_refusal": right,
+                                      "over_refusal": over,
+                                      "not_declined": sum(1 for res in run.results if res.value("declined") == 0.0)}
+    # other turns and collections: MTRAG human dev's references
+    mt = [r for r in _rows("mtrag_human_dev.jsonl") if r["meta"].get("generator_model") == "reference"]
+    other: dict[str, dict[str, int]] = defaultdict(lambda: {"declined": 0, "of": 0})
+    for r in mt:
+        label = (r["meta"].get("answerability") or ["?"])[0]
+        other[label]["of"] += 1
+        other[label]["declined"] += int(says_no(r["response"]))
+    out["mtrag_human_references"] = dict(other)
+    gen = [r for r in _rows("mtrag_human_dev.jsonl") if r["meta"].get("generator_model") != "reference"]
+    gen_other: dict[str, dict[str, int]] = defaultdict(lambda: {"declined": 0, "of": 0})
+    for r in gen:
+        label = (r["meta"].get("answerability") or ["?"])[0]
+        gen_other[label]["of"] += 1
+        gen_other[label]["declined"] += int(says_no(r["response"]))
+    out["mtrag_human_model_answers"] = dict(gen_other)
+    det = out["detector"]
+    out["intervals"] = {
+        "recall_on_unanswerable": wilson(det["UNANSWERABLE"]["declined"], det["UNANSWERABLE"]["of"]),
+        "false_alarms_on_answerable": wilson(det["ANSWERABLE"]["declined"], det["ANSWERABLE"]["of"]),
+        "over_refusals_called": wilson(out["declining_answer_on_answerable"]["over_refusal"],
+                                       out["declining_answer_on_answerable"]["tasks"]),
+        "right_refusals_called": wilson(out["unanswerable_references"]["right_refusal"],
+                                        out["unanswerable_references"]["tasks"]),
+        "other_collections_recall": wilson(other["UNANSWERABLE"]["declined"], other["UNANSWERABLE"]["of"]),
+        "other_collections_false_alarms": wilson(other["ANSWERABLE"]["declined"], other["ANSWERABLE"]["of"]),
+    }
+    return out
+
+
+def speed(mode: str) -> dict[str, Any]:
+    from evaluators import evaluate_batch
+    from evaluators.options import EvalOptions
+
+    rows = _rows("mtrag_human_dev.jsonl")
+    t0 = time.perf_counter()
+    run = evaluate_batch([_case(r) for r in rows], "trace", options=EvalOptions(answer_correctness=mode))
+    return {"mode": mode, "cases": len(rows), "seconds": round(time.perf_counter() - t0, 2),
+            "with_correctness": sum(1 for r in run.results if r.value("answer_recall") is not None)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=("correctness", "declined", "speed"), required=True)
+    ap.add_argument("--correctness", default="auto", choices=("auto", "off", "offline"))
+    ap.add_argument("--write", metavar="NAME", help="write bench/results/NAME.json")
+    args = ap.parse_args(argv)
+    if args.part == "correctness":
+        out = correctness()
+    elif args.part == "declined":
+        out = declined()
+    else:
+        out = speed(args.correctness)
+    record = {**stamp(), "part": args.part, **out}
+    print(json.dumps(record, indent=1, ensure_ascii=False))
+    if args.write:
+        print(write_result(args.write, record), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

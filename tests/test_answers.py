@@ -1,0 +1,344 @@
+"""Issue 53: declined answers (right refusal / over-refusal), answer correctness against the reference
+answer, the words Results says — offline through the real pipeline, and the LLM path through the real
+openai SDK against the loopback server."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evaluators import evaluate_batch
+from evaluators.answers import answer_declines, not_stated, read_reference
+from evaluators.answers.llm import PROMPT_VERSION, build_messages
+from evaluators.export import to_json_dict
+from evaluators.headline import Correctness, Reach, Support, headline
+from evaluators.sentencize import sentencize_response
+from tests.llm_server import last_user_message
+
+DOC = "Index funds track a market index such as the S&P 500. They usually have low fees."
+LEAVE = "Primary carers get 16 weeks of parental leave at full pay. Partners get 2 weeks."
+Q_LEAVE = "What is parental leave at full pay for the primary carer?"
+
+
+def says_no(text: str) -> bool:
+    return answer_declines([s.text for s in sentencize_response(text)])
+
+
+@pytest.mark.parametrize("text", [
+    "The documents do not say what the capital of Australia is.", "I don't know.",
+    "I cannot find that in the documents.",
+    "There is no information about the warranty period.", "I'm sorry, but I do not have that information.",
+    "I am unable to provide an answer. Sorry.",
+    "Sorry, I do not have specific information on the cost of IBM Cloud IAM.",
+    # the languages the sentencizer splits
+    "Ich weiß es nicht.", "Die Dokumente enthalten dazu keine Informationen.", "Je ne sais pas.",
+    "Les documents ne mentionnent pas la date.", "No lo sé.", "Los documentos no mencionan el precio.",
+    "Non lo so.", "I documenti non dicono nulla sul prezzo.", "Não sei.", "Os documentos não mencionam o preço.",
+    "Ik weet het niet.", "De documenten vermelden geen prijs.", "Я не знаю.", "В документах нет информации об этом.",
+    "我不知道。", "文档中没有提到价格。", "わかりません。", "資料には記載がありません。", "모르겠습니다.",
+    "문서에는 정보가 없습니다.", "لا أعرف.", "لا توجد معلومات عن السعر.", "मुझे नहीं पता।",
+    "दस्तावेज़ों में इसकी जानकारी नहीं है।",
+])
+def test_declining_answers_are_detected_in_every_language_the_sentencizer_splits(text):
+    assert says_no(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "Index funds track a market index such as the S&P 500.", "No, refinancing is not the same as a mortgage.",
+    "You do not need an MBA to start.", "I don't have the exact fee, but it is about 0.2 % a year for most funds.",
+    "I apologize for the confusion. The storage is limited to 200 TB per policy.",
+    "Which index fund are you referring to?", "Die Gebühr beträgt 0,2 % im Jahr.", "指数基金跟踪市场指数。",
+    "Le document ne dit pas tout, mais la date est le 3 mai et le prix 20 euros.",
+])
+def test_answers_that_answer_are_not_called_declined(text):
+    assert not says_no(text), text
+
+
+def test_a_partly_declining_answer_is_answered_with_its_declining_sentence_named():
+    run = evaluate_batch([{"id": "p", "question": "What do index funds track and cost?", "documents": [DOC],
+                           "response": "Index funds track a market index. The documents do not say what they cost."}])
+    d = run.results[0].metrics["declined"]
+    assert d.value == 0.0 and d.details["sentences"] == ["b"] and d.details["verdict"] == "answered"
+
+
+def test_the_issues_command_line_cases_right_refusal_over_refusal_and_no_documents():
+    run = evaluate_batch([
+        {"id": "australia", "question": "What is the capital of Australia?", "documents": [DOC],
+         "response": "The documents do not say what the capital of Australia is."},
+        {"id": "idk", "question": "What do index funds track?", "documents": [DOC], "response": "I don't know."},
+        {"id": "nodocs", "question": "Will rates go up next year?", "documents": [],
+         "response": "Sorry, but I do not have that information."},
+        {"id": "answers", "question": "What do index funds track?", "documents": [DOC],
+         "response": "They track a market index such as the S&P 500."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    assert all(r.ok for r in run.results), [r.error for r in run.results]  # the case without documents is scored
+    assert [by[c].value("declined") for c in ("australia", "idk", "nodocs", "answers")] == [1.0, 1.0, 1.0, 0.0]
+    assert [by[c].value("over_refusal") for c in ("australia", "idk", "nodocs", "answers")] == [0.0, 1.0, 0.0, 0.0]
+    assert by["australia"].metrics["declined"].details["verdict"] == "right_refusal"
+    assert "no documents" in by["nodocs"].metrics["over_refusal"].details["explanation"]
+    assert by["idk"].metrics["declined"].details["verdict"] == "over_refusal"
+    assert "relevant to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
+    # no ground_truth anywhere: no correctness metric at all (a plain run gains only the two refusal metrics)
+    assert set(by["answers"].metrics) == {"declined", "over_refusal"}
+    means = run.means()
+    assert means["declined"] == pytest.approx(0.75) and means["over_refusal"] == pytest.approx(0.25)
+
+
+def test_an_over_refusal_is_called_from_the_reference_answer_or_a_retrieved_reference_passage():
+    run = evaluate_batch([
+        {"id": "gt", "question": "What do index funds track?", "documents": [DOC], "response": "I don't know.",
+         "ground_truth": "A market index such as the S&P 500."},
+        {"id": "gt-elsewhere", "question": "What is the capital of Australia?", "documents": [DOC],
+         "response": "I don't know.", "ground_truth": "Canberra is the capital of Australia."},
+        {"id": "passage", "question": "What do index funds track?", "documents": [{"id": "d1", "text": DOC}],
+         "response": "I cannot find that.", "reference_context_ids": ["d1"]},
+    ])
+    by = {r.case.id: r for r in run.results}
+    assert by["gt"].value("over_refusal") == 1.0
+    assert "the documents state 1 of" in by["gt"].metrics["over_refusal"].details["explanation"]
+    assert by["gt-elsewhere"].value("over_refusal") == 0.0
+    assert by["passage"].value("over_refusal") == 1.0
+    assert "reference passage was retrieved" in by["passage"].metrics["over_refusal"].details["explanation"]
+    # the declining answer states none of the reference's facts; its precision has nothing to check
+    assert by["gt"].value("answer_recall") == 0.0 and by["gt"].value("answer_correctness") == 0.0
+    assert by["gt"].metrics["answer_precision"].skipped == "the answer makes no claim (it declines)"
+
+
+def test_answer_correctness_numbers_must_match_and_the_missing_fact_is_named():
+    run = evaluate_batch([
+        {"id": "right", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
+         "response": "Primary carers get 16 weeks of parental leave at full pay."},
+        {"id": "wrong-number", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
+         "response": "Primary carers get 12 weeks of parental leave at full pay."},
+        {"id": "router", "question": Q_LEAVE, "documents": ["Hold the reset button for 10 seconds."],
+         "ground_truth": "16 weeks", "response": "To reset the router, hold the reset button for 10 seconds."},
+        {"id": "half", "question": "What parental leave do carers and partners get?", "documents": [LEAVE],
+         "ground_truth": LEAVE, "response": "Primary carers get 16 weeks of parental leave at full pay."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    assert [by[c].value("answer_recall") for c in ("right", "wrong-number", "router", "half")] == [1.0, 0.0, 0.0, 0.5]
+    assert by["right"].value("answer_correctness") == 1.0 and by["right"].value("answer_precision") == 1.0
+    assert by["wrong-number"].value("answer_precision") == 0.0
+    assert by["router"].value("adherence") == 1.0  # grounded in its documents, and still wrong: correctness says so
+    assert by["router"].value("answer_correctness") == 0.0
+    assert not_stated(by["half"].metrics["answer_recall"].details) == ["Partners get 2 weeks."]
+    assert by["half"].value("answer_correctness") == pytest.approx(2 / 3)
+    facts = by["half"].metrics["answer_recall"].details["facts"]
+    assert [f["stated"] for f in facts] == [True, False]
+
+
+def test_a_reference_that_declines_makes_a_declining_answer_right():
+    run = evaluate_batch([
+        {"id": "both", "question": "q?", "documents": [], "response": "I do not know.",
+         "ground_truth": "Sorry, I do not have that information."},
+        {"id": "guess", "question": "What will rates be?", "documents": [], "response": "Rates will be 5 %.",
+         "ground_truth": "Sorry, I do not have that information."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    assert by["both"].value("answer_correctness") == 1.0 and by["both"].value("over_refusal") == 0.0
+    assert by["guess"].value("answer_correctness") == 0.0
+
+
+@pytest.mark.parametrize("given, text, note", [
+    (16, "16", "a number (16)"), (["16 weeks", "2 weeks for partners"], "16 weeks\n2 weeks for partners",
+                                  "a list of 2 texts"),
+    ("", None, "empty"), ([1, {"a": 2}], None, "a list holding int"), ({"answer": "x"}, None, "a dict"),
+    (True, None, "a boolean"), (None, None, None), ("16 weeks", "16 weeks", None),
+])
+def test_a_ground_truth_value_is_read_into_text_or_a_note(given, text, note):
+    got, why = read_reference(given)
+    assert got == text
+    assert (why is None) if note is None else (note in why)
+
+
+def test_bad_ground_truths_are_each_a_clear_note_on_the_case_and_the_rest_scored():
+    base = {"question": Q_LEAVE, "documents": [LEAVE], "response": "Primary carers get 16 weeks at full pay."}
+    run = evaluate_batch([{**base, "id": "empty", "ground_truth": ""}, {**base, "id": "list", "ground_truth": [1, 2]},
+                          {**base, "id": "number", "ground_truth": 16},
+                          {**base, "id": "huge", "ground_truth": "x " * 100_000},
+                          {**base, "id": "good", "ground_truth": "16 weeks"}])
+    by = {r.case.id: r for r in run.results}
+    assert all(r.ok for r in run.results)  # every case is scored (TRACE and refusal metrics)
+    assert "empty" in by["empty"].metrics["answer_recall"].skipped
+    assert "a list holding int 1" in by["list"].metrics["answer_correctness"].skipped
+    assert "200,000 characters" in by["huge"].metrics["answer_precision"].skipped
+    assert by["number"].value("answer_recall") == 1.0
+    assert "a number (16)" in by["number"].metrics["answer_recall"].details["note"]
+    assert by["good"].value("answer_correctness") == 1.0
+    out = to_json_dict(run)  # the means count the cases that have a value, and the export keeps the reasons
+    assert out["answer_correctness"] == pytest.approx(1.0)
+    detail = next(c for c in out["detailed_results"] if c["id"] == "list")["metric_details"]["answer_recall"]
+    assert "a list holding int 1" in detail["skipped"]
+
+
+def test_a_bad_ground_truth_in_a_file_keeps_its_row(tmp_path):
+    from evaluators.datasets import load_cases
+
+    rows = [{"id": "a", "question": Q_LEAVE, "response": "16 weeks.", "documents": [LEAVE], "ground_truth": 16},
+            {"id": "b", "question": Q_LEAVE, "response": "16 weeks.", "documents": [LEAVE], "ground_truth": [{"x": 1}]}]
+    p = tmp_path / "cases.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    res = load_cases(p)
+    assert [c.id for c in res.cases] == ["a", "b"] and not res.errors
+    run = evaluate_batch(res.cases)
+    assert run.results[0].value("answer_recall") == 1.0
+    why = run.results[1].metrics["answer_recall"].skipped
+    assert "column 'ground_truth': ground_truth is a list holding dict" in why
+
+
+def _frame(declined, over, supported, recall=None, mrr=None):
+    d = {"id": [str(i) for i in range(len(declined))], "adherence": [1.0] * len(declined),
+         "overall_supported": supported, "unsupported_sentences": [0 if s else 1 for s in supported],
+         "declined": declined, "over_refusal": over}
+    if recall is not None:
+        d["answer_recall"] = recall
+    if mrr is not None:
+        d["mrr"] = mrr
+    return pd.DataFrame(d)
+
+
+def test_results_names_the_declined_answers_instead_of_all_fully_supported():
+    from ui import vocab
+
+    df = _frame([1] * 13 + [0, 0], [1, 1] + [0] * 13, [1] * 14 + [0], recall=[0.0] * 13 + [1.0, 0.0], mrr=[0.0] * 15)
+    h = headline(df, "trace")
+    assert h.support == Support(scored=15, not_fully=1, none_at_all=1, declined=13, over_refusals=2)
+    said = vocab.support_words(h.support, "trace")
+    assert said == ("13 of 15 answers declined (2 of them although the documents hold the answer); of the 2 that "
+                    "answered, 1 has a sentence the documents do not fully support, by trace's labels.")
+    assert "fully supported" not in vocab.support_words(Support(15, 0, 0, 15, 0), "trace").split(";")[0]
+    assert h.correctness == Correctness(judged=15, recall=pytest.approx(1 / 15), missing_some=14)
+    assert "14 of 15 miss at least one" in vocab.correctness_words(h.correctness)
+    assert h.reach == Reach(scored=15, reached=0)
+    assert vocab.reach_words(h.reach).startswith("0 of 15 questions got a reference passage back")
+    assert vocab.reach_words(Reach(scored=15, reached=3)) is None
+    # a run without declined answers reads as before
+    plain = headline(_frame([0, 0], [0, 0], [1, 1]), "trace")
+    said = vocab.support_words(plain.support, "trace")
+    assert said == "All 2 answers are fully supported by their documents, by trace's labels."
+
+
+def test_compare_and_the_gate_take_the_answer_metrics_by_name():
+    from evaluators.comparison import changes_page, compare_runs
+    from evaluators.gate import evaluate_gate
+
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks"} for i in range(6)]
+    a = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
+    b = evaluate_batch([{**c, "response": "I don't know." if i < 4 else "Primary carers get 12 weeks at full pay."}
+                        for i, c in enumerate(cases)])
+    c = compare_runs([a, b], names=["A", "B"])
+    for m in ("answer_correctness", "declined", "over_refusal"):
+        assert m in c.metrics
+    assert c.pair("A", "B", "answer_correctness").verdict == "a_better"
+    assert c.pair("A", "B", "over_refusal").verdict == "a_better"  # lower is better
+    page = changes_page(c, "A", "B", "answer_correctness")
+    assert page.total == 6 and len(page.changes) == 6
+    gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})
+    assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness"]
+
+
+def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, loopback_settings):
+    from evaluators.testing.llm_server import keyed_labels_responder
+
+    def reply(req):
+        text = last_user_message(req)
+        if "Reference answer:" in text:
+            return {"reference_facts": [{"key": "r1", "explanation": "stated in a", "stated_by": ["a"], "stated": True},
+                                        {"key": "r2", "explanation": "not stated", "stated_by": [], "stated": False}],
+                    "response_sentences": [{"key": "a", "explanation": "r1", "backed_by": ["r1"], "declines": False,
+                                            "states_nothing": False, "backed": True}]}
+        return keyed_labels_responder(req)
+
+    llm_server.respond(reply)
+    case = {"id": "x", "question": "What parental leave do carers and partners get?", "documents": [LEAVE],
+            "response": "Primary carers get 16 weeks of parental leave at full pay.", "ground_truth": LEAVE}
+    settings = loopback_settings()
+    run = evaluate_batch([case], "gpt_labeling", llm=settings)
+    r = run.results[0]
+    assert r.value("answer_recall") == 0.5 and r.value("answer_precision") == 1.0
+    assert not_stated(r.metrics["answer_recall"].details) == ["Partners get 2 weeks."]
+    assert r.metrics["answer_recall"].details["judged_by"] == "llm"
+    prompts = [last_user_message(q.json) for q in llm_server.requests]
+    graded = [p for p in prompts if "Reference answer:" in p]
+    assert len(graded) == 1 and "r1. Primary carers get 16 weeks" in graded[0] and "\na. Primary carers" in graded[0]
+    assert graded[0] == build_messages(case["question"], LEAVE, case["response"])[1]["content"]
+    assert '"declined"' in next(p for p in prompts if "Reference answer:" not in p)  # the labeling prompt's label
+    assert r.usage.calls == 2 and PROMPT_VERSION
+    n = llm_server.count
+    again = evaluate_batch([case], "gpt_labeling", llm=settings)  # cached: no new call
+    assert llm_server.count == n and again.results[0].value("answer_recall") == 0.5
+
+
+def test_an_llm_declined_label_makes_the_answer_declined(llm_server, loopback_settings):
+    from evaluators.testing.llm_server import labels_reply
+
+    llm_server.respond(lambda req: labels_reply(["0a"], [], {"a": (["declined"], True)}))
+    run = evaluate_batch([{"id": "x", "question": "What do index funds track?", "documents": [DOC],
+                           "response": "Das steht dort so nicht drin."}], "gpt_labeling", llm=loopback_settings(),
+                         answer_correctness="off")
+    r = run.results[0]
+    assert r.labels.sentences[0].supporting_keys == ("declined",) and r.scores.adherence == 1.0
+    assert r.value("declined") == 1.0 and r.value("over_refusal") == 1.0  # 0a is relevant: the documents hold it
+
+
+def test_the_ci_gate_fails_on_answer_correctness_and_the_flag_turns_it_off(tmp_path, capsys):
+    from evaluators.cli import main
+
+    p = tmp_path / "cases.jsonl"
+    row = {"question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks",
+           "response": "Primary carers get 12 weeks of parental leave at full pay."}
+    p.write_text("\n".join(json.dumps({"id": f"q{i}", **row}) for i in range(3)), encoding="utf-8")
+    out = tmp_path / "out.json"
+    rc = main(["evaluate", str(p), "--no-progress", "--out", str(out), "--fail-under", "answer_correctness=0.5"])
+    printed = capsys.readouterr().out
+    assert rc == 1 and "FAIL" in printed and "answer_correctness" in printed
+    data = json.loads(out.read_text())
+    assert data["answer_correctness"] == 0.0 and data["intervals"]["answer_correctness"]["n"] == 3
+    assert data["settings"]["answer_correctness"] == "auto"
+    rc = main(["evaluate", str(p), "--no-progress", "--out", str(out), "--answer-correctness", "off"])
+    data = json.loads(out.read_text())
+    assert rc == 0 and "answer_correctness" not in data and data["declined"] == 0.0
+
+
+def test_compare_in_words_lists_the_regressions_on_answer_correctness():
+    from evaluators.comparison import compare_runs, comparison_text
+
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks"} for i in range(4)]
+    a = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
+    b = evaluate_batch([{**c, "response": "Primary carers get 12 weeks of parental leave at full pay." if i < 2 else
+                         "Primary carers get 16 weeks of parental leave at full pay."} for i, c in enumerate(cases)])
+    text = comparison_text(compare_runs([a, b], names=["A", "B"]))
+    assert ("Regressions of B against A on answer_correctness (against the reference answers), worst first "
+            "(2 of 2") in text
+    assert "[q0]" in text and "1.00 → 0.00" in text
+    assert "answer_correctness" in text.split("Other metrics")[1]  # with the paired test, like every metric
+
+
+def test_run_your_app_says_the_sample_app_only_knows_its_own_documents():
+    from ui.run_app import sample
+
+    mine = [{"metadata": {"source": "parental-leave.html", "generator": "offline"}},
+            {"reference_context_ids": ["handbook.pdf#3"]}]
+    note = sample.off_map_note(mine, sample_picked=True)
+    assert "only knows its 15 sample documents" in note and "handbook.pdf, parental-leave.html" in note
+    assert sample.off_map_note(mine, sample_picked=False) is None  # your own app: nothing to say
+    theirs = [{"metadata": {"source": f"{name}.md"}} for name in sorted(sample.known_documents())]
+    assert sample.off_map_note(theirs, sample_picked=True) is None  # questions made from the sample documents
+    assert sample.off_map_note([{"question": "hand-written?"}], sample_picked=True) is None
+
+
+def test_the_estimate_counts_the_correctness_calls_of_an_llm_method(loopback_settings):
+    from evaluators.pipeline import estimate
+    from ui import jobs
+
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "response": "16 weeks.",
+              "ground_truth": "16 weeks" if i < 3 else None} for i in range(4)]
+    settings = loopback_settings()
+    e = estimate(cases, "gpt_labeling", llm=settings)
+    assert e["calls"] == 4 and e["answer_correctness"]["calls"] == 3  # one per case with a reference answer
+    assert jobs.estimated_calls(e) == 7
+    assert "answer_correctness" not in estimate(cases, "gpt_labeling", llm=settings, answer_correctness="offline")
+    assert "answer_correctness" not in estimate(cases, "trace")
