@@ -56,6 +56,34 @@ def test_answers_that_answer_are_not_called_declined(text):
     assert not says_no(text), text
 
 
+def test_the_trace_labeler_takes_a_refusal_in_any_language_as_needing_no_support():
+    """The labeler reads refusals with the headline's rule (evaluators.declined): a German, French,
+    Spanish, Russian, Japanese or Chinese refusal claims nothing, so it does not lower adherence while the
+    headline counts it as declined; a sentence that answers in those languages is still judged."""
+    refusals = {"de": ("Was verfolgen Indexfonds?", "Die Dokumente enthalten dazu keine Informationen.",
+                       "Indexfonds bilden einen Marktindex wie den DAX nach."),
+                "fr": ("Que suivent les fonds indiciels ?", "Je ne sais pas.",
+                       "Les fonds indiciels suivent un indice de marché comme le CAC 40."),
+                "es": ("¿Qué siguen los fondos indexados?", "No tengo información sobre eso.",
+                       "Los fondos indexados siguen un índice de mercado como el IBEX 35."),
+                "ru": ("Что отслеживают индексные фонды?", "В документах нет информации об этом.",
+                       "Индексные фонды отслеживают рыночный индекс."),
+                "ja": ("インデックスファンドは何に連動しますか？", "資料には記載がありません。",
+                       "インデックスファンドは日経平均などの市場指数に連動します。"),
+                "zh": ("指数基金跟踪什么？", "文档中没有提到这一点。", "指数基金跟踪市场指数，例如沪深300指数。"),
+                "en": ("What is the fee?", "I do not have specific information.", DOC)}
+    cases = [{"id": k, "question": q, "response": r, "documents": [d]} for k, (q, r, d) in refusals.items()]
+    cases.append({"id": "de-claim", "question": "Was kostet der Fonds?", "documents": ["Der Fonds kostet 0,2 % im Jahr."],
+                  "response": "Der Fonds kostet 5 % im Jahr."})
+    run = evaluate_batch(cases, "trace")
+    for res in run.results[:-1]:
+        (s,) = res.labels.sentences
+        assert s.supporting_keys == ("supported_without_sentence",), (res.case.id, s)
+        assert res.value("adherence") == 1.0 and res.value("declined") == 1.0, res.case.id
+    claim = run.results[-1]
+    assert claim.value("declined") == 0.0 and claim.labels.sentences[0].supporting_keys != ("supported_without_sentence",)
+
+
 def test_a_partly_declining_answer_is_answered_with_its_declining_sentence_named():
     run = evaluate_batch([{"id": "p", "question": "What do index funds track and cost?", "documents": [DOC],
                            "response": "Index funds track a market index. The documents do not say what they cost."}])

@@ -24,7 +24,7 @@ from ..options import EvalOptions
 from ..sentencize import letters, sentencize_document, sentencize_response
 from ..types import Sentence as SplitSentence
 from ..types import SentencizedCase, TestCase, split_explanation
-from .declined import DECLINED_KEY, declines, states_nothing
+from ..declined import DECLINED_KEY, declines, states_nothing
 
 #: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
 NO_CLAIM_KEYS = frozenset({"general", "supported_without_sentence", DECLINED_KEY})

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from ..sentencize import sentencize_response
 from ..types import CaseResult, MetricValue, Usage
 from . import refusal
-from .declined import DECLINED_KEY, answer_declines, declines
+from ..declined import DECLINED_KEY, answer_declines, declines
 from .judge import Judged, judge, sentences
 from .names import (
     ANSWER_CORRECTNESS,
