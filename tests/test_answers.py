@@ -73,15 +73,16 @@ def test_the_trace_labeler_takes_a_refusal_in_any_language_as_needing_no_support
                 "zh": ("指数基金跟踪什么？", "文档中没有提到这一点。", "指数基金跟踪市场指数，例如沪深300指数。"),
                 "en": ("What is the fee?", "I do not have specific information.", DOC)}
     cases = [{"id": k, "question": q, "response": r, "documents": [d]} for k, (q, r, d) in refusals.items()]
-    cases.append({"id": "de-claim", "question": "Was kostet der Fonds?", "documents": ["Der Fonds kostet 0,2 % im Jahr."],
-                  "response": "Der Fonds kostet 5 % im Jahr."})
+    cases.append({"id": "de-claim", "question": "Was kostet der Fonds?", "response": "Der Fonds kostet 5 % im Jahr.",
+                  "documents": ["Der Fonds kostet 0,2 % im Jahr."]})
     run = evaluate_batch(cases, "trace")
     for res in run.results[:-1]:
         (s,) = res.labels.sentences
         assert s.supporting_keys == ("supported_without_sentence",), (res.case.id, s)
         assert res.value("adherence") == 1.0 and res.value("declined") == 1.0, res.case.id
     claim = run.results[-1]
-    assert claim.value("declined") == 0.0 and claim.labels.sentences[0].supporting_keys != ("supported_without_sentence",)
+    assert claim.value("declined") == 0.0
+    assert claim.labels.sentences[0].supporting_keys != ("supported_without_sentence",)
 
 
 def test_a_partly_declining_answer_is_answered_with_its_declining_sentence_named():
@@ -264,8 +265,9 @@ def test_compare_and_the_gate_take_the_answer_metrics_by_name():
     assert c.pair("A", "B", "over_refusal").verdict == "a_better"  # lower is better
     page = changes_page(c, "A", "B", "answer_correctness")
     assert page.total == 6 and len(page.changes) == 6
-    gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})
-    assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness"]
+    gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})  # over_refusal: a ceiling
+    assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness", "over_refusal"]
+    assert evaluate_gate(a, {"answer_correctness": 0.5, "over_refusal": 0.0}).passed
 
 
 def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, loopback_settings):

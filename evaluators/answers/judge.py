@@ -14,17 +14,19 @@ special key such as ``general`` needs no support and is "states nothing" here.
 
 from __future__ import annotations
 
+import gc
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
+from ..declined import DECLINED_KEY, declines, states_nothing
 from ..methods import Method, get_method
 from ..options import EvalOptions
 from ..sentencize import letters, sentencize_document, sentencize_response
 from ..types import Sentence as SplitSentence
-from ..types import SentencizedCase, TestCase, split_explanation
-from ..declined import DECLINED_KEY, declines, states_nothing
+from ..types import SentenceSupport, SentencizedCase, TestCase, split_explanation
 
 #: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
 NO_CLAIM_KEYS = frozenset({"general", "supported_without_sentence", DECLINED_KEY})
@@ -83,6 +85,19 @@ def _split(case: TestCase, shown: list[str]) -> SentencizedCase:
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
+@contextmanager
+def frozen_gc() -> Iterator[None]:
+    """The objects alive when judging starts (a run's cases, labels and results: often millions, all
+    kept to the end) left out of the cyclic garbage collector while it runs (``gc.freeze``): each
+    collection the judging's allocations set off walked them all again — a fifth of answer
+    correctness's CPU on a 240-case rerun. What the judging itself leaves behind is collected as usual."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 @lru_cache(maxsize=1)
 def _trace() -> Method:
     return get_method("trace").build()
@@ -98,8 +113,55 @@ _STOP = frozenset(
     "but all any some such more most other per via".split())
 
 
-def _content(text: str) -> set[str]:
-    return {t for t in (w.lower() for w in _TOKEN.findall(text)) if t not in _STOP and (len(t) > 2 or t.isdigit())}
+@lru_cache(maxsize=8192)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(t for t in (w.lower() for w in _TOKEN.findall(text))
+                     if t not in _STOP and (len(t) > 2 or t.isdigit()))
+
+
+_SPACE = re.compile(r"[^\S\n]+")
+_LINE_EDGE = re.compile(r" ?\n[\s]*")
+_EDGE = re.compile(r"^[\W_]+|[\W_]+$", re.UNICODE)
+_END = re.compile(r"[.!?]*(?:\s|$)")
+#: A claim found word for word among the evidence's sentences is stated without judging it (a text judged
+#: against itself, a sentence copied from the reference) — when it has at least this many content words.
+VERBATIM_MIN_WORDS = 3
+
+
+def _verbatim_key(text: str) -> str:
+    """``text`` lower-cased, emphasis marks and curly apostrophes out, spaces collapsed (line breaks kept)."""
+    return _LINE_EDGE.sub("\n", _SPACE.sub(" ", text.replace("*", "").replace("\u2019", "'"))).strip().lower()
+
+
+_verbatim_text = lru_cache(maxsize=4096)(_verbatim_key)
+_BEFORE = frozenset(".!?:;-•\n")
+
+
+def _verbatim(claim: str, evidence: Sequence[str]) -> bool:
+    """Whether an evidence text says ``claim`` word for word as a sentence of its own (case, spacing
+    and emphasis aside; it starts the text, a line or follows a sentence's end, and ends the text, a
+    line or a sentence). A claim of fewer than :data:`VERBATIM_MIN_WORDS` content words is always judged
+    ("Yes.", "16 weeks" read with their question)."""
+    if len(_content(claim)) < VERBATIM_MIN_WORDS:
+        return False
+    key = _EDGE.sub("", _verbatim_key(claim))
+    if not key:
+        return False
+    for ev in evidence:
+        text = _verbatim_text(ev)
+        at = text.find(key)
+        while at >= 0:
+            before = text[:at].rstrip(" ")
+            if (not before or before[-1] in _BEFORE) and _END.match(text, at + len(key)):
+                return True
+            at = text.find(key, at + 1)
+    return False
+
+
+def _same_text(claims: Sequence[str], evidence: Sequence[str]) -> bool:
+    """The claims are the one evidence text itself (an answer judged against itself)."""
+    ev = [e for e in evidence if e and e.strip()]
+    return len(ev) == 1 and _verbatim_key(" ".join(claims)) == _verbatim_key(" ".join(sentences(ev[0])))
 
 
 def split_polarity(text: str) -> tuple[str | None, str]:
@@ -158,66 +220,90 @@ def reword(explanation: str, name: str) -> str:
     return out[:1].upper() + out[1:] if out else out
 
 
-def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOptions | None = None, *,
+def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], options: EvalOptions | None = None, *,
           with_question: bool = True, evidence_names: Sequence[str] | None = None) -> list[Judged]:
-    """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` judged against the
-    evidence (see the module docstring). With ``with_question`` the question is evidence too (a short
-    reference answer, "16 weeks", reads with its question), but a sentence only the question backs must
-    find its own numbers and most of its new words in the evidence. A leading yes / no is compared with
-    the evidence's. ``evidence_names``: per triple, what the reasons call the evidence ("the answer").
-    Never raises for one triple."""
+    """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` (a text, or its sentences
+    already split) judged against the evidence (see the module docstring). With ``with_question`` the
+    question is evidence too (a short reference answer, "16 weeks", reads with its question), but a
+    sentence only the question backs must find its own numbers and most of its new words in the
+    evidence. A leading yes / no is compared with the evidence's. A sentence that states nothing (a
+    refusal, a pleasantry) is not judged; one the evidence says word for word is stated without
+    judging (:func:`_verbatim`); the labeler reads the rest, all triples in one call.
+    ``evidence_names``: per triple, what the reasons call the evidence ("the answer"). Never raises
+    for one triple."""
     if not triples:
         return []
     heuristic = dict(options.heuristic) if options is not None else {}
     opts = EvalOptions(heuristic=heuristic)
-    items, originals, polarities, ev_pols = [], [], [], []
-    for i, (question, claims_text, evidence) in enumerate(triples):
-        texts = list(sentences(claims_text))
-        pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
-        shown = [b.strip() or t for b, t in zip(bodies, texts)]
+    names = list(evidence_names) if evidence_names is not None else ["the evidence"] * len(triples)
+    items: list[SentencizedCase] = []
+    plans = []  # per triple: per sentence (text, polarity, body, declines, claims, word for word)
+    for i, (question, claims_given, evidence) in enumerate(triples):
+        texts = list(sentences(claims_given)) if isinstance(claims_given, str) else [t for t in claims_given]
+        plan = []
+        itself = _same_text(texts, evidence)
+        for t in texts:
+            pol, body = split_polarity(t)
+            body = body.strip() or t
+            dec = declines(t)
+            claims = bool(not dec and not states_nothing(t) and (_content(t) or pol is not None))
+            same = itself or _verbatim(t, evidence) or (body != t and _verbatim(body, evidence))
+            plan.append((t, pol, body, dec, claims, claims and same))
+        plans.append(plan)
+        shown = [body for _, _, body, _, claims, same in plan if claims and not same]
+        if not shown:
+            continue
         docs = tuple(e for e in evidence if e and e.strip())
         if with_question and question.strip():
             docs = (question.strip(), *docs)
         case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
         items.append(_split(case, shown))
-        originals.append(texts)
-        polarities.append(pols)
-        first = next((e for e in evidence if e and e.strip()), "")
-        ev_pols.append(split_polarity(first[:200])[0])
     try:
-        outs = _trace().label(items, opts, lambda n: None)
+        outs = iter(_trace().label(items, opts, lambda n: None) if items else [])
+        done = iter(items)
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
-        return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in items]
+        return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in triples]
     out: list[Judged] = []
-    names = list(evidence_names) if evidence_names is not None else ["the evidence"] * len(triples)
-    for (question, _, evidence), it, o, texts, pols, ev_pol, evidence_name in zip(
-            triples, items, outs, originals, polarities, ev_pols, names):
-        if o.labels is None:
-            out.append(Judged(error=o.error or "could not judge"))
-            continue
+    for (question, _, evidence), plan, evidence_name in zip(triples, plans, names):
+        first = next((e for e in evidence if e and e.strip()), "")
+        ev_pol = split_polarity(first[:200])[0]
+        labeled: Iterator[tuple[SplitSentence, SentenceSupport]] = iter(())
+        doc_text: dict[str, str] = {}
+        doc_of: dict[str, int | None] = {}
+        if any(claims and not same for *_, claims, same in plan):
+            it, o = next(done), next(outs)
+            if o.labels is None:
+                out.append(Judged(error=o.error or "could not judge"))
+                continue
+            labeled = iter(zip(it.response_sentences, o.labels.sentences))
+            doc_text = {s.key: s.text for s in it.doc_sentences}
+            doc_of = {s.key: s.doc for s in it.doc_sentences}
         q_doc = 0 if with_question and question.strip() else None
-        doc_text = {s.key: s.text for s in it.doc_sentences}
-        doc_of = {s.key: s.doc for s in it.doc_sentences}
         sents = []
-        for text, pol, s, lab in zip(texts, pols, it.response_sentences, o.labels.sentences):
-            dec = declines(text)
-            claims = bool(not dec and not states_nothing(text) and (_content(text) or pol is not None))
-            keys = [k for k in lab.supporting_keys if k in doc_text]
-            stated = bool(lab.fully_supported) and claims and bool(keys)
-            why = reword(split_explanation(lab.explanation)[0], evidence_name)
-            if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
-                    and not _new_words_found(s.text, question, evidence):
-                stated, why = False, f"only the question says this; not in {evidence_name}"
+        for text, pol, body, dec, claims, same in plan:
+            keys: list[str] = []
+            if not claims:
+                stated, why = False, "states nothing to check"
+            elif same:
+                stated, why = True, f"said word for word in {evidence_name}"
+            else:
+                s, lab = next(labeled)
+                keys = [k for k in lab.supporting_keys if k in doc_text]
+                stated = bool(lab.fully_supported) and bool(keys)
+                why = reword(split_explanation(lab.explanation)[0], evidence_name)
+                if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
+                        and not _new_words_found(s.text, question, evidence):
+                    stated, why = False, f"only the question says this; not in {evidence_name}"
             if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
                 stated = pol == ev_pol
                 why = (f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol
                        else f"says {pol!r}; the other text does not")
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
-            sents.append(Sentence(text=text, stated=stated, claims=claims,
-                                  by=tuple(doc_text[k] for k in keys if doc_of[k] != q_doc), why=why, declines=dec))
+            by = (body,) if same else tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
+            sents.append(Sentence(text=text, stated=stated and claims, claims=claims, by=by, why=why, declines=dec))
         out.append(Judged(sentences=tuple(sents)))
     return out
 
 
-__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "judge", "reword", "split_polarity"]
+__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "frozen_gc", "judge", "reword", "split_polarity"]

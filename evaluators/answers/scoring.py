@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..declined import DECLINED_KEY, answer_declines, declines
 from ..sentencize import sentencize_response
 from ..types import CaseResult, MetricValue, Usage
 from . import refusal
-from ..declined import DECLINED_KEY, answer_declines, declines
-from .judge import Judged, judge, sentences
+from .judge import Judged, frozen_gc, judge, sentences
 from .names import (
     ANSWER_CORRECTNESS,
     ANSWER_PRECISION,
@@ -102,11 +102,11 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
 
     # one offline batch: reference vs response (recall), response vs reference (precision), and for
     # declined answers the reference vs the documents (do they hold the answer?)
-    triples: list[tuple[str, str, Sequence[str]]] = []
+    triples: list[tuple[str, str | Sequence[str], Sequence[str]]] = []
     names: list[str] = []
     slots: dict[tuple[int, str], int] = {}
 
-    def want(i: int, kind: str, claims: str, evidence: Sequence[str]) -> None:
+    def want(i: int, kind: str, claims: str | Sequence[str], evidence: Sequence[str]) -> None:
         slots[(i, kind)] = len(triples)
         triples.append((results[i].case.question, claims, evidence))
         names.append(EVIDENCE_NAMES[kind])
@@ -124,8 +124,9 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
             llm_cases.append(i)
         else:
             want(i, "recall", ref, (r.case.response,))
-            want(i, "precision", r.case.response, (ref,))
-    judged = judge(triples, options, evidence_names=names)
+            want(i, "precision", [t for _, t in sents[i]], (ref,))  # the response as the run split it
+    with frozen_gc():
+        judged = judge(triples, options, evidence_names=names)
     sides: dict[int, tuple[Judged, Judged] | str] = {}
     for i in (i for i in range(n) if (i, "recall") in slots):
         sides[i] = (judged[slots[(i, "recall")]], judged[slots[(i, "precision")]])
