@@ -148,15 +148,59 @@ def test_answer_correctness_numbers_must_match_and_the_missing_fact_is_named():
          "ground_truth": LEAVE, "response": "Primary carers get 16 weeks of parental leave at full pay."},
     ])
     by = {r.case.id: r for r in run.results}
-    assert [by[c].value("answer_recall") for c in ("right", "wrong-number", "router", "half")] == [1.0, 0.0, 0.0, 0.5]
+    assert [by[c].value("answer_recall") for c in ("right", "wrong-number", "router")] == [1.0, 0.0, 0.0]
     assert by["right"].value("answer_correctness") == 1.0 and by["right"].value("answer_precision") == 1.0
     assert by["wrong-number"].value("answer_precision") == 0.0
     assert by["router"].value("adherence") == 1.0  # grounded in its documents, and still wrong: correctness says so
     assert by["router"].value("answer_correctness") == 0.0
     assert not_stated(by["half"].metrics["answer_recall"].details) == ["Partners get 2 weeks."]
-    assert by["half"].value("answer_correctness") == pytest.approx(2 / 3)
     facts = by["half"].metrics["answer_recall"].details["facts"]
-    assert [f["stated"] for f in facts] == [True, False]
+    assert [f["stated"] for f in facts] == [True, False] and facts[1]["credit"] == 0.0  # its number is not there
+    recall = facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"])  # each fact weighed by the question
+    assert by["half"].value("answer_recall") == pytest.approx(recall, abs=1e-3) and 0 < recall < 1
+    assert by["half"].value("answer_correctness") == pytest.approx(2 * recall / (recall + 1), abs=1e-3)
+
+
+def test_answer_recall_counts_what_the_reference_states_and_how_much_of_each_fact_the_answer_says():
+    """answer_recall = the weighted mean credit of the reference's facts: a fact stated counts 1, one half
+    said counts the share of its words the answer carries (none when a number of it is missing); a
+    pleasantry or an introduction of the reference is no fact; a sentence where the reference declines
+    is a fact the answer states by declining too; facts closer to the question weigh more."""
+    q = "How long is the warranty and what does it cover?"
+    ref = ("Here are the details. The warranty lasts 24 months. It covers the battery and the screen. "
+           "I hope this helps.")
+    run = evaluate_batch([
+        {"id": "partial", "question": q, "documents": [], "ground_truth": ref,
+         "response": "The warranty lasts 24 months and covers the battery."},
+        {"id": "wrong-number", "question": q, "documents": [], "ground_truth": "The warranty lasts 24 months.",
+         "response": "The warranty lasts 12 months."},
+        {"id": "partly-declines-both", "question": "When was the bridge built and who designed it?", "documents": [],
+         "ground_truth": "The bridge was built in 1932. The documents do not say who designed it.",
+         "response": "The bridge was built in 1932. I could not find who designed it."},
+        {"id": "partly-declines-answers", "question": "When was the bridge built and who designed it?",
+         "documents": [], "ground_truth": "The bridge was built in 1932. The documents do not say who designed it.",
+         "response": "The bridge was built in 1932 and designed by John Bradfield."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    facts = by["partial"].metrics["answer_recall"].details["facts"]
+    counted = [f for f in facts if f["claims"]]
+    assert [f["text"] for f in counted] == ["The warranty lasts 24 months.", "It covers the battery and the screen."]
+    assert counted[0]["stated"] and 0 < counted[1].get("credit", 1.0) < 1  # half of the second fact is said
+    w = [f["weight"] for f in counted]
+    credit = [1.0 if f["stated"] else f["credit"] for f in counted]
+    assert by["partial"].value("answer_recall") == pytest.approx(sum(a * b for a, b in zip(w, credit)) / sum(w), abs=1e-3)
+    assert by["wrong-number"].value("answer_recall") == 0.0  # "12 months" says nothing of "24 months"
+    both = by["partly-declines-both"].metrics["answer_recall"]
+    assert both.value == 1.0 and [f["stated"] for f in both.details["facts"]] == [True, True]
+    answers = by["partly-declines-answers"].metrics["answer_recall"]
+    assert 0 < answers.value < 1 and not_stated(answers.details) == ["The documents do not say who designed it."]
+    # a fact about the question weighs more than an aside of the reference
+    (aside,) = evaluate_batch([{"id": "w", "question": q, "documents": [], "response": "It lasts 24 months.",
+                                "ground_truth": "The warranty lasts 24 months. Our shop opened in Leeds in 1990."}]
+                              ).results
+    fw = {f["text"]: f["weight"] for f in aside.metrics["answer_recall"].details["facts"]}
+    assert fw["The warranty lasts 24 months."] > fw["Our shop opened in Leeds in 1990."]
+    assert aside.value("answer_recall") > 0.5
 
 
 def test_a_reference_that_declines_makes_a_declining_answer_right():
@@ -288,7 +332,9 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     settings = loopback_settings()
     run = evaluate_batch([case], "gpt_labeling", llm=settings)
     r = run.results[0]
-    assert r.value("answer_recall") == 0.5 and r.value("answer_precision") == 1.0
+    facts = r.metrics["answer_recall"].details["facts"]
+    assert r.value("answer_recall") == pytest.approx(facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"]), abs=1e-3)
+    assert r.value("answer_precision") == 1.0
     assert not_stated(r.metrics["answer_recall"].details) == ["Partners get 2 weeks."]
     assert r.metrics["answer_recall"].details["judged_by"] == "llm"
     prompts = [last_user_message(q.json) for q in llm_server.requests]
@@ -299,7 +345,7 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     assert r.usage.calls == 2 and PROMPT_VERSION
     n = llm_server.count
     again = evaluate_batch([case], "gpt_labeling", llm=settings)  # cached: no new call
-    assert llm_server.count == n and again.results[0].value("answer_recall") == 0.5
+    assert llm_server.count == n and again.results[0].value("answer_recall") == r.value("answer_recall")
 
 
 def test_an_llm_declined_label_makes_the_answer_declined(llm_server, loopback_settings):

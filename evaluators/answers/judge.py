@@ -19,14 +19,15 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..declined import DECLINED_KEY, declines, states_nothing
+from ..labelers.heuristic import HeuristicMethod, load_params
 from ..methods import Method, get_method
 from ..options import EvalOptions
 from ..sentencize import letters, sentencize_document, sentencize_response
+from ..types import LabelOutcome, SentenceSupport, SentencizedCase, TestCase, split_explanation
 from ..types import Sentence as SplitSentence
-from ..types import SentenceSupport, SentencizedCase, TestCase, split_explanation
 
 #: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
 NO_CLAIM_KEYS = frozenset({"general", "supported_without_sentence", DECLINED_KEY})
@@ -45,10 +46,21 @@ class Sentence:
     #: The labeler's reason, in words (no figures).
     why: str = ""
     declines: bool = False
+    #: The labeler's probability that the evidence supports the sentence (1 word for word, None: not judged).
+    p: float | None = None
+    #: Share of its content words the evidence proper (not the question) holds: how much of it is said.
+    share: float = 0.0
+
+    @property
+    def credit(self) -> float:
+        """How much of the sentence the evidence states: 1 when stated, else the share of its content
+        words the evidence holds (a fact half said counts half); 0 for a sentence that claims nothing."""
+        return 0.0 if not self.claims else 1.0 if self.stated else self.share
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "stated": self.stated, "claims": self.claims, "explanation": self.why,
-                **({"declines": True} if self.declines else {})}
+                **({"declines": True} if self.declines else {}),
+                **({"credit": round(self.credit, 4)} if self.claims and not self.stated else {})}
 
 
 @dataclass(frozen=True)
@@ -74,14 +86,31 @@ def sentences(text: str) -> tuple[str, ...]:
     return tuple(s.text for s in sentencize_response(text))
 
 
-def _split(case: TestCase, shown: list[str]) -> SentencizedCase:
+def _pieces(text: str, d: int, split: Sequence[str] | None) -> tuple[SplitSentence, ...]:
+    """Document ``d``'s sentences: as the caller already split it (pieces of ``text`` in order), else as
+    documents are split."""
+    if not split:
+        return sentencize_document(text, d)
+    out: list[SplitSentence] = []
+    at = 0
+    for t in split:
+        start = text.find(t, at)
+        if start < 0:  # not pieces of this text after all
+            return sentencize_document(text, d)
+        out.append(SplitSentence(key=f"{d}{letters(len(out))}", text=t, start=start, end=start + len(t), doc=d))
+        at = start + len(t)
+    return tuple(out)
+
+
+def _split(case: TestCase, shown: list[str], splits: Mapping[str, Sequence[str]] | None = None) -> SentencizedCase:
     """The judging case split as judged: its "response" is the claims, one sentence each (already split:
-    joined by line breaks, never split again); its documents split as documents are."""
+    joined by line breaks, never split again); its documents split as documents are, or as ``splits``
+    says for a text already split (an answer, split when the run labeled it)."""
     resp, at = [], 0
     for k, t in enumerate(shown):
         resp.append(SplitSentence(key=letters(k), text=t, start=at, end=at + len(t)))
         at += len(t) + 1
-    docs = [s for d, text in enumerate(case.documents) for s in sentencize_document(text, d)]
+    docs = [s for d, text in enumerate(case.documents) for s in _pieces(text, d, (splits or {}).get(text))]
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
@@ -101,6 +130,20 @@ def frozen_gc() -> Iterator[None]:
 @lru_cache(maxsize=1)
 def _trace() -> Method:
     return get_method("trace").build()
+
+
+def _label(items: Sequence[SentencizedCase], options: EvalOptions) -> list[LabelOutcome]:
+    """The ``trace`` labeler's sentence verdicts on the judging cases. They have no earlier turns, and
+    only their sentences' support is read here, so the labeler's steps for conversations and its
+    learned context models (which document sentences are relevant / utilized) are left out: the
+    verdicts are the same, at less cost. Any other method (a test's stand-in) is asked as usual."""
+    method = _trace()
+    if not isinstance(method, HeuristicMethod):
+        return method.label(items, options, lambda n: None)
+    settings, prepared = method.featurize(items, options)
+    if settings.get("threshold") is None:
+        settings = {**settings, "threshold": float(load_params().get("threshold", 0.5))}
+    return method.label_prepared(items, prepared, settings, context="hand")
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -158,10 +201,27 @@ def _verbatim(claim: str, evidence: Sequence[str]) -> bool:
     return False
 
 
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", _verbatim_key(text).replace("\n", " "))
+
+
 def _same_text(claims: Sequence[str], evidence: Sequence[str]) -> bool:
     """The claims are the one evidence text itself (an answer judged against itself)."""
     ev = [e for e in evidence if e and e.strip()]
-    return len(ev) == 1 and _verbatim_key(" ".join(claims)) == _verbatim_key(" ".join(sentences(ev[0])))
+    return len(ev) == 1 and _flat(" ".join(claims)) == _flat(ev[0])
+
+
+def _share(sentence: str, evidence: Sequence[str]) -> float:
+    """Share of the sentence's content words found in the evidence texts — 0 when a number of it is
+    not there (numbers must match: "12 weeks" states nothing of "16 weeks")."""
+    words = _content(sentence)
+    if not words:
+        return 0.0
+    nums = set(_NUMBER.findall(sentence))
+    if nums and not nums <= {n for e in evidence if e for n in _NUMBER.findall(e)}:
+        return 0.0
+    held = frozenset().union(*(_content(e) for e in evidence if e))
+    return len(words & held) / len(words)
 
 
 def split_polarity(text: str) -> tuple[str | None, str]:
@@ -221,7 +281,8 @@ def reword(explanation: str, name: str) -> str:
 
 
 def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], options: EvalOptions | None = None, *,
-          with_question: bool = True, evidence_names: Sequence[str] | None = None) -> list[Judged]:
+          with_question: bool = True, evidence_names: Sequence[str] | None = None,
+          splits: Mapping[str, Sequence[str]] | None = None) -> list[Judged]:
     """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` (a text, or its sentences
     already split) judged against the evidence (see the module docstring). With ``with_question`` the
     question is evidence too (a short reference answer, "16 weeks", reads with its question), but a
@@ -229,8 +290,9 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
     evidence. A leading yes / no is compared with the evidence's. A sentence that states nothing (a
     refusal, a pleasantry) is not judged; one the evidence says word for word is stated without
     judging (:func:`_verbatim`); the labeler reads the rest, all triples in one call.
-    ``evidence_names``: per triple, what the reasons call the evidence ("the answer"). Never raises
-    for one triple."""
+    ``evidence_names``: per triple, what the reasons call the evidence ("the answer"); ``splits``: the
+    sentences of evidence texts already split (an answer as the run split it). Never raises for one
+    triple."""
     if not triples:
         return []
     heuristic = dict(options.heuristic) if options is not None else {}
@@ -257,9 +319,9 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
         if with_question and question.strip():
             docs = (question.strip(), *docs)
         case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
-        items.append(_split(case, shown))
+        items.append(_split(case, shown, splits))
     try:
-        outs = iter(_trace().label(items, opts, lambda n: None) if items else [])
+        outs = iter(_label(items, opts) if items else [])
         done = iter(items)
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
         return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in triples]
@@ -282,14 +344,18 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
         sents = []
         for text, pol, body, dec, claims, same in plan:
             keys: list[str] = []
+            prob: float | None = None
             if not claims:
                 stated, why = False, "states nothing to check"
             elif same:
-                stated, why = True, f"said word for word in {evidence_name}"
+                stated, why, prob = True, f"said word for word in {evidence_name}", 1.0
             else:
                 s, lab = next(labeled)
+                if pol is None and NO_CLAIM_KEYS.intersection(lab.supporting_keys):
+                    claims = False  # the labeler reads a pleasantry, a transition or a refusal: no fact
                 keys = [k for k in lab.supporting_keys if k in doc_text]
                 stated = bool(lab.fully_supported) and bool(keys)
+                prob = None if lab.score is None else float(lab.score)
                 why = reword(split_explanation(lab.explanation)[0], evidence_name)
                 if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
                         and not _new_words_found(s.text, question, evidence):
@@ -301,7 +367,8 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
             by = (body,) if same else tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
-            sents.append(Sentence(text=text, stated=stated and claims, claims=claims, by=by, why=why, declines=dec))
+            sents.append(Sentence(text=text, stated=stated and claims, claims=claims, by=by, why=why, declines=dec,
+                                  p=prob, share=_share(body, evidence) if claims and not stated else 0.0))
         out.append(Judged(sentences=tuple(sents)))
     return out
 
