@@ -116,10 +116,11 @@ def _split(case: TestCase, shown: list[str], splits: Mapping[str, Sequence[str]]
 
 @contextmanager
 def frozen_gc() -> Iterator[None]:
-    """The objects alive when judging starts (a run's cases, labels and results: often millions, all
-    kept to the end) left out of the cyclic garbage collector while it runs (``gc.freeze``): each
-    collection the judging's allocations set off walked them all again — a fifth of answer
-    correctness's CPU on a 240-case rerun. What the judging itself leaves behind is collected as usual."""
+    """The objects alive when the answers are judged (a run's cases, labels and results: often millions,
+    all kept to the end) left out of the cyclic garbage collector meanwhile (``gc.freeze``): each
+    collection the judging's allocations set off walked them all again — a third of answer correctness's
+    CPU on a 240-case rerun. What the judging itself leaves behind is collected as usual (the collector
+    stays on for every thread)."""
     gc.freeze()
     try:
         yield
@@ -158,8 +159,7 @@ _STOP = frozenset(
 
 @lru_cache(maxsize=8192)
 def _content(text: str) -> frozenset[str]:
-    return frozenset(t for t in (w.lower() for w in _TOKEN.findall(text))
-                     if t not in _STOP and (len(t) > 2 or t.isdigit()))
+    return frozenset(t for t in set(_TOKEN.findall(text.lower())) - _STOP if len(t) > 2 or t.isdigit())
 
 
 _SPACE = re.compile(r"[^\S\n]+")
@@ -220,8 +220,8 @@ def _share(sentence: str, evidence: Sequence[str]) -> float:
     nums = set(_NUMBER.findall(sentence))
     if nums and not nums <= {n for e in evidence if e for n in _NUMBER.findall(e)}:
         return 0.0
-    held = frozenset().union(*(_content(e) for e in evidence if e))
-    return len(words & held) / len(words)
+    held = [_content(e) for e in evidence if e]
+    return len(words.intersection(*held) if len(held) == 1 else words & frozenset().union(*held)) / len(words)
 
 
 def split_polarity(text: str) -> tuple[str | None, str]:
