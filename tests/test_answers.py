@@ -12,6 +12,7 @@ import pytest
 from evaluators import evaluate_batch
 from evaluators.answers import answer_declines, not_stated, read_reference
 from evaluators.answers.llm import PROMPT_VERSION, build_messages
+from evaluators.answers.refusal import CLOSE_TO_QUESTION
 from evaluators.export import to_json_dict
 from evaluators.headline import Correctness, Reach, Support, headline
 from evaluators.sentencize import sentencize_response
@@ -109,7 +110,10 @@ def test_the_issues_command_line_cases_right_refusal_over_refusal_and_no_documen
     assert by["australia"].metrics["declined"].details["verdict"] == "right_refusal"
     assert "no documents" in by["nodocs"].metrics["over_refusal"].details["explanation"]
     assert by["idk"].metrics["declined"].details["verdict"] == "over_refusal"
-    assert "relevant to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
+    # no reference at all: the document sentence closest to the question decides (the weaker check)
+    assert "close to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
+    assert by["idk"].metrics["over_refusal"].details["closest_cosine"] >= CLOSE_TO_QUESTION
+    assert by["australia"].metrics["over_refusal"].details["closest_cosine"] < CLOSE_TO_QUESTION
     # no ground_truth anywhere: no correctness metric at all (a plain run gains only the two refusal metrics)
     assert set(by["answers"].metrics) == {"declined", "over_refusal"}
     means = run.means()
@@ -188,7 +192,8 @@ def test_answer_recall_counts_what_the_reference_states_and_how_much_of_each_fac
     assert counted[0]["stated"] and 0 < counted[1].get("credit", 1.0) < 1  # half of the second fact is said
     w = [f["weight"] for f in counted]
     credit = [1.0 if f["stated"] else f["credit"] for f in counted]
-    assert by["partial"].value("answer_recall") == pytest.approx(sum(a * b for a, b in zip(w, credit)) / sum(w), abs=1e-3)
+    expected = sum(a * b for a, b in zip(w, credit)) / sum(w)
+    assert by["partial"].value("answer_recall") == pytest.approx(expected, abs=1e-3)
     assert by["wrong-number"].value("answer_recall") == 0.0  # "12 months" says nothing of "24 months"
     both = by["partly-declines-both"].metrics["answer_recall"]
     assert both.value == 1.0 and [f["stated"] for f in both.details["facts"]] == [True, True]
@@ -333,7 +338,8 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     run = evaluate_batch([case], "gpt_labeling", llm=settings)
     r = run.results[0]
     facts = r.metrics["answer_recall"].details["facts"]
-    assert r.value("answer_recall") == pytest.approx(facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"]), abs=1e-3)
+    expected = facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"])
+    assert r.value("answer_recall") == pytest.approx(expected, abs=1e-3)
     assert r.value("answer_precision") == 1.0
     assert not_stated(r.metrics["answer_recall"].details) == ["Partners get 2 weeks."]
     assert r.metrics["answer_recall"].details["judged_by"] == "llm"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..declined import DECLINED_KEY, answer_declines, declines
-from ..sentencize import sentencize_response
+from ..sentencize import sentences_of, sentencize_response
 from ..types import CaseResult, MetricValue, Usage
 from . import refusal
 from .judge import Judged, frozen_gc, judge, sentences
@@ -159,6 +159,11 @@ def _score_cases(results: Sequence[CaseResult], options: Any, method: str
     weights = dict(zip(order, fact_weights([(results[i].case.question, [f.text for f in judged_sides[i][0].sentences])
                                             for i in order])))
 
+    # a declined answer with no reference at all: the document sentence closest to the question
+    weak = [i for i, r in enumerate(results) if r.ok and declined[i] and refusal.closest_needed(r, refs[i][0])]
+    closest = dict(zip(weak, refusal.closest_sentence(
+        [(results[i].case.question, [s.text for s in sentences_of(results[i]).doc_sentences]) for i in weak])))
+
     for i, r in enumerate(results):
         if not r.ok:
             continue
@@ -168,10 +173,12 @@ def _score_cases(results: Sequence[CaseResult], options: Any, method: str
         keys = [k for (k, _), f in zip(sents[i], flags[i]) if f]
         if declined[i]:
             docs = judged[slots[(i, "docs")]] if (i, "docs") in slots else None
-            over, why = refusal.verdict(r, refs[i][0], ref_declines[i], docs)
+            over, why = refusal.verdict(r, refs[i][0], ref_declines[i], docs, closest.get(i))
             kind = "over_refusal" if over else "right_refusal"
             vals[DECLINED] = _mv(DECLINED, 1.0, verdict=kind, explanation=why, sentences=keys)
-            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why)
+            near = closest.get(i)
+            cosine: dict[str, Any] = {"closest_cosine": round(near[0], 4)} if near is not None else {}
+            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why, **cosine)
         else:
             extra: dict[str, Any] = {"sentences": keys} if keys else {}
             why = ("answered: a sentence declines (" + ", ".join(keys) + ") but others answer" if keys
