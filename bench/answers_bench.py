@@ -2,14 +2,17 @@
 
     python -m bench.answers_bench --part correctness --write answers_correctness
     python -m bench.answers_bench --part declined --write answers_declined
+    python -m bench.answers_bench --part overrefusal --write answers_overrefusal
     python -m bench.answers_bench --part speed --correctness off|auto   # one timed run (farm-bench pairs two)
 
 * ``correctness``: MTRAG human dev, every non-reference answer with a reference answer (``ground_truth``):
   Spearman of ``answer_recall`` (and ``answer_correctness``, ``answer_precision``) with the human
   **completeness** rating (mean of the annotators), beside the naive reference (token recall of the
-  reference answer: the share of its word tokens found in the response). Nothing is fitted on these rows,
-  so leave-one-domain-out is each collection scored on its own (per-domain figures) and the pooled
-  figure over the held-out domains; 95 % intervals by a bootstrap over conversations (2,000, seed 7).
+  reference answer: the share of its word tokens found in the response). No number is fitted on these
+  rows, but answer_recall's rules were chosen reading them: the rules one by one (``recall_variants``,
+  from the facts' details), the rule chosen leave-one-domain-out among them (each collection scored by
+  the rule best on the others), per-domain figures, and the paired difference with the naive reference;
+  95 % intervals by a bootstrap over conversations (2,000, seed 7).
   RAGBench's dev files carry no reference answer (``ground_truth`` is empty on every row): said, not
   scored.
 * ``declined``: MTRAG-UN answerability (fiqa, ibmcloud): the rule's recall on the unanswerable references
@@ -17,6 +20,12 @@
   every answerable (and partial) task, evaluated end to end — how many are called over-refusals; the
   unanswerable references evaluated end to end — how many are right refusals. The same detector figures
   on MTRAG human dev's references (clapnq, govt, fiqa, ibmcloud: other turns, two other collections).
+* ``overrefusal``: declining answers on tasks whose documents lack the answer, with no reference at all
+  (no ``ground_truth``, no reference passages), built from MTRAG-UN answerability: the unanswerable turns
+  with the passages of their collection closest to the question; the answerable turns with passages
+  retrieved elsewhere (not their own nor their conversation's) or another conversation's documents; the
+  answerable turns with their own documents as the control. How many are called over-refusals, by
+  collection, and the cosine threshold of ``answers.refusal`` fitted on one collection, applied to the other.
 * ``speed``: one offline run of MTRAG human dev (240 cases) with answer correctness ``auto`` or ``off``;
   time it with ``farm-bench --vs '… --correctness off' -- … --correctness auto``.
 """
@@ -358,13 +367,18 @@ def overrefusal() -> dict[str, Any]:
                 by_coll[r["meta"]["collection"]][1] += 1
         declined = [x for x in res.results if x.value("declined") == 1.0]
         over = sum(1 for x in declined if x.value("over_refusal") == 1.0)
+        cosines[len(cosines)] = [(r["meta"]["collection"], x.metrics["over_refusal"].details.get("closest_cosine"))
+                                 for r, x in zip(rs, res.results) if x.value("declined") == 1.0]
         return {"tasks": len(cases), "declined": len(declined), "called_over_refusal": wilson(over, len(declined)),
                 "by_collection": {k: wilson(*v) for k, v in sorted(by_coll.items())},
                 "relevant_sentences_median": float(np.median([len(x.labels.relevant_keys) for x in declined
                                                                if x.labels is not None] or [0]))}
 
+    cosines: dict[int, list[tuple[str, float | None]]] = {}
     out: dict[str, Any] = {"file": "answers/mtragun_answerability_dev.jsonl",
-                           "answer": DECLINING_ANSWER, "reference": "none (no ground_truth, no reference passages)"}
+                           "answer": DECLINING_ANSWER, "reference": "none (no ground_truth, no reference passages)",
+                           "rule": "over-refusal when the document sentence closest to the question has MiniLM "
+                                   "cosine >= answers.refusal.CLOSE_TO_QUESTION"}
     got = _retrieved([r["question"] for r in una], [r["meta"]["collection"] for r in una], [set() for _ in una])
     docs = [[p["text"] for p in ps] for ps in got]
     out["unanswerable_retrieved"] = run(una, docs)
@@ -381,6 +395,37 @@ def overrefusal() -> dict[str, Any]:
         others.append(rng.choice(pool)["documents"])
     out["answerable_other_conversation"] = run(ans, others)
     out["control_answerable_own_documents"] = run(ans, [r["documents"] for r in ans])
+    out["threshold_leave_one_collection_out"] = _threshold_lodo(cosines)
+    return out
+
+
+def _threshold_lodo(cosines: dict[int, list[tuple[str, float | None]]]) -> dict[str, Any]:
+    """The cosine threshold fitted on one collection (best balanced accuracy: the control's over-refusals
+    against the mean false over-refusal rate of the three sets without the answer) and applied to the
+    other. ``cosines``: per set in the order run (0 unanswerable retrieved, 1 the same with the human
+    refusal, 2 answerable retrieved elsewhere, 3 another conversation's documents, 4 the control)."""
+    negatives = {"unanswerable_retrieved": 0, "answerable_retrieved_elsewhere": 2, "answerable_other_conversation": 3}
+    grid = np.round(np.arange(0.30, 0.901, 0.005), 3)
+
+    def of(k: int, coll: str) -> np.ndarray:
+        return np.array([c for col, c in cosines[k] if col == coll and c is not None], float)
+
+    def balanced(t: float, coll: str) -> float:
+        tpr = float(np.mean(of(4, coll) >= t))
+        fpr = float(np.mean([np.mean(of(k, coll) >= t) for k in negatives.values() if len(of(k, coll))]))
+        return (tpr + 1 - fpr) / 2
+
+    colls = sorted({c for v in cosines.values() for c, _ in v})
+    from evaluators.answers.refusal import CLOSE_TO_QUESTION
+
+    out: dict[str, Any] = {"shipped": CLOSE_TO_QUESTION}
+    for held in colls:
+        fit_on = [c for c in colls if c != held]
+        t = float(max(grid, key=lambda t: float(np.mean([balanced(t, c) for c in fit_on]))))
+        ctl = of(4, held)
+        out[held] = {"threshold_fitted_on": fit_on, "threshold": t,
+                     "control_called_over_refusal": wilson(int(np.sum(ctl >= t)), len(ctl)),
+                     **{name: wilson(int(np.sum(of(k, held) >= t)), len(of(k, held))) for name, k in negatives.items()}}
     return out
 
 
