@@ -209,7 +209,10 @@ def _flat(text: str) -> str:
 def _same_text(claims: Sequence[str], evidence: Sequence[str]) -> bool:
     """The claims are the one evidence text itself (an answer judged against itself)."""
     ev = [e for e in evidence if e and e.strip()]
-    return len(ev) == 1 and _flat(" ".join(claims)) == _flat(ev[0])
+    if len(ev) != 1:
+        return False
+    joined = " ".join(claims)
+    return abs(len(joined) - len(ev[0])) <= 0.2 * len(ev[0]) and _flat(joined) == _flat(ev[0])
 
 
 def _apart(sentence: str, question: str, evidence: Sequence[str]) -> bool:
@@ -319,13 +322,14 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
             pol, body = split_polarity(t)
             body = body.strip() or t
             dec = declines(t)
-            claims = bool(not dec and not states_nothing(t) and (_content(t) or pol is not None)
-                          and (pol is not None or needs_no_support(body) is None))  # the labeler's own rule
+            claims = bool(not dec and not states_nothing(t) and (_content(t) or pol is not None))
             how = ""
             if claims and (itself or _verbatim(t, evidence) or (body != t and _verbatim(body, evidence))):
                 how = "verbatim"
             elif claims and pol is None and _apart(body, question, evidence):
                 how = "apart"
+            if how and pol is None and needs_no_support(body) is not None:
+                claims, how = False, ""  # the labeler's own rule (it reads the sentences it is asked about)
             plan.append((t, pol, body, dec, claims, how))
         plans.append(plan)
         shown = [body for _, _, body, _, claims, how in plan if claims and not how]
