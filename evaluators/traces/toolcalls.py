@@ -68,7 +68,7 @@ def _requests(spans: list[Span]) -> list[dict[str, Any]]:
 
 
 def _oi_requests(s: Span) -> list[dict[str, Any]]:
-    msgs = indexed(s.attributes, "llm.output_messages") or []
+    msgs = indexed(s.attributes, "llm.output_messages", s.lists) or []
     out = []
     for m in msgs:
         for tc in indexed(m, "message.tool_calls") or []:
@@ -275,9 +275,6 @@ def _step(s: Span, by_id: dict[str, dict[str, Any]], unused: list[dict[str, Any]
     return Step(call=call, docs=docs, readable=readable, span=s, passages=passages)
 
 
-
-
-
 def declared_tools(spans: list[Span]) -> list[str]:
     """The tools the agent's LLM calls were offered (OpenInference ``llm.tools``, GenAI
     ``gen_ai.tool.definitions``), by name, in order."""
@@ -285,7 +282,7 @@ def declared_tools(spans: list[Span]) -> list[str]:
     for s in spans:
         if s.kind != "LLM":
             continue
-        for t in indexed(s.attributes, "llm.tools") or []:
+        for t in indexed(s.attributes, "llm.tools", s.lists) or []:
             schema = parsed(t.get("tool.json_schema"))
             if isinstance(schema, dict):
                 fn: dict[str, Any] = schema["function"] if isinstance(schema.get("function"), dict) else schema
@@ -293,4 +290,6 @@ def declared_tools(spans: list[Span]) -> list[str]:
                 if n:
                     names[n] = None
     return list(names)
+
+
 __all__ = ["MAX_DOC_CHARS", "QUERY_KEYS", "Step", "declared_tools", "steps_of"]
