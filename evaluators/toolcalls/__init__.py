@@ -27,14 +27,19 @@ Modules (this package's surface is below):
 * ``measures`` — the measures of one case (pure; each definition beside ragas' / DeepEval's /
   agentevals' and docs/metrics.md);
 * ``scoring`` — each case's metrics valued or skipped with the reason, the order used, unknown tools;
-* ``changes`` — the tools a version stopped or started calling, question by question (Compare).
+* ``goal`` — goal accuracy: did the agent achieve what was asked, one LLM call per case (through
+  ``evaluators.llm``; not available offline); imported where it runs (``evaluate``), not here;
+* ``changes`` — the tools a version stopped or started calling, question by question (Compare:
+  ``evaluators.comparison`` pairs the questions, this counts and says it).
 """
 
 from __future__ import annotations
 
 from .arguments import by_key, exact, normalize, same
 from .changes import added_tools, dropped_tools
+from .changes import changes as tool_changes
 from .changes import sentences as tool_change_sentences
+from .changes import words as tool_change_words
 from .measures import (
     arguments_by_key,
     arguments_exact,
