@@ -56,6 +56,9 @@ class EvalOptions(BaseModel):
     #: Whether an agent's tool calls must follow the reference calls' order (``strict``) or not
     #: (``any``) (``--tool-order``); a case's own ``tool_call_order`` overrides it.
     tool_call_order: Literal["strict", "any"] = "strict"
+    #: Judge an agent's goal accuracy with the run's LLM, one call per agent case (``--no-goal-accuracy``:
+    #: no call; without an LLM it is not available either way: ``evaluators.toolcalls.goal``).
+    goal_accuracy: bool = True
 
     @field_validator("retrieval_k", mode="before")
     @classmethod
