@@ -24,6 +24,7 @@ import pandas as pd
 
 from .export import CONVERSATION_COLUMNS
 from .retrieval import is_retrieval_metric
+from .toolcalls import is_toolcall_metric
 from .types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
 
 
@@ -76,7 +77,7 @@ class Support:
 @dataclass(frozen=True)
 class Headline:
     """The figures of :func:`headline`. ``stats``: :func:`summary` of every metric column (retrieval
-    metrics too: the Results page draws those as a table, not as cards)."""
+    and tool-call metrics too: the Results page draws each as a table, not as cards)."""
 
     method: str
     num_cases: int
@@ -128,7 +129,7 @@ def headline(df: pd.DataFrame, method: str, intervals: Mapping[str, Any] | None 
     cards = []
     for _, row in stats.iterrows():
         name = str(row["metric"])
-        if is_retrieval_metric(name):
+        if is_retrieval_metric(name) or is_toolcall_metric(name):  # each a table of its own on Results
             continue
         iv = ivs.get(name) or {}
         cards.append(Card(metric=name, mean=_number(row["mean"]), std=_number(row["std"]), n=int(row["n"]),
