@@ -193,3 +193,11 @@ def _as_written(a, b):
     from evaluators.toolcalls import same
 
     return all((a[k] == b[k]) == same(a[k], b[k]) for k in a.keys() & b.keys())
+
+
+def test_docs_show_the_sample_agents_target_file_as_it_is():
+    doc = (ROOT / "docs" / "targets.md").read_text(encoding="utf-8")
+    agent = (ROOT / "data" / "sample_targets" / "agent_v1.yaml").read_text(encoding="utf-8")
+    assert agent in doc and "tool_calls: tool_calls" in agent
+    v2 = (ROOT / "data" / "sample_targets" / "agent_v2.yaml").read_text(encoding="utf-8")
+    assert v2 == agent.replace("1", "2")  # "the same with answer_v2"
