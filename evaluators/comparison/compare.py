@@ -298,7 +298,7 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
     app = [d for i, j in index_pairs if (d := compare_app(
         tables[i].name, tables[j].name, {k: v[paired[i, j].rows_a] for k, v in tables[i].app.items()},
         {k: v[paired[i, j].rows_b] for k, v in tables[j].app.items()}, n_boot=n_boot, seed=seed, level=level))]
-    tools = [d for i, j in index_pairs if (d := compare_tools(tables[i], tables[j], paired[i, j]))]
+    tools = [td for i, j in index_pairs if (td := compare_tools(tables[i], tables[j], paired[i, j]))]
     return Comparison(headline, wanted, [t.name for t in tables], matching, len(common[0]), lone, result_standings,
                       result_pairs, direction, level, n_boot, seed, tables, app, tools)
 

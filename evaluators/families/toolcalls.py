@@ -28,5 +28,5 @@ for _name, (_description, _formula, _example, _direction, _binary) in DECLARATIO
         name=_name, family=_FAMILY, description=_description, formula=_formula, example=_example,
         inputs=(), compute=_computed_elsewhere, binary=_binary, direction=_direction,  # type: ignore[arg-type]
         range=(0.0, 1.0) if _direction == "higher" else (0.0, float("inf")),
-        **(_LLM if _name == GOAL else _NO_LLM),  # type: ignore[arg-type]
+        **(_LLM if _name == GOAL else _NO_LLM),
     ))

@@ -245,6 +245,7 @@ def judge(results: Sequence[CaseResult], opts: EvalOptions
     from ..llm.errors import StructuredCallError
     from ..llm.shared import get_client
 
+    assert opts.llm is not None  # checked above
     client = get_client(opts.llm)
 
     def call(r: CaseResult) -> Any:
