@@ -68,9 +68,6 @@ class Span:
     record: int | None = None
     #: Any other attribute a mapping by hand may name (flattened ``a.b.c`` keys).
     attributes: dict[str, Any] = field(default_factory=dict)
-    #: The flattened list attributes gathered once, ``{"llm.output_messages": [{…}, …]}``
-    #: (``openinference.group_indexed``; None when the reader did not: read them with ``indexed``).
-    lists: dict[str, list[dict[str, Any]]] | None = None
 
 
 @dataclass(slots=True)

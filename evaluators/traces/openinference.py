@@ -123,5 +123,4 @@ def span_from_attributes(attrs: dict[str, Any], *, trace_id: str, span_id: str, 
         tags=as_tags(attrs.get("tag.tags")),
         metadata=as_object(attrs.get("metadata")),
         status=status, status_message=status_message, record=record, attributes=attrs,
-        lists=grouped if flattened else None,
     )

@@ -68,7 +68,7 @@ def _requests(spans: list[Span]) -> list[dict[str, Any]]:
 
 
 def _oi_requests(s: Span) -> list[dict[str, Any]]:
-    msgs = indexed(s.attributes, "llm.output_messages", s.lists) or []
+    msgs = indexed(s.attributes, "llm.output_messages") or []
     out = []
     for m in msgs:
         for tc in indexed(m, "message.tool_calls") or []:
@@ -282,7 +282,7 @@ def declared_tools(spans: list[Span]) -> list[str]:
     for s in spans:
         if s.kind != "LLM":
             continue
-        for t in indexed(s.attributes, "llm.tools", s.lists) or []:
+        for t in indexed(s.attributes, "llm.tools") or []:
             schema = parsed(t.get("tool.json_schema"))
             if isinstance(schema, dict):
                 fn: dict[str, Any] = schema["function"] if isinstance(schema.get("function"), dict) else schema
