@@ -3,7 +3,7 @@ and the progress of this visitor's background runs (with Cancel)."""
 
 import streamlit as st
 
-from ui import jobs, layout
+from ui import jobs, layout, state
 from ui.shell import sidebar
 
 st.set_page_config(page_title="RAG evaluation dashboard", page_icon=layout.PAGE_ICON, layout="wide")
@@ -22,6 +22,7 @@ PAGES = [
 
 page = st.navigation(PAGES)
 jobs.file_finished(on_evaluate=page.url_path == "evaluate")
+state.clear_on_screen()  # the page says which run it shows (the sidebar's "Current run")
 sidebar.render()
 status = st.sidebar.container()  # filled after the page, so it reflects what the page did
 jobs.progress_area()

@@ -52,6 +52,9 @@ class LabeledCase:
     relevant: set[str] | None = None
     utilized: set[str] | None = None
     scores: dict[str, float] = field(default_factory=dict)
+    #: RAGBench only: per response sentence, the annotator's supporting document keys (special keys
+    #: such as "general" dropped; None where the annotation names no sentence for it)
+    support_keys: list[tuple[str, ...] | None] | None = None
 
     @property
     def has_context_labels(self) -> bool:
@@ -119,8 +122,14 @@ def load_domain(domain: str, split: str = "ragbench", limit: int | None = None) 
             unsup = {ragbench_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
             supported = ([s.key not in unsup for s in item.response_sentences] if split == "ragbench"
                          else [None] * len(item.response_sentences))
+            gold: dict[str, tuple[str, ...]] = {}
+            for info in lab.get("sentence_support_information") or []:
+                keys = tuple(ragbench_key(k) for k in info.get("supporting_sentence_keys") or [])
+                gold[ragbench_key(info.get("response_sentence_key"))] = keys
             out.append(LabeledCase(
                 domain=domain, group=f"{domain}:q:{_group(case.question)}", item=item,
+                support_keys=([gold.get(s.key) for s in item.response_sentences] if split == "ragbench"
+                              else None),
                 hallucinated=bool(lab.get("hallucinated")), supported=supported,
                 relevant={ragbench_key(k) for k in lab.get("all_relevant_sentence_keys") or []},
                 utilized={ragbench_key(k) for k in lab.get("all_utilized_sentence_keys") or []},

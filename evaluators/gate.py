@@ -3,7 +3,10 @@ intervals, a JUnit XML report and a Markdown summary (appended to ``$GITHUB_STEP
 
 A threshold ``adherence=0.8`` means "fail when adherence is under 0.8". With ``gate_on="lower"``
 the lower bound of the interval must clear the threshold, so a small or noisy run cannot pass by
-luck; a metric without an interval (fewer than 2 scored cases) then fails with that reason.
+luck; a metric without an interval (fewer than 2 scored cases) then fails with that reason. For a
+metric whose lower values are better (its declaration's direction: ``uncited_claims``) the threshold is
+a ceiling: ``uncited_claims=0.2`` fails when the mean (with ``gate_on="lower"``: the interval's upper
+bound, the cautious side) is above 0.2.
 """
 
 from __future__ import annotations
@@ -29,10 +32,14 @@ class Check:
     n: int
     passed: bool
     reason: str = ""
+    #: lower values are better: the threshold is a ceiling
+    ceiling: bool = False
 
     @property
     def gated_value(self) -> float | None:
-        return self.low if self.gate_on == "lower" else self.mean
+        if self.gate_on == "lower":
+            return self.high if self.ceiling else self.low
+        return self.mean
 
     def describe(self) -> str:
         ci = f" [{self.low:.3f}, {self.high:.3f}]" if self.low is not None and self.high is not None else ""
@@ -42,8 +49,18 @@ class Check:
             f": {self.reason}" if self.reason and not self.passed else "")
 
     def _needs(self) -> str:
+        if self.ceiling:
+            return (f"upper bound ≤ {self.threshold:g}" if self.gate_on == "lower"
+                    else f"mean ≤ {self.threshold:g}")
         return (f"lower bound ≥ {self.threshold:g}" if self.gate_on == "lower"
                 else f"mean ≥ {self.threshold:g}")
+
+
+def _lower_is_better(metric: str) -> bool:
+    """The metric's declaration says lower values are better (unknown names: higher)."""
+    from .families import METRICS
+
+    return metric in METRICS.names() and METRICS.get(metric).direction == "lower"
 
 
 @dataclass(frozen=True)
@@ -137,6 +154,19 @@ def evaluate_gate(results: Any, thresholds: Mapping[str, float], gate_on: str = 
                                 "no scored case has this metric"))
             continue
         ci = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+        if _lower_is_better(metric):
+            bound = high if gate_on == "lower" else mean
+            if bound is None:
+                checks.append(Check(metric, thr, gate_on, mean, low, high, n, False,
+                                    f"mean {mean:.3f} has no 95% interval ({d.get('note') or 'no interval'}); "
+                                    "cannot gate on its upper bound", ceiling=True))
+                continue
+            ok = bound <= thr
+            what = f"upper bound {bound:.3f} of the 95% interval (mean {mean:.3f}{ci}, n={n})" if gate_on == "lower" \
+                else f"mean {mean:.3f}{ci} (n={n})"
+            checks.append(Check(metric, thr, gate_on, mean, low, high, n, ok,
+                                "" if ok else f"{what} is above {thr:g} (lower is better)", ceiling=True))
+            continue
         if gate_on == "lower":
             if low is None:
                 why = d.get("note") or "no interval"

@@ -183,12 +183,14 @@ class JobQueue:
     # ------------------------------------------------------------------ public API
     def submit(self, owner: str, cases: Sequence[TestCase], method: str, options: EvalOptions, *,
                name: str = "", chunk_size: int | None = None, max_calls: int | None = None,
-               needs_key: bool = False) -> JobView:
+               needs_key: bool = False, app_run: dict[str, str] | None = None) -> JobView:
         """Queue a run (registered at once in the store as ``running``, its cases with it).
-        ``chunk_size``: cases per chunk (None: sized by time)."""
+        ``chunk_size``: cases per chunk (None: sized by time). ``app_run``: for the answers of an app
+        ("Run your app"), which target gave them on which questions (``{"target", "questions"}``),
+        kept in the run's settings (what tells apart runs of one app on two question sets)."""
         self._check_room(owner)
         options = with_plan(options, cases)  # retrieval matched by id or text: decided over the whole run
-        settings = {"method": method, **options.public_dict()}
+        settings = {"method": method, **options.public_dict(), **({"app_run": dict(app_run)} if app_run else {})}
         run_id = self.store.start(method, cases, name=name or None, settings=settings,
                                   owner=owner, needs_key=needs_key)
         job = _Job(run_id, owner, name or method, method, options, len(cases), len(cases), 0,

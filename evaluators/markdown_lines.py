@@ -9,6 +9,7 @@ Structure
 ---------
 * a code-fence line (```` ``` ````, ```` ```python ````, ``~~~``) — the lines between two fences
   are code and stay claims (a command can be right or wrong), and none of them is a heading;
+* a footnote / link-reference definition (``[^1]: …``, ``[2]: https://…``: a source list);
 * a horizontal rule (``---``, ``***``, ``___``), a setext underline (``===`` / ``---`` right under a
   text line) and a table separator row (``|---|:---:|``);
 * a table's header row (the row right above its separator row: column names);
@@ -45,6 +46,9 @@ _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _WHOLLY_EMPHASIZED = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*(:?)\s*$")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
+#: A footnote or link-reference definition line (``[^1]: Source title``, ``[2]: https://…``): the
+#: answer's source list, no claim (``evaluators.citations`` reads it).
+_DEFINITION = re.compile(r"^ {0,3}\[\^?[\w.\-]{1,40}\]:\s")
 #: Emphasis marks and code ticks (``**``, ``__``, a ``*`` hugging a word, `````); the trace labeler's
 #: tokenizer drops them too (``heuristic_features.strip_markup``).
 EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
@@ -147,6 +151,8 @@ def structure_lines(text: str) -> tuple[tuple[int, int], ...]:
         elif _UNDERLINE.match(line) and above is not None and _paragraph(above):
             if not reads_as_claim(above):  # setext: the line above is a heading
                 add(i - 1)
+            add(i)
+        elif _DEFINITION.match(line):
             add(i)
         elif _RULE.match(line) or _TABLE_SEP.match(line):
             if "|" in line and above is not None and "|" in above:

@@ -5,8 +5,9 @@ cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family m
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
 metrics of the cases with tool calls (``evaluators.toolcalls``; goal accuracy by the run's LLM, or
-the reason it has none: ``toolcalls.goal``) -> ``RunResult``. A case that
-cannot be scored is kept with its reason; the others still score.
+the reason it has none: ``toolcalls.goal``) -> citation metrics when some response of the call cites
+(``evaluators.citations``) -> ``RunResult``. A case that cannot be scored is kept with its reason;
+the others still score.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import trace_metrics
 from .appcost import app_call
+from .citations import score_results as citation_metrics
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
@@ -197,6 +199,7 @@ class Evaluation:
         warnings += tool_warnings
         final, goal_warnings = _add_goal_accuracy(final, opts)
         warnings += goal_warnings
+        final = _add_citation_metrics(final)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -350,6 +353,13 @@ def _add_goal_accuracy(results: list[CaseResult], opts: EvalOptions) -> tuple[li
     out = [r if v is None else r.model_copy(update={"metrics": {v.name: v, **r.metrics}, "usage": r.usage + u})
            for r, v, u in zip(results, values, usages)]
     return out, warnings
+
+
+def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
+    """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
+    citation marker; nothing otherwise."""
+    per_case = citation_metrics(results)
+    return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
 def evaluate(case: TestCase | Mapping[str, Any], method: str = "trace", **kwargs: Any) -> CaseResult:

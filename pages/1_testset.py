@@ -12,6 +12,7 @@ st.markdown("No test cases yet? Drop the documents your RAG app answers from, an
             "(`python -m evaluators testset` makes the same file from the command line).")
 corpus = view.documents()
 if corpus is None:
+    view.saved_sets()
     layout.stop()
 choice = view.settings(corpus)
 running = view.runner.get(state.owner_token())
@@ -23,5 +24,5 @@ rows = view.result_rows()
 if rows:
     st.subheader("Review the questions")
     kept = view.review(rows, corpus)
-    view.save(kept, "test set from " + ("the sample's documents" if len(corpus.documents) == 15 else
-                                         f"{len(corpus.documents)} documents"))
+    view.save(kept, corpus)
+view.saved_sets()

@@ -12,7 +12,7 @@ from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from ui import charts, history, layout, plot, share, state, tables, vocab
-from ui.results import conversations_view, open_results, results_view, tools_view, traces_view
+from ui.results import conversations_view, open_results, results_view, tools_view, traces_view, which_run
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -25,11 +25,8 @@ if not choices:
     st.page_link("pages/2_evaluate.py", label="Run an evaluation", icon=":material/play_circle:")
     layout.stop()
 labels = list(choices)
-live = next((lbl for lbl, c in choices.items() if isinstance(c, RunSummary) and c.status == "running"), None)
-cur = state.current_run_label() or live or labels[0]
-if st.session_state.get("results.run") not in labels:  # e.g. a running run that just finished
-    st.session_state["results.run"] = cur
-picked = st.selectbox("Run", labels, key="results.run")
+which_run.select(choices)  # the run just started (then its results), or the run another page opened
+picked = st.selectbox("Run", labels, key=which_run.KEY)
 choice = choices[picked]
 if isinstance(choice, RunSummary):
     run = history.load_memo(choice)
@@ -40,10 +37,11 @@ if isinstance(choice, RunSummary):
         st.button("Refresh", key="results.refresh")
     elif choice.error:
         st.caption(f"This run stopped early: {choice.error}.")
+    which_run.shown(picked, choice)
     if not choice.num_done:
         layout.stop()
 else:
-    state.set_current_run(picked)
+    which_run.shown(picked, choice)
     run = choice
 run_id = history.store_id(picked, choice)
 with st.container(horizontal=True):

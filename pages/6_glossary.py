@@ -14,17 +14,17 @@ st.markdown(
     "**retrieval** metrics (`hit@K`, `recall@K`, `ndcg@K`, …) for every case that names the passages it "
     "should have retrieved; the **ragas** and **Tonic** families are added on Evaluate. Hover a metric name "
     "elsewhere in the "
-    "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, …) are "
+    "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, latency, p95, tokens, …) are "
     "under **Other terms on the screens** below; the search finds them too.")
 
 family = st.segmented_control("Family", ["trace", "retrieval", "ragas", "tonic"], key="glossary.family",
                               help="Empty: every metric.")
-query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. adherence, pii, AUROC")
-df = entries.glossary_frame(family)
-if query.strip():
-    q = query.strip().lower()
-    df = df[df.apply(lambda r: q in " ".join(map(str, r.values)).lower(), axis=1)]
-st.caption(f"{len(df)} metric(s).")
+query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. Expected adherence, pii, p95",
+                      help="By the name a page shows (“Expected adherence”), the internal name "
+                           "(`expected_adherence`) or words of what it means.")
+df = entries.glossary_frame(family, query)
+st.caption("1 metric." if len(df) == 1 else f"{len(df)} metrics." if len(df) else
+           "No metric matches: see the other terms below." if query.strip() else "No metric.")
 # rows of two cards, not two columns of cards: a phone stacks the columns of each row in turn, so the
 # cards read in the frame's order (the TRACE metrics first, together), not a column then the other;
 # a family starts a row of its own
@@ -45,12 +45,11 @@ st.markdown(
     "hallucinations.")
 st.subheader("Other terms on the screens")
 st.caption("Words the pages use beside the metrics (hover them where they appear for the same text).")
-terms = {t: m for t, m in vocab.TERMS.items() if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
+terms = entries.terms(vocab.TERMS, query)
 st.markdown("\n".join(f"- **{t}**: {m}" for t, m in terms.items()) or "No term matches.")
 st.subheader("Comparing versions")
 st.caption("The words of Compare: how a verdict between two versions is reached.")
-cmp_terms = {t: m for t, m in vocab.compare_glossary().items()
-             if not query.strip() or query.strip().lower() in f"{t} {m}".lower()}
+cmp_terms = entries.terms(vocab.compare_glossary(), query)
 st.markdown("\n".join(f"- **{t}**: {m}" for t, m in cmp_terms.items()) or "No term matches.")
 st.subheader("Sentence counts (per case)")
 st.dataframe(entries.counts_frame(), hide_index=True, width="stretch")

@@ -99,7 +99,9 @@ case "$cmd" in
   app)
     runtime
     encoder
-    exec "$VENV/bin/streamlit" run serve.py "$@"  # app.py behind ui/serving/base_url.py (see serve.py)
+    # on this computer only (docs/deploy.md: then an app address typed on Run your app may be on loopback);
+    # --server.address 0.0.0.0 after it serves the network, with a public deployment's rules
+    exec "$VENV/bin/streamlit" run serve.py --server.address 127.0.0.1 "$@"  # app.py behind ui/serving/ (serve.py)
     ;;
   test)
     runtime

@@ -90,6 +90,16 @@ def test_glossary_page_lists_every_metric_from_the_declarations():
     at.text_input(key="glossary.find").input("p-value").run()
     listed = "\n".join(m.value for m in at.markdown)
     assert "**p-value**:" in listed and "**Holm's correction**:" in listed and "**no detectable difference**:" in listed
+    # issue 57 item 2: found by the names the screens show, and the app's own words are defined
+    for shown, name in (("Expected adherence", "expected_adherence"), ("Context relevance", "context_relevance"),
+                        ("Overall supported", "overall_supported"), ("Exp. adherence", "expected_adherence"),
+                        ("nDCG@5", "ndcg@K")):
+        at.text_input(key="glossary.find").input(shown).run()
+        found = [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**")]
+        assert found and found[0] == name, (shown, found)
+    for word, term in (("p95", "p50 / p95"), ("tokens", "tokens"), ("latency", "latency (of your app)")):
+        at.text_input(key="glossary.find").input(word).run()
+        assert f"- **{term}**:" in "\n".join(m.value for m in at.markdown), word
 
 
 # ---- Upload -----------------------------------------------------------------------------------
@@ -591,6 +601,63 @@ def test_a_run_goes_on_off_page_with_progress_everywhere_and_results_show_finish
     assert len(at.dataframe[-1].value) == 9
 
 
+def test_results_shows_the_run_just_started_then_its_results_and_the_sidebar_names_it(jobs_done):
+    """Issue 57 item 10: a visitor looked at run A on Results, started run B on Evaluate and opened
+    Results at once: Results kept showing A (and made A current again), however often it was opened.
+    Now it shows B going on (its finished cases), then B's results; the sidebar's "Current run" is the
+    run on screen; a run the visitor picks afterwards stays picked."""
+    at = _with_cases(n_cases(9)).run()
+    page(at, "2_evaluate")
+    at.text_input(key="evaluate.name").input("run A")
+    _start(at, chunk=5)
+    jobs_done(at)
+    assert at.title[0].value == "Results" and at.selectbox(key="results.run").value == "run A"
+    fx.GATE.clear()
+    fx.HOLD_AFTER = len(fx.CALLS) + 1  # B's first chunk finishes, the rest waits
+    page(at, "2_evaluate")
+    at.text_input(key="evaluate.name").input("run B")
+    _start(at, chunk=5)
+    queue = __import__("ui.resources", fromlist=["queue"]).queue()
+    rid = next(v.id for v in queue.jobs(TOKEN) if v.active)
+    deadline = time.time() + 30
+    while RunStore().get(rid, owner=TOKEN).num_done < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    page(at, "3_results")  # at once: B, going on
+    picked = at.selectbox(key="results.run").value
+    assert picked.startswith("run B (running 5/9"), picked
+    assert any("5 of 9 cases finished so far" in i.value for i in at.info)
+    assert any(c.value.startswith("Current run: run B (running 5/9") for c in at.sidebar.caption), \
+        [c.value for c in at.sidebar.caption]
+    fx.GATE.set()
+    jobs_done(at)  # B ends while Results is on screen: its results
+    assert at.selectbox(key="results.run").value == "run B"
+    assert any(c.value == "Current run: run B · 9/9 scored" for c in at.sidebar.caption)
+    for name in ("4_inspect", "3_results", "2_evaluate", "3_results"):  # however often it is opened
+        page(at, name)
+    assert at.selectbox(key="results.run").value == "run B"
+    at.selectbox(key="results.run").set_value("run A").run()  # the visitor's own pick stays
+    page(at, "2_evaluate")
+    page(at, "3_results")
+    assert at.selectbox(key="results.run").value == "run A"
+    assert any(c.value.startswith("Current run: run A ·") for c in at.sidebar.caption)
+
+
+def test_results_picks_the_run_by_the_rule_of_item_10():
+    from ui.results.which_run import Choice, decide
+
+    a, b = Choice("A", "ra", False, True), Choice("B (running 2/9)", "rb", True, True)
+    other = Choice("C (running 1/4)", "rc", True, False)  # another tab's run: not followed
+    assert decide([a, b, other], "A", "A", "A", frozenset()) == "B (running 2/9)"  # just started: shown
+    assert decide([a, b], "A", "A", "A", frozenset({"rb"})) == "A"  # shown once; then the visitor's pick
+    b2 = Choice("B (running 5/9)", "rb", True, True)  # counted on: the same run under its new label
+    assert decide([a, b2], "B (running 2/9)", "A", "A", frozenset({"rb"}), "rb") == "B (running 5/9)"
+    done = Choice("B", "rb", False, True)  # filed when it ended: current elsewhere
+    assert decide([a, done], "B (running 5/9)", "B", "A", frozenset({"rb"}), "rb") == "B"
+    assert decide([a, done], "A", "B", "A", frozenset({"rb"})) == "B"  # filed while A was on screen
+    assert decide([a, done], "A", "B", "B", frozenset({"rb"})) == "A"  # then A picked again: kept
+    assert decide([a, done, other], None, None, None, frozenset()) == "C (running 1/4)"  # nothing current
+
+
 def test_progress_counts_cases_inside_a_chunk_and_run_is_disabled_meanwhile(jobs_done):
     """Issue 30 items 3 and 4: a 16-case run in one chunk showed "0 / 16" until done, and the Run
     button stayed clickable while the session's run was going on."""
@@ -778,8 +845,9 @@ def test_make_a_test_set_reads_the_sample_documents_and_needs_a_key_only_for_the
     assert not at.exception, at.exception
     at.button(key="testset.save").click().run()
     assert not at.exception, at.exception
-    saved = next(c.value for c in at.caption if c.value.startswith("Saved test set:"))
-    assert re.search(r"saved \d{4}-\d\d-\d\d \d\d:\d\d UTC$", saved), saved  # a time a person reads, not ISO
+    saved = at.selectbox(key="testset.saved_pick").options  # the visitor's saved test sets, the one in use first
+    assert len(saved) == 1 and saved[0].startswith("test set from the sample's documents · "), saved
+    assert re.search(r"saved \d{4}-\d\d-\d\d \d\d:\d\d UTC$", saved[0]), saved  # a time a person reads, not ISO
     assert any("Run your app" in pl.proto.label for pl in at.get("page_link"))  # the next step, one click
 
 

@@ -82,6 +82,21 @@ def test_slower_more_tokens_and_failures_in_words_with_paired_tests():
     assert (d.errors["failed_a"], d.errors["failed_b"]) == (0, 3)
 
 
+def test_past_100_percent_a_ratio_is_said_as_times_not_thousands_of_percent():
+    """Issue 57 item 5: "2535 % slower" reads badly; past +100 % the ratio: "26× slower"."""
+    d = compare_app("v1", "v2", _pairs(1.0), _pairs(26.35, tok=100), n_boot=200)
+    slower = d.lines[0]
+    assert slower.startswith("v2 is 26× slower than v1 (mean") and "% slower" not in slower, slower
+    assert "95 % CI 26× to 26×" in slower  # the interval in the same words
+    d = compare_app("v1", "v2", _pairs(1.0), _pairs(2.54, tok=300), n_boot=200)
+    assert d.lines[0].startswith("v2 is 2.5× slower than v1"), d.lines[0]
+    assert d.lines[1].startswith("v2 used 3.0× as many tokens as v1"), d.lines[1]
+    d = compare_app("v1", "v2", _pairs(1.0), _pairs(1.8, tok=100), n_boot=200)
+    assert d.lines[0].startswith("v2 is 80 % slower than v1"), d.lines[0]  # under 100 %: a percentage
+    d = compare_app("v1", "v2", _pairs(1.0), _pairs(0.25, tok=100), n_boot=200)
+    assert d.lines[0].startswith("v2 is 75 % faster than v1"), d.lines[0]
+
+
 def test_the_same_app_twice_is_about_as_fast_and_nothing_without_records():
     d = compare_app("A", "B", _pairs(1.0), _pairs(1.0, seed=2))
     assert d.latency["verdict"] == "same" and d.lines[0].startswith("B and A take about as long")

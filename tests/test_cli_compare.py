@@ -131,3 +131,25 @@ def test_the_entry_point_runs_in_a_fresh_process(files):
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 1, p.stderr
     assert re.search(r"Regressions of branch against main on adherence, worst first \(2 of \d+ listed", p.stdout)
+
+
+def test_runs_of_an_app_are_named_by_their_target_not_the_output_files_name(tmp_path, fake_method, capsys):
+    """Issue 56 item 10: the answers of `run --target` compared by their files read "answers_0712 is
+    worse than answers_0711"; each is named by the target its cases name (the runner's record)."""
+    def write(name: str, target: str, answers: list[str]) -> Path:
+        cs = [c.model_copy(update={"metadata": {"target": target, "latency_s": 0.1 + i / 100}})
+              for i, c in enumerate(cases("q", answers))]
+        p = tmp_path / f"{name}.json"
+        write_json(str(p), to_json_dict(fake_run(cs)))
+        return p
+
+    a = write("answers_0711", "v1", [GOOD] * 12)
+    b = write("answers_0712", "v2", [BAD if i < 6 else GOOD for i in range(12)])
+    main(["compare", str(a), str(b)])
+    out = capsys.readouterr().out
+    assert "v2 is worse than v1" in out and "answers_07" not in out, out
+    # two files of one target (main and a branch of one app): told apart by their files' names
+    c = write("answers_0713", "v2", [GOOD] * 12)
+    main(["compare", str(b), str(c)])
+    out = capsys.readouterr().out
+    assert "answers_0713 is better than answers_0712" in out, out

@@ -151,3 +151,60 @@ def test_start_loads_version_2_of_the_sample_in_one_click():
     assert not at.exception
     assert at.session_state[state._DATA].filename == "sample_rag_version2.jsonl"
     assert len(at.session_state[state._DATA].cases) == 16
+
+
+def test_runs_of_an_app_are_named_by_target_and_question_set_and_the_trend_keeps_to_that_set():
+    """Issue 57 item 4 (and 56 item 10): runs of one app on two question sets looked alike ("v1 · trace
+    · 15:01" / "… 15:02"); the trend "over the runs of this test set" took in the static sample run
+    (a file of answers to the same questions). Runs of an app carry their target and question set;
+    Compare calls runs of one question set by their targets and says the set once; the trend keeps to
+    the runs of the app on the baseline's question set."""
+    from evaluators.store import app_run_name
+
+    store = RunStore()
+
+    def save(answers: list[str], target: str | None, questions: str = "the sample's questions") -> str:
+        run = fx.fake_run(cases("q", answers))
+        if target is None:  # a file of answers: no app run
+            return store.save(run, "sample_rag", owner=TOKEN)
+        app_run = {"target": target, "questions": questions}
+        run = run.model_copy(update={"settings": {**run.settings, "app_run": app_run}})
+        return store.save(run, app_run_name(target, questions), owner=TOKEN)
+
+    static = save([GOOD] * 12, None)
+    v1 = save([GOOD] * 12, "v1")
+    v2 = save([BAD if i < 6 else GOOD for i in range(12)], "v2")
+    v3 = save([BAD if i < 3 else GOOD for i in range(12)], "v3")
+    mine = save([BAD if i < 2 else GOOD for i in range(12)], "v1", "my-docs test set")
+    at = app(**{"versions.base": v1, "versions.cands": [v2]})
+    page(at.run(), "5_compare")
+    labels = at.selectbox(key="versions.base").options  # (as shown)
+    assert {"v1 on the sample's questions", "v1 on my-docs test set", "sample_rag"} <= set(labels), labels
+    assert any(c.value == "Runs of your app on the sample's questions: v1, v2." for c in at.caption)
+    assert at.error[0].value.startswith("v2 is worse than v1 on adherence"), at.error[0].value
+    trend = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "versions.trend")
+    xs = json.loads(trend)["data"][0]["x"]
+    assert len(xs) == 3 and all(" on the sample's questions" in x for x in xs), xs  # v1, v2, v3: not the file
+    assert not any("sample_rag" in x or "my-docs" in x for x in xs)
+    # two question sets: each run keeps its whole name
+    at.multiselect(key="versions.cands").set_value([mine]).run()
+    assert not any(c.value.startswith("Runs of your app on") for c in at.caption)
+    said = " ".join(x.value for x in (*at.success, *at.error, *at.info))
+    assert "v1 on my-docs test set" in said and "v1 on the sample's questions" in said, said
+    del static, v3
+
+
+def test_answers_of_an_app_evaluated_as_files_are_called_by_their_target():
+    """Issue 56 item 10: the answers `run --target` wrote, uploaded and evaluated, were called by the
+    output files' names ("answers_0712 is worse than answers_0711"): by the target their cases record."""
+    store = RunStore()
+
+    def save(name: str, target: str, answers: list[str]) -> str:
+        cs = [c.model_copy(update={"metadata": {"target": target, "latency_s": 0.1}}) for c in cases("q", answers)]
+        return store.save(fx.fake_run(cs), name, owner=TOKEN)
+
+    a = save("answers_0711", "v1", [GOOD] * 12)
+    b = save("answers_0712", "v2", [BAD if i < 6 else GOOD for i in range(12)])
+    at = page(app(**{"versions.base": a, "versions.cands": [b]}).run(), "5_compare")
+    assert at.error[0].value.startswith("v2 is worse than v1 on adherence"), at.error[0].value
+    assert not any(c.value.startswith("Runs of your app on") for c in at.caption)  # (its question set: unknown)

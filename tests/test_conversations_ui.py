@@ -70,7 +70,10 @@ def test_inspect_shows_earlier_turns_the_oldest_collapsed():
     assert shown.index('data-turn="8"') < shown.index("<b>Question:</b>")  # the turns above the question
     assert "&lt;script&gt;" in html and "<script" not in html and "<img" not in html
     assert "Judged as:" in html  # "And it?" lacks a subject: its standalone question is shown
-    assert any("Conversation c9 · turn 5" in m.value for m in at.markdown)
+    # issue 57 item 5: the heading's numbers agree with the turns labelled above it (1–8 here) and
+    # with the turn index Results gives the case (5: four questions before it)
+    assert any(m.value == "**Conversation c9 · question 5 of the chat (turns 1–8 above)**" for m in at.markdown)
+    assert 'turn 8 · agent' in shown and "turn 9" not in html
 
 
 def test_results_conversations_tab_by_turn_and_worst_first():

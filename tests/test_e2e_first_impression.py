@@ -135,7 +135,8 @@ def test_a_newcomer_reads_plain_verdicts_reviews_and_shares_one_run(tmp_path, ch
         other.goto(link)
         expect(other.get_by_role("heading", name="Results")).to_be_visible(timeout=60_000)
         run_box = other.get_by_role("combobox", name="Run")
-        expect(run_box).to_have_value("sample_rag (shared with you, read-only)", timeout=30_000)
+        expect(run_box).to_have_value(re.compile(r"^sample_rag \(shared with you, read-only\) · trace · [0-9: -]{16}$"),
+                                      timeout=30_000)
         expect(other.get_by_role("button", name=re.compile("Share this run"))).to_have_count(0)
         other.get_by_role("link", name="Inspect").first.click()
         expect(other.locator(".rag-response[data-view=main]")).to_be_visible(timeout=60_000)

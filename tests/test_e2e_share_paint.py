@@ -91,7 +91,7 @@ def test_a_shared_link_shows_the_pages_own_figures_at_first_paint(tmp_path, chro
             expect(page.locator("#rag-first-paint")).to_have_count(0)  # gone once the page shows its metrics
             first, shown = page.evaluate("window.__fp"), page.evaluate(PAGE)
             assert first is not None, "the shared link's HTML had no figures"
-            assert first["run"] == share.shared_label(NAME)
+            assert first["run"] == share.shared_label(RunStore(tmp_path / "runs.sqlite3").get(rid, owner=None))
             expect(page.get_by_role("combobox", name="Run")).to_have_value(first["run"])
             for key in ("labels", "values", "caps", "line", "said"):
                 assert first[key] == shown[key], key

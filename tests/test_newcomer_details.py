@@ -7,6 +7,7 @@ Chromium: ``tests/test_e2e_first_impression.py``."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -94,7 +95,9 @@ def test_a_share_link_opens_that_one_run_read_only_for_anyone():
     assert share.run_id_of(tok[:-1] + ("A" if tok[-1] != "A" else "B")) is None
     at = goto(app("bob-token-00000000000001", share=tok), "3_results")
     choices = at.selectbox(key="results.run").options
-    assert choices == ["alice's run (shared with you, read-only)"]  # not Alice's other run
+    # not Alice's other run; named with its method and start time, not only "alice's run" (issue 57 item 4)
+    assert choices == [share.shared_label(RunStore().get(rid, owner=None))]
+    assert re.fullmatch(r"alice's run \(shared with you, read-only\) · ui_fake · \d{4}-\d\d-\d\d \d\d:\d\d", choices[0])
     assert not [p for p in at.get("popover") if "Share this run" in p.proto.popover.label]  # not Bob's to share
     assert RunStore().list(owner="bob-token-00000000000001") == []  # never copied into Bob's history
     goto(at, "4_inspect")

@@ -339,15 +339,20 @@ def test_the_whole_loop_on_the_sample_app_opens_compare_and_results(token, tmp_s
     assert "**v1** · 16 of 16 answered" in text and "**v2** · 16 of 16 answered" in text
     assert text.count("· evaluated") == 2
     runs = RunStore(str(tmp_store)).list(owner=token)
-    assert sorted(r.name for r in runs) == ["v1", "v2"] and {r.status for r in runs} == {"finished"}
+    # named by target and question set (issue 57 item 4), the pair kept in the run's settings
+    assert sorted(r.name for r in runs) == ["v1 on the sample's questions", "v2 on the sample's questions"]
+    assert {r.status for r in runs} == {"finished"}
+    assert sorted(r.settings["app_run"]["target"] for r in runs) == ["v1", "v2"]
     case = RunStore(str(tmp_store)).load(runs[0].id, owner=token).results[0].case
-    assert case.metadata["target"] == runs[0].name and case.metadata["latency_s"] is not None
+    assert runs[0].name.startswith(case.metadata["target"] + " on ") and case.metadata["latency_s"] is not None
     assert folder.latest(token)[1]["complete"] is True
     at.button(key="run_app.compare").click().run()
     assert not at.exception and at.title[0].value == "Compare"
-    assert at.selectbox(key="versions.base").value == next(r.id for r in runs if r.name == "v1")
-    assert at.multiselect(key="versions.cands").value == [next(r.id for r in runs if r.name == "v2")]
+    assert at.selectbox(key="versions.base").value == next(r.id for r in runs if r.name.startswith("v1 "))
+    assert at.multiselect(key="versions.cands").value == [next(r.id for r in runs if r.name.startswith("v2 "))]
     text = md(at)
+    # one question set: the versions called by their targets, the question set said once
+    assert any(c.value == "Runs of your app on the sample's questions: v1, v2." for c in at.caption)
     assert "**The app itself** — v2 against v1, paired by question" in text
     assert "tokens than v1" in text and "Neither version failed a question (16 paired)." in text
     grid = next(t.value for t in at.table if "K = 5" in t.value.columns)
@@ -384,6 +389,62 @@ def test_cancel_keeps_the_answers_and_resume_asks_the_rest(token, tmp_path, llm_
     assert llm_server.count - asked_before == 16 - t.already  # only the questions not yet answered
     ids = [json.loads(x)["id"] for x in t.cases.read_text(encoding="utf-8").splitlines()]
     assert len(ids) == len(set(ids)) == 16
+
+
+def test_cancel_during_the_evaluations_is_honoured_and_resume_goes_on_from_there(token, tmp_store, monkeypatch):
+    """Issue 57 item 3: Cancel pressed in the first second (the sample app answers its 16 questions in
+    well under a second: the evaluations were going on) was taken, yet the run then opened Compare on
+    half-evaluated runs; the other version sat at "16 of 16 answered … evaluation next"; during
+    Resume a version read "0 of 0 answered". Now the page stays on the outcome, says what Cancel
+    left, and Resume evaluates the rest (an evaluation cut part way, whole again)."""
+    real = view._plan
+
+    def chunked(*args):  # evaluations in chunks of 4 (a fast method's pace makes one chunk of 16)
+        plan = real(*args)
+        plan.submit["chunk_size"] = 4
+        return plan
+    monkeypatch.setattr(view, "_plan", chunked)
+    fx.GATE.clear()  # every evaluation chunk waits: Cancel comes while v1 is being evaluated
+    at = app(token)
+    at.button(key="run_app.go").click().run()
+    end = time.monotonic() + 60
+    while (run := runner.get(token)).phase != "evaluating" or runner.get(token).targets[0].run_id is None:
+        assert time.monotonic() < end and not run.finished
+        time.sleep(0.05)
+    at.run()
+    at.button(key="run_app.cancel").click().run()
+
+    fx.GATE.set()
+    at = finish(at, token, back=False)
+
+    assert at.title[0].value == "Run your app"  # honoured: no Compare opened on what Cancel left
+    text = md(at)
+    assert "evaluation next" not in text and "0 of 0" not in text, text
+    assert any("You cancelled this run" in i.value for i in at.info)
+    lines = [m for m in text.splitlines() if m.startswith("**v")]
+    assert len(lines) == 2 and all("16 of 16 answered" in m for m in lines), lines
+    allowed = ("· evaluation cancelled part way — Resume evaluates it again",
+               "· not evaluated: cancelled first — Resume evaluates it")
+    assert all(any(a in m for a in allowed) for m in lines), lines  # neither went on after Cancel
+    fx.GATE.clear()  # Resume: the evaluations wait again, the lines are read meanwhile
+    at = app(token)  # (a new AppTest session: AppTest would click the Cancel button it remembers again)
+    at.button(key="run_app.resume").click().run()
+    going = "\n".join(view.target_line(t) for t in runner.get(token).targets)
+    assert "0 of 0" not in going and going.count("16 of 16 answered") == 2, going
+    fx.GATE.set()
+    at = finish(at, token, back=False)
+    assert at.title[0].value == "Compare"  # Resume was not cancelled: the verdict opens
+    runs = RunStore(str(tmp_store)).list(owner=token)
+    assert len(runs) == 2 and {r.num_cases for r in runs} == {16} and {r.status for r in runs} == {"finished"}
+
+
+def test_a_cancelled_target_and_one_not_evaluated_say_what_resume_does():
+    t = runner.TargetRun("v2", "sample", Path("v2.jsonl"), status="answered", done=16, total=16)
+    assert view.target_line(t).endswith("· evaluation next")  # while the run goes on
+    assert view.target_line(t, ended=True, cancelled=True).endswith(
+        "16 of 16 answered · not evaluated: cancelled first — Resume evaluates it")
+    waiting = runner.TargetRun("v2", "sample", Path("v2.jsonl"), status="cancelled", total=16)
+    assert view.target_line(waiting) == "**v2** · cancelled — 0 of 16 questions asked; Resume asks the others"
 
 
 def test_a_run_a_restart_cut_short_is_offered_and_resumed(token, tmp_path, llm_server, monkeypatch):

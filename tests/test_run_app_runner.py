@@ -84,7 +84,9 @@ def test_every_call_is_made_before_any_evaluation_and_each_run_is_named(tmp_path
     run = _run(tmp_path, [("owner", _http("a", url)), ("typed", _http("b", url))], queue)
     assert [(t.status, t.eval_status) for t in run.targets] == [("answered", "finished")] * 2
     assert len(queue.submitted) == 2 and min(queue.submitted) > max(r.t_received for r in llm_server.requests)
-    assert sorted(s.name for s in store.list(owner=run.owner)) == ["a", "b"]
+    # named by target and question set (issue 57 item 4), the pair in the settings
+    assert sorted(s.name for s in store.list(owner=run.owner)) == ["a on qs.jsonl", "b on qs.jsonl"]
+    assert sorted(s.settings["app_run"]["target"] for s in store.list(owner=run.owner)) == ["a", "b"]
     assert run.complete and folder.read_manifest(run.folder)["complete"] is True
 
 

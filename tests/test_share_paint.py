@@ -98,7 +98,8 @@ def test_a_shared_link_carries_the_results_pages_own_figures():
     at.run()
     at.switch_page("pages/3_results.py").run()
     assert not at.exception, at.exception
-    assert got.texts["rag-fp-box"] == [at.selectbox(key="results.run").value] == [share.shared_label(NAME)]
+    assert got.texts["rag-fp-box"] == [at.selectbox(key="results.run").value] == [
+        share.shared_label(RunStore().get(rid, owner=None))]
     metrics = at.metric
     assert got.texts["rag-fp-val"] == [m.value for m in metrics] and len(metrics) >= 6
     labels = got.texts["rag-fp-lbl"][1:]  # the first: "Run"
@@ -142,7 +143,7 @@ def test_the_owner_sees_the_run_by_its_own_name():
     _, parts, _ = serve(query=f"share={share.token(rid)}", cookie=ALICE)
     assert Block(b"".join(parts).decode()).texts["rag-fp-box"] == ["mine"]
     _, parts, _ = serve(query=f"share={share.token(rid)}", cookie="someone-else-token-00001")
-    assert Block(b"".join(parts).decode()).texts["rag-fp-box"] == ["mine (shared with you, read-only)"]
+    assert Block(b"".join(parts).decode()).texts["rag-fp-box"] == [share.shared_label(RunStore().get(rid, owner=None))]
 
 
 def test_everything_is_escaped():

@@ -110,7 +110,7 @@ def test_a_slow_reply_times_out_and_is_retried(llm_server, tmp_path):
     llm_server.respond(lambda body: Reply(body={"answer": "late"}, delay=1.0))
     r = run_target(_target(llm_server, http={"timeout_s": 0.2}, retries=1), _questions(tmp_path, 1),
                    tmp_path / "c2.jsonl")
-    assert r.failed == [("q1", "no reply within 0.2 s (http.timeout_s) (after 2 attempts)")]
+    assert r.failed == [("q1", "no whole reply within 0.2 s (http.timeout_s) (after 2 attempts)")]
 
 
 def test_401_stops_the_run_without_retrying(llm_server, tmp_path):
@@ -337,11 +337,8 @@ def test_a_visitor_address_that_resolves_elsewhere_at_connection_time_is_refused
     assert "refused at connection time" in (r.stopped or "") + json.dumps(r.failed)
 
 
-def test_a_reply_over_the_size_limit_is_not_read(llm_server, tmp_path, monkeypatch):
-    from evaluators.targets import guard
-
-    monkeypatch.setattr(guard, "MAX_REPLY_BYTES", 200)
+def test_a_reply_over_the_size_limit_is_not_read(llm_server, tmp_path):
     llm_server.respond(lambda body: Reply(body={"answer": "x" * 5000}))
     out = tmp_path / "cases.jsonl"
-    r = run_target(_target(llm_server, retries=0), _questions(tmp_path, 1), out)
+    r = run_target(_target(llm_server, retries=0, http={"max_reply_mb": 200 / 2**20}), _questions(tmp_path, 1), out)
     assert r.answered == 0 and len(r.failed) == 1 and "over 200 bytes" in r.failed[0][1]

@@ -18,7 +18,7 @@ from evaluators.llm.settings import OWNER_BASE_URL_ENV
 from evaluators.net import ENV_TYPED_PRIVATE_URLS, ENV_TYPED_URLS
 from evaluators.paths import ENV_STORE, store_path
 from evaluators.review import ReviewStore
-from evaluators.store import RunStore
+from evaluators.store import RunStore, TestsetStore
 
 #: Owner settings the library reads from the environment (the owner's LLM server, whether typed
 #: addresses are allowed, and typed app addresses on private ranges): set in Streamlit secrets only,
@@ -94,6 +94,23 @@ def store() -> RunStore:
     s = _once("store", RunStore)
     s.purge_if_due(limits().keep_days)
     return s
+
+
+def testset_store() -> TestsetStore:
+    """The visitors' saved test sets, kept beside the run history (in its SQLite file), purged with the runs."""
+    s = _once("testsets", TestsetStore)
+    _purge_testsets(s)
+    return s
+
+
+_TESTSETS_PURGED = [0.0]
+
+
+def _purge_testsets(s: TestsetStore, every_s: float = 3600.0) -> None:
+    now = time.monotonic()
+    if now >= _TESTSETS_PURGED[0]:
+        _TESTSETS_PURGED[0] = now + every_s
+        s.purge(limits().keep_days)
 
 
 def review_store() -> ReviewStore:

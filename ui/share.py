@@ -113,9 +113,13 @@ def resolve(tok: str | None) -> RunSummary | None:
         return None
 
 
-def shared_label(name: str) -> str:
-    """How a run shared with a visitor is named in their session (the Results page's "Run" box)."""
-    return f"{name} (shared with you, read-only)"
+def shared_label(summary: RunSummary) -> str:
+    """How a run shared with a visitor is named in their session (the Results page's "Run" box): its
+    name, then that it is shared, then its method and start time, as the history tells apart runs of
+    one name (a bare "v2" said nothing of which run of v2 it is): "v2 on the sample's questions (shared
+    with you, read-only) · trace · 2026-11-28 15:01" — a phone's box shows the start of it."""
+    when = str(summary.created_at or "")[:16].replace("T", " ")
+    return " · ".join(x for x in (f"{summary.name} (shared with you, read-only)", summary.method, when) if x)
 
 
 def open_from_url() -> None:
@@ -136,7 +140,7 @@ def open_from_url() -> None:
     try:
         history.get(summary.id)  # the visitor's own run
     except KeyError:
-        state.add_shared_run(shared_label(summary.name), summary.id, tok)
+        state.add_shared_run(shared_label(summary), summary.id, tok)
     else:
         state.add_run(summary.name, None, summary.id)
 

@@ -2,8 +2,8 @@
 another page's raw keys.
 
 What lives here (per browser session, never on disk): the visitor's history token (kept by the
-browser in a cookie, never in the address), the loaded dataset and its cases, the saved test set
-(``TESTSET_KEY``), which background jobs
+browser in a cookie, never in the address), the loaded dataset and its cases, the test set in use
+(``TESTSET_KEY``; saved test sets are kept in the history store, :func:`set_testset`), which background jobs
 this session follows, which runs of the history this session opened (their ids: a run itself is read
 from the store as pages need it, never held here), the selected case, and the LLM settings
 (including the API key, which is only ever held in memory).
@@ -41,12 +41,14 @@ _CURRENT = "state.current_run"
 _CASE = "state.case_id"
 _NOTICE = "state.notice"
 _SAVED = "state.saved_ids"
+#: The run the page of this script run shows (its label and counts), for the sidebar's "Current run".
+_ON_SCREEN = "state.on_screen"
 #: label -> share token of the runs opened in this session by a share link (read-only, not the
 #: visitor's: never in their history, never in ``saved_ids``)
 _SHARED = "state.shared"
 _MEMO = "state.memo"
 _SIDEBAR_KEPT = "state.sidebar_kept"
-#: The test set saved on "Make a test set": ``{"name", "rows", "saved_at"}`` with ``rows`` the question
+#: The test set in use: ``{"id", "name", "rows", "saved_at", "documents"}`` with ``rows`` the question
 #: file's rows (id, question, ground_truth, reference_contexts, reference_context_ids, history,
 #: metadata). The one session key other pages ("Run your app") read it by: :func:`get_testset`.
 TESTSET_KEY = "state.testset"
@@ -271,6 +273,21 @@ def set_current_run(label: str) -> None:
         _ss()[_CURRENT] = label
 
 
+def show_on_screen(label: str, scored: int, done: int, note: str = "") -> None:
+    """The page shows this run (``note``: "running 3/16"): the sidebar's "Current run" names it."""
+    _ss()[_ON_SCREEN] = (label, scored, done, note)
+
+
+def on_screen() -> tuple[str, int, int, str] | None:
+    """The run the page of this script run said it shows (None: it named none)."""
+    return _ss().get(_ON_SCREEN)
+
+
+def clear_on_screen() -> None:
+    """A new script run: no page has said yet which run it shows."""
+    _ss().pop(_ON_SCREEN, None)
+
+
 # ---- selected case ----------------------------------------------------------------------------
 def get_case_id() -> str | None:
     return _ss().get(_CASE)
@@ -344,15 +361,43 @@ def llm_settings() -> tuple[LLMSettings | None, str]:
 
 # ---- the saved test set -----------------------------------------------------------------------------
 def get_testset() -> dict[str, Any] | None:
-    """The test set this session saved (``TESTSET_KEY``), or None."""
-    return _ss().get(TESTSET_KEY)
+    """The test set this visitor uses (``TESTSET_KEY``): the one saved or picked in this session, else
+    the one they saved last (kept in the history store beside their runs, so it survives a reload):
+    ``{"id", "name", "rows", "saved_at", "documents"}``, or None."""
+    got = _ss().get(TESTSET_KEY)
+    if got is None:
+        try:
+            got = resources.testset_store().latest(owner=owner_token())
+        except Exception:  # noqa: BLE001 - no history store (a read-only disk): the session's alone
+            got = None
+        if got is not None:
+            _ss()[TESTSET_KEY] = got
+    return got
 
 
-def set_testset(name: str, rows: list[dict[str, Any]]) -> None:
+def set_testset(name: str, rows: list[dict[str, Any]], documents: list[str] | None = None,
+                generator: str = "") -> dict[str, Any]:
+    """Save a test set to the visitor's history (and make it this session's); returns it."""
     from datetime import datetime, timezone
 
-    _ss()[TESTSET_KEY] = {"name": name, "rows": [dict(r) for r in rows],
-                          "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    saved: dict[str, Any] = {"name": name, "rows": [dict(r) for r in rows], "documents": list(documents or []),
+                             "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    try:
+        store = resources.testset_store()
+        saved["id"] = store.save(name, rows, owner=owner_token(), documents=documents or [], generator=generator)
+        saved = store.get(saved["id"], owner=owner_token())
+    except Exception:  # noqa: BLE001 - kept in the session at least
+        pass
+    _ss()[TESTSET_KEY] = saved
+    return saved
+
+
+def use_testset(saved: dict[str, Any] | None) -> None:
+    """Make a saved test set (``TestsetStore.get``) this session's, or forget the session's (None)."""
+    if saved is None:
+        _ss().pop(TESTSET_KEY, None)
+    else:
+        _ss()[TESTSET_KEY] = saved
 
 
 # ---- a comparison another page asks Compare to open -----------------------------------------------

@@ -191,6 +191,14 @@ TERMS: dict[str, str] = {
                                                 "order of the cases.",
     "calibration": "Refitting how the offline method's P(supported) maps to your reviewed verdicts (Platt "
                    "scaling), checked on cases the fit never saw.",
+    "latency (of your app)": "How long your app took to answer one question, in seconds: from sending the request "
+               "to the end of its reply (the last try when it was retried), measured by the dashboard while it ran "
+               "your app, one version at a time. Questions the app failed are left out.",
+    "p50 / p95": "Percentiles of the latencies: p50 (the median) — half the questions were answered faster; "
+                 "p95 — 95 % were answered faster, the slow tail a user notices (1 question in 20 is slower).",
+    "tokens": "The tokens your app's own LLM used for a question (prompt + completion), as its reply reported "
+              "them (its `usage`): what the app costs to run. Compare sets the totals of two versions side by "
+              "side on the questions both report; they are not the tokens of an evaluation.",
 }
 
 
@@ -268,5 +276,6 @@ def support_words(support: Support | None, method: str) -> str | None:
     if not bad:
         return f"All {n} answers are fully supported by their documents, {who}."
     some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
-    noun = "answer has" if n == 1 else "answers have"
-    return f"{bad} of {n} {noun} a sentence the documents do not fully support{some}, {who}."
+    noun = "answer" if n == 1 else "answers"
+    verb = "has" if bad == 1 else "have"  # "1 of 4 answers has", "6 of 16 answers have"
+    return f"{bad} of {n} {noun} {verb} a sentence the documents do not fully support{some}, {who}."

@@ -3,15 +3,16 @@
     python -m evaluators compare main.json branch.json [MORE.json ...] [--metric NAME ...]
         [--json OUT] [--fail-on-regression METRIC=DELTA ...]
 
-Runs are results files written by ``evaluate --out`` (JSON, JSON Lines, either gzip-compressed),
-named by their file's stem (the first is the baseline). Exit codes: 0 ok (an identical rerun is never
-a regression), 1 ``--fail-on-regression``: the last run is worse than the first by more than DELTA
-with 95 % confidence, 2 bad input: a file that is not a readable results file (missing, empty,
-binary, cut short, nested 5,000 deep, another tool's file — whatever the bytes, never a traceback
-and never exit 1, which a CI gate reads as a regression), the file of a run that did not finish
-(unless ``--allow-unfinished``), files that share no case, a metric no run has, one file only.
-Values that are not numbers (NaN, a text) are left out of the figures and counted in the words and
-the JSON (``left_out``).
+Runs are results files written by ``evaluate --out`` (JSON, JSON Lines, either gzip-compressed), the
+first the baseline, each named by the app target its cases name (the answers of ``run --target``:
+"v2", not the output file's "answers_0712") when no other file names it, else by the file's stem.
+Exit codes: 0 ok (an identical rerun is never a regression), 1 ``--fail-on-regression``: the last
+run is worse than the first by more than DELTA with 95 % confidence, 2 bad input: a file that is not
+a readable results file (missing, empty, binary, cut short, nested 5,000 deep, another tool's file —
+whatever the bytes, never a traceback and never exit 1, which a CI gate reads as a regression), the
+file of a run that did not finish (unless ``--allow-unfinished``), files that share no case, a
+metric no run has, one file only. Values that are not numbers (NaN, a text) are left out of the
+figures and counted in the words and the JSON (``left_out``).
 """
 
 from __future__ import annotations
@@ -91,7 +92,16 @@ def read_tables(files: list[str], allow_unfinished: bool = False) -> list[Any]:
         if t.unfinished:
             eprint(f"note: {f} is of a run that did not finish: its {len(t)} case(s) are compared")
         tables.append(t)
-    return tables
+    return named(tables)
+
+
+def named(tables: list[Any]) -> list[Any]:
+    """Each table named by its app target where its cases name one that no other file names, else by
+    its file's stem (as read: two files of one target — main and a branch — are told apart by it)."""
+    from dataclasses import replace
+
+    targets = [t.target for t in tables]
+    return [replace(t, name=t.target) if t.target and targets.count(t.target) == 1 else t for t in tables]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

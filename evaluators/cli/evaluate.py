@@ -302,8 +302,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.out and Path(cases).resolve() == Path(args.out).resolve():
         raise UsageError("--cases and --out name the same file")
     code, report = run_step(args, args.input, cases, None, args.max_errors_shown)
-    if report is None or report.fatal or code == EXIT_BAD_INPUT:
-        return EXIT_BAD_INPUT
+    if report is None or report.fatal or code == EXIT_BAD_INPUT or not report.complete:
+        return EXIT_BAD_INPUT  # never a score of a subset of the questions: what is missing was said
     eprint(f"evaluating the app's answers: {cases}")
     target_info = {"name": report.target, "questions": str(args.input), "cases": cases,
                    "answered": report.answered, "failed": len(report.failed), **report.latency_summary()}

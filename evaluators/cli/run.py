@@ -9,8 +9,10 @@ does both steps (:func:`run_step`). Exit codes: 0 every question answered; 1 som
 failed after their retries (each written with its error and listed); 2 bad input — a target file or
 question file that cannot be used (named with the field / row), a ``${VAR}`` not set, an existing
 output without ``--resume`` — or a run stopped because the app cannot be called at all (unreachable,
-401 / 403, no such endpoint: what was answered is kept, ``--resume`` continues); 130 interrupted (the
-same: ``--resume`` continues). Header values and ``${VAR}`` values are never printed.
+401 / 403, no such endpoint, or the first calls all failing with the same cause and none answered:
+what was written is kept, ``--resume`` continues); 130 interrupted (the same: ``--resume``
+continues). Every question asked is in the file, answered or with its error; a run that stopped
+before asking them all says how many were not asked and exits 2. Header values and ``${VAR}`` values are never printed.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ def run_step(args: argparse.Namespace, questions_path: str, out: str, concurrenc
     _report(report, out, max_shown)
     if (said := ids.message()):
         eprint(f"note: {said}")
-    if questions.errors or report.fatal:
+    if questions.errors or report.fatal or not report.complete:
         return EXIT_BAD_INPUT, report
     return (EXIT_THRESHOLD if report.failed else EXIT_OK), report
 
@@ -157,8 +159,9 @@ def _report(report: Any, out: str, max_shown: int) -> None:
                "(--resume --retry-failed asks them)")
     if report.stopped:
         eprint(f"error: the run stopped: {report.stopped}")
-        if report.not_called:
-            eprint(f"{report.not_called} questions were not asked; the same command with --resume asks them")
+    if report.not_called:
+        again = " (add --retry-failed to ask again those written with an error)" if report.failed else ""
+        eprint(f"{report.not_called} questions were not asked; the same command with --resume asks them{again}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -106,7 +106,7 @@ def cmd_testset(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    for s in result.skipped[len(corpus.skipped):]:
+    for s in result.no_question:
         eprint(f"  no question from {s}")
     if not result.rows:
         eprint(f"error: no question could be made: {result.reason}")

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..appcost import app_call
 from ..conversations.grouping import place_of, resolve_places
 from ..export import ResultsFileError, case_from_dict
 from ..sentencize import letters, sentences_of
@@ -93,6 +94,9 @@ class RunTable:
     #: The tools each row's agent called (their names; ``TestCase.tool_calls``); None when no case of
     #: the run records a tool call (:mod:`.tools`).
     tools: list[frozenset[str]] | None = None
+    #: The app target every case that records an app call names (the runner's ``target``), when
+    #: they name one: what a run of an app's answers is called by (``compare`` labels it so).
+    target: str | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -138,6 +142,7 @@ class TableBuilder:
         self._places: list[tuple[str | None, int, str | None]] = []
         self._tools: list[frozenset[str]] = []
         self._any_tools = False
+        self.targets: set[str] = set()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
             response: str | None = None, metadata: Mapping[str, Any] | None = None, history: Any = (),
@@ -149,6 +154,9 @@ class TableBuilder:
         self._tools.append(names)
         self._any_tools = self._any_tools or bool(names)
         app = app_columns(metadata)
+        call = app_call(metadata) if app is not None else None
+        if call is not None and call.target:
+            self.targets.add(call.target)
         if app is not None and not self.app:
             self.app = {k: array("d", [float("nan")] * n) for k in APP_COLUMNS}
         for k, app_col in self.app.items():
@@ -179,7 +187,8 @@ class TableBuilder:
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
                         self.started_at, details, self._content.hexdigest()[:16], self.left_out,
                         app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()},
-                        conversations=convs, turns=turns, tools=self._tools if self._any_tools else None)
+                        conversations=convs, turns=turns, tools=self._tools if self._any_tools else None,
+                        target=next(iter(self.targets)) if len(self.targets) == 1 else None)
 
 
 def tool_names(calls: Any) -> frozenset[str]:

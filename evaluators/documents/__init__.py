@@ -23,10 +23,11 @@ from __future__ import annotations
 from .chunk import MAX_CHARS, chunk
 from .language import LANGUAGE_NAMES, guess_language, language_name
 from .load import MAX_FILE_BYTES, document_from_bytes, kind_of, read_documents, read_uploaded
-from .types import KINDS, Corpus, Document, DocumentsError, Passage, Skipped, UnreadableDocument
+from .types import KINDS, Corpus, Document, DocumentsError, Dropped, Passage, Skipped, UnreadableDocument
 
 __all__ = [
-    "Corpus", "Document", "DocumentsError", "KINDS", "LANGUAGE_NAMES", "MAX_CHARS", "MAX_FILE_BYTES", "Passage",
+    "Corpus", "Document", "DocumentsError", "Dropped", "KINDS", "LANGUAGE_NAMES", "MAX_CHARS", "MAX_FILE_BYTES",
+    "Passage",
     "Skipped", "UnreadableDocument", "chunk", "document_from_bytes", "guess_language", "kind_of", "language_name",
     "read_documents", "read_uploaded",
 ]

@@ -3,10 +3,16 @@
 Contract: every passage is an exact slice of the text (``text[start:end]``), passages do not overlap
 and come in reading order, ids are ``"<name>#<n>"`` from 1. The rule, the same for every kind of file:
 
-* the text is cut into blocks at blank lines; a paragraph is a passage (so a file written one
-  paragraph per passage — the sample's documents — gives back exactly those passages);
-* a heading (a Markdown ``#`` line, or one short line without closing punctuation) is not a passage:
-  it names the ``section`` of the passages under it;
+* the lines a page's chrome is made of — menus, link lists, breadcrumbs, cookie banners, footers,
+  lines repeated on other pages (:mod:`.boilerplate`) — are left out: never a passage, never a
+  section's name; :func:`cut` returns them beside the passages, with their kind;
+* the rest is cut into blocks at blank lines, and within a block around a heading or an FAQ's
+  question on a line of its own (a crawler writes one block a line); a paragraph is a passage (so
+  a file written one paragraph per passage — the sample's documents — gives back exactly those
+  passages);
+* a heading (a Markdown ``#`` line, one short line without closing punctuation and without a verb
+  of its own, or a question standing on its line — an FAQ's) is not a passage: it names the
+  ``section`` of the passages under it;
 * list items in a row, a line that introduces them (ends with ``:``) and fragments of fewer than
   four words join the passage before them, up to ``max_chars``;
 * a paragraph longer than ``max_chars`` is cut between sentences (nupunkt) into pieces of about
@@ -17,16 +23,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
-from .types import Passage
+from .boilerplate import Line, classify
+from .types import Dropped, Passage
 
 #: Longest passage (characters) before a paragraph is cut between sentences.
 MAX_CHARS = 1000
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+▪◦]|\d{1,3}[.)]|[a-z][.)])\s+")
 _CLOSING = re.compile(r"[.!?;:,)\]\"”’…]$")
+_UNIT_END = re.compile(r"[.!?:;]$")
 _WORD = re.compile(r"\w+")
+#: Words that make a short line a sentence rather than a heading ("Check-out time is noon").
+_FINITE = frozenset("is are was were has have had can must will should may might does do did".split())
+_WH = frozenset("how what when where who whom whose why which".split())
 
 
 @dataclass
@@ -37,20 +48,52 @@ class _Block:
     title: str = ""
 
 
-def _blocks(text: str) -> list[_Block]:
-    out: list[_Block] = []
-    pos = 0
-    for m in [*_BLANK_LINE.finditer(text), None]:
-        end = m.start() if m else len(text)
-        s, e = pos, end
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s < e and _WORD.search(text[s:e]):
-            out.append(_classify(text, s, e))
-        pos = m.end() if m else len(text)
+def _groups(lines: list[Line], text: str) -> list[list[Line]]:
+    """Content lines grouped into blocks: a blank line, a line of chrome, or the end of a unit
+    (see the module docstring) closes a block."""
+    out: list[list[Line]] = []
+    cur: list[Line] = []
+    for ln in lines:
+        if ln.kind:
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        if cur and (text.count("\n", cur[-1].end, ln.start) > 1 or _ends_unit(cur, ln)):
+            out.append(cur)
+            cur = []
+        cur.append(ln)
+    if cur:
+        out.append(cur)
     return out
+
+
+def _heading_like(line: str) -> bool:
+    words = len(_WORD.findall(line))
+    return (words <= 10 and len(line) <= 80 and line[:1].isupper() and not _CLOSING.search(line)
+            and not _LIST_ITEM.match(line) and not _sentence_like(line))
+
+
+def _question_line(line: str) -> bool:
+    return line.rstrip(" *_").endswith("?") and len(_WORD.findall(line)) <= 30 and not _LIST_ITEM.match(line)
+
+
+def _ends_unit(cur: list[Line], nxt: Line) -> bool:
+    """Whether a block ends between its lines ``cur`` and the line ``nxt`` with no blank line between:
+    around a heading or an FAQ's question (a crawler writes one block a line), never inside a
+    paragraph or a list ("Configuration" over its list items stays with them)."""
+    last = cur[-1].text
+    if _MD_HEADING.match(last) or _MD_HEADING.match(nxt.text):
+        return True
+    if _heading_like(nxt.text) or (_question_line(nxt.text) and _UNIT_END.search(last)):
+        return True
+    return len(cur) == 1 and (_heading_like(last) or _question_line(last)) and not _LIST_ITEM.match(nxt.text)
+
+
+def _sentence_like(piece: str) -> bool:
+    """A short line that states something ("Check-out time is noon"), not a title."""
+    words = [w.lower() for w in _WORD.findall(piece)]
+    return len(words) >= 3 and words[0] not in _WH and any(w in _FINITE for w in words[1:])
 
 
 def _classify(text: str, s: int, e: int) -> _Block:
@@ -61,8 +104,10 @@ def _classify(text: str, s: int, e: int) -> _Block:
         return _Block(s, e, "heading", md.group(1).strip())
     words = len(_WORD.findall(piece))
     if (one_line and len(piece) <= 80 and words <= 10 and not _CLOSING.search(piece)
-            and not _LIST_ITEM.match(piece) and "|" not in piece):
+            and not _LIST_ITEM.match(piece) and "|" not in piece and not _sentence_like(piece)):
         return _Block(s, e, "heading", piece.strip())
+    if one_line and piece.rstrip(" *_").endswith("?") and words <= 30 and not _LIST_ITEM.match(piece):
+        return _Block(s, e, "heading", piece.strip(" *_"))  # an FAQ's question: the section of its answer
     if _LIST_ITEM.match(piece):
         return _Block(s, e, "item")
     if piece.rstrip().endswith(":"):
@@ -70,6 +115,15 @@ def _classify(text: str, s: int, e: int) -> _Block:
     if words < 4:
         return _Block(s, e, "fragment")
     return _Block(s, e, "para")
+
+
+def _blocks(text: str, lines: list[Line]) -> list[_Block]:
+    out: list[_Block] = []
+    for g in _groups(lines, text):
+        s, e = g[0].start, g[-1].end
+        if _WORD.search(text[s:e]):
+            out.append(_classify(text, s, e))
+    return out
 
 
 def _split_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:
@@ -94,8 +148,12 @@ def _split_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, in
     return out
 
 
-def chunk(text: str, name: str, max_chars: int = MAX_CHARS) -> tuple[Passage, ...]:
-    """The passages of ``text`` (a document named ``name``) by the rule of the module docstring."""
+def cut(text: str, name: str, max_chars: int = MAX_CHARS,
+        repeated: Sequence[str] | frozenset[str] = frozenset()) -> tuple[tuple[Passage, ...], tuple[Dropped, ...]]:
+    """The passages of ``text`` (a document named ``name``) by the rule of the module docstring, and
+    the lines left out as a page's chrome. ``repeated``: lines (``boilerplate.norm``) found on other
+    pages given with this one."""
+    lines = classify(text, frozenset(repeated))
     spans: list[tuple[int, int, str]] = []  # start, end, section
     section = ""
     cur: list[int] | None = None  # [start, end] of the passage being built
@@ -108,7 +166,7 @@ def chunk(text: str, name: str, max_chars: int = MAX_CHARS) -> tuple[Passage, ..
                 spans.append((a, b, section))
         cur = None
 
-    for b in _blocks(text):
+    for b in _blocks(text, lines):
         if b.kind == "heading":
             flush()
             section = b.title
@@ -126,5 +184,11 @@ def chunk(text: str, name: str, max_chars: int = MAX_CHARS) -> tuple[Passage, ..
             cur = [b.start, b.end]
         prev_kind = b.kind
     flush()
-    return tuple(Passage(id=f"{name}#{i}", source=name, index=i, text=text[a:b], start=a, end=b, section=sec)
-                 for i, (a, b, sec) in enumerate(spans, 1))
+    passages = tuple(Passage(id=f"{name}#{i}", source=name, index=i, text=text[a:b], start=a, end=b, section=sec)
+                     for i, (a, b, sec) in enumerate(spans, 1))
+    return passages, tuple(Dropped(ln.start, ln.end, ln.kind) for ln in lines if ln.kind)
+
+
+def chunk(text: str, name: str, max_chars: int = MAX_CHARS) -> tuple[Passage, ...]:
+    """The passages of ``text`` (see :func:`cut`)."""
+    return cut(text, name, max_chars)[0]

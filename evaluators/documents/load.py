@@ -12,16 +12,22 @@ when nothing at all could be used, listing what was looked at and why each file 
 from __future__ import annotations
 
 import os
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .chunk import MAX_CHARS, chunk
+from .boilerplate import KINDS as KINDS_OF_LINES
+from .boilerplate import repeated_lines
+from .chunk import MAX_CHARS, cut
 from .language import guess_language
 from .readers import read_text
-from .types import KINDS, Corpus, Document, DocumentsError, Skipped, UnreadableDocument
+from .types import KINDS, Corpus, Document, DocumentsError, Dropped, Skipped, UnreadableDocument
 
 #: Largest file read (bytes); bigger ones are refused before reading. The dashboard's upload limit.
 MAX_FILE_BYTES = 50 * 1024 * 1024
+#: A text whose one line is longer than this (characters) is not a document of paragraphs.
+MAX_LINE_CHARS = 200_000
 #: Most files read from the folders given (the rest are skipped, named).
 MAX_FILES = 2000
 
@@ -106,11 +112,44 @@ def document_from_bytes(name: str, data: bytes, max_chars: int = MAX_CHARS,
     if len(data) > max_bytes:
         raise UnreadableDocument(f"{_mb(len(data))}: larger than the {_mb(max_bytes)} read per file")
     text, notes = read_text(kind, data)
-    passages = chunk(text, name, max_chars)
+    longest = max((len(line) for line in text.split("\n")), default=0)
+    if longest > MAX_LINE_CHARS and longest > 0.9 * len(text):
+        raise UnreadableDocument(f"one line of {longest:,} characters ({_mb(len(data))}): not a document of "
+                                 "paragraphs (minified data, a log or a dump?); break it into paragraphs")
+    passages, dropped = cut(text, name, max_chars)
     if not passages:
-        raise UnreadableDocument("no paragraph of text in it (headings only?)")
+        raise UnreadableDocument(_no_passage(dropped))
     return Document(name=name, kind=kind, text=text, passages=passages, size_bytes=len(data),
-                    language=guess_language(text), notes=tuple(notes))
+                    language=guess_language(text), notes=tuple(notes), dropped=dropped)
+
+
+def _no_passage(dropped: Sequence[Dropped]) -> str:
+    if not dropped:
+        return "no paragraph of text in it (headings only?)"
+    kinds = Counter(d.kind for d in dropped)
+    what = ", ".join(f"{KINDS_OF_LINES[k]}: {n} line{'s' if n != 1 else ''}" for k, n in kinds.most_common())
+    return f"no paragraph of text in it, only a page's chrome ({what})"
+
+
+def with_site_lines(docs: list[Document], skipped: list[Skipped], max_chars: int = MAX_CHARS) -> list[Document]:
+    """The documents cut again without the lines they share with other documents given with them (a
+    site's menus and footers in every page of a crawl); a document left with nothing is moved to
+    ``skipped`` with the reason."""
+    if len(docs) < 2:
+        return docs
+    rep = repeated_lines(d.text for d in docs)
+    if not rep:
+        return docs
+    out: list[Document] = []
+    for d in docs:
+        passages, dropped = cut(d.text, d.name, max_chars, rep)
+        if (passages, dropped) == (d.passages, d.dropped):
+            out.append(d)
+        elif passages:
+            out.append(replace(d, passages=passages, dropped=dropped))
+        else:
+            skipped.append(Skipped(d.name, _no_passage(dropped)))
+    return out
 
 
 def read_documents(paths: Sequence[str | Path], *, max_bytes: int = MAX_FILE_BYTES, max_chars: int = MAX_CHARS,
@@ -141,6 +180,7 @@ def read_documents(paths: Sequence[str | Path], *, max_bytes: int = MAX_FILE_BYT
             skipped.append(Skipped(name, f"cannot be read: {exc.strerror or exc}"))
         if progress is not None:
             progress(i, len(found), name)
+    docs = with_site_lines(docs, skipped, max_chars)
     corpus = Corpus(tuple(docs), tuple(skipped), tuple(str(p) for p in paths))
     if not docs:
         raise DocumentsError(no_documents_message(corpus))
@@ -158,6 +198,7 @@ def read_uploaded(files: Sequence[tuple[str, bytes]], *, max_bytes: int = MAX_FI
             docs.append(document_from_bytes(name, data, max_chars, max_bytes))
         except UnreadableDocument as exc:
             skipped.append(Skipped(name, str(exc)))
+    docs = with_site_lines(docs, skipped, max_chars)
     corpus = Corpus(tuple(docs), tuple(skipped), tuple(names))
     if not docs:
         raise DocumentsError(no_documents_message(corpus))

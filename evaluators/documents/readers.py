@@ -1,5 +1,6 @@
-"""Bytes of one file -> its text, by kind: plain text and Markdown (decoded), HTML (inscriptis),
-PDF (pypdfium2: PDFium), Word .docx (python-docx). No hand-written parser of a file format.
+"""Bytes of one file -> its text, by kind: plain text and Markdown (decoded), HTML (its main content by
+readability-lxml, laid out by inscriptis), PDF (pypdfium2: PDFium), Word .docx (python-docx). No
+hand-written parser of a file format.
 
 Contract: ``read_text(kind, data, name)`` returns ``(text, notes)`` or raises
 :class:`~evaluators.documents.types.UnreadableDocument` whose message is the reason a person can act
@@ -64,14 +65,56 @@ def html_text(data: bytes) -> tuple[str, list[str]]:
             markup, notes = decode(data, "HTML")
     else:
         markup, notes = decode(data, "HTML")
+    try:
+        text = main_content(markup)
+    except Exception as exc:  # noqa: BLE001 - lxml refuses some markup in odd ways
+        raise UnreadableDocument(f"not readable as HTML ({type(exc).__name__}: {exc})") from None
+    if text is None:
+        notes.append("no main content told apart from the page's menus: the whole page read, menus dropped by line")
+        try:
+            text = _inscriptis(markup)
+        except Exception as exc:  # noqa: BLE001
+            raise UnreadableDocument(f"not readable as HTML ({type(exc).__name__}: {exc})") from None
+    return text, notes
+
+
+def _inscriptis(markup: str) -> str:
     import inscriptis
     from inscriptis.model.config import ParserConfig
 
-    try:
-        text = inscriptis.get_text(markup, ParserConfig(display_links=False, display_images=False))
-    except Exception as exc:  # noqa: BLE001 - lxml refuses some markup in odd ways
-        raise UnreadableDocument(f"not readable as HTML ({type(exc).__name__}: {exc})") from None
-    return text, notes
+    return inscriptis.get_text(markup, ParserConfig(display_links=False, display_images=False))
+
+
+#: Below this many characters, the main content readability found is taken for a miss (a page of
+#: one short paragraph is read whole: the line rules of :mod:`.boilerplate` still drop its menus).
+MIN_MAIN_CHARS = 200
+
+
+def main_content(markup: str) -> str | None:
+    """The page's main content as text — its title, headings, paragraphs, lists and tables; without
+    the menus, breadcrumbs, side bars, footers and banners around it — by readability-lxml (Mozilla
+    Readability's scoring), then inscriptis for the layout of what it kept. None when it keeps less
+    than ``MIN_MAIN_CHARS`` of text (a page that is mostly a list, a tiny page).
+
+    Chosen by measuring (``bench/research/html_extractors.py``, 167 crawled pages in three markups):
+    readability kept 97.9 % of the content's sentences and let 2.2 % of the chrome's lines through
+    (the site's name in the title, mostly); trafilatura kept 92.3 % (it dropped half of some pages
+    written as ``div`` soup) and leaked 0.1 %; inscriptis alone keeps 99 % and leaks 79 %.
+    readability-lxml adds ~5 MB to the install, trafilatura ~50 MB."""
+    import logging
+
+    from readability import Document
+
+    logging.getLogger("readability.readability").setLevel(logging.ERROR)
+    doc = Document(markup)
+    body = _inscriptis(doc.summary(html_partial=True))
+    if len(body.strip()) < MIN_MAIN_CHARS:
+        return None
+    title = " ".join(doc.short_title().split())
+    first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+    if title and title.lower() != first.lower() and title.lower() not in ("", "[no-title]"):
+        body = f"{title}\n\n{body}"
+    return body
 
 
 # ---------------------------------------------------------------------------------------------- PDF

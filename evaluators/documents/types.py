@@ -38,6 +38,16 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class Dropped:
+    """A line of a document left out of its passages as a page's chrome (``text[start:end]``);
+    ``kind`` is a key of ``boilerplate.KINDS`` ("menu", "breadcrumb", "footer", ...)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+@dataclass(frozen=True)
 class Document:
     name: str
     kind: str
@@ -48,6 +58,8 @@ class Document:
     language: str = ""
     #: What the reader noticed and worked around (pages without text, a fallback encoding...).
     notes: tuple[str, ...] = ()
+    #: Lines left out of the passages as the page's chrome (menus, footers...), in reading order.
+    dropped: tuple[Dropped, ...] = ()
 
     @property
     def chars(self) -> int:

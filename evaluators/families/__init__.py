@@ -23,6 +23,7 @@ from . import aggregate as _aggregate  # noqa: F401 - registers ragas_score / ov
 from . import trace as _trace  # noqa: F401 - registers the TRACE metrics (always computed)
 from . import retrieval as _retrieval  # noqa: F401 - declares the retrieval metrics (computed with references)
 from . import toolcalls as _toolcalls  # noqa: F401 - declares the tool-call metrics (computed with tool calls)
+from . import citations as _citations  # noqa: F401 - declares the citation metrics (computed when responses cite)
 # isort: on
 from .runner import (
     UnknownMetricError,

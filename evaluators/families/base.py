@@ -19,7 +19,7 @@ from ..types import MetricValue, TestCase, TraceScores
 if TYPE_CHECKING:  # pragma: no cover
     from .llm_groups import GroupOutcome
 
-Family = Literal["ragas", "tonic", "trace", "retrieval", "toolcalls"]
+Family = Literal["ragas", "tonic", "trace", "retrieval", "toolcalls", "citations"]
 Input = Literal["question", "response", "documents", "ground_truth", "latency"]
 Direction = Literal["higher", "lower"]
 

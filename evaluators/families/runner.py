@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..citations import DECLARATIONS as CITATION_DECLARATIONS
+from ..citations import FAMILY as CITATIONS_FAMILY
 from ..registry import RegistryError
 from ..retrieval import DECLARATIONS as RETRIEVAL_DECLARATIONS
 from ..retrieval import FAMILY as RETRIEVAL_FAMILY
@@ -36,8 +38,9 @@ def _dedupe(names: Iterable[str]) -> list[str]:
     return out
 
 
-#: Families computed without being requested: TRACE (from the labels), retrieval (with references).
-ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY, TOOLCALLS_FAMILY)
+#: Families computed without being requested: TRACE (from the labels), retrieval (with references),
+#: tool calls (with tool calls), citations (when responses cite).
+ALWAYS_COMPUTED = (TRACE_FAMILY, RETRIEVAL_FAMILY, TOOLCALLS_FAMILY, CITATIONS_FAMILY)
 
 
 def family_metric_names() -> list[str]:
@@ -89,6 +92,10 @@ def _trace_hint(names: list[str]) -> str:
     if tools:
         out += (f" ({', '.join(tools)}: tool-call metric(s), computed for every case with tool calls without "
                 "being requested)")
+    cites = [n for n in names if n in CITATION_DECLARATIONS]
+    if cites:
+        out += (f" ({', '.join(cites)}: citation metric(s), computed for every case of a run whose responses "
+                "carry citation markers without being requested)")
     return out
 
 

@@ -46,6 +46,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import citations
 from ..conversations import as_standalone, support_from_earlier_turns
 from ..encoder import cross_encoder
 from ..methods import BaseMethod
@@ -55,6 +56,7 @@ from ..types import LabelOutcome, SentenceLabels, SentenceSupport, SentencizedCa
 from . import adherence_model, context_model
 from . import heuristic_contradiction as contradiction
 from . import heuristic_levels as levels
+from . import heuristic_parts as parts
 from . import heuristic_structured as structured
 from . import confidence as confidence_mod
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
@@ -149,8 +151,11 @@ entailment_probs = cross_encoder.probabilities
 # ---------------------------------------------------------------- the labeler
 def judged_texts(it: SentencizedCase) -> list[str]:
     """The response sentences as the labeler reads them: Markdown links by their text unless a document
-    holds their address (``markdown_lines.link_text``); the sentences' own text and spans are untouched."""
-    return [link_text(s.text, it.case.documents) for s in it.response_sentences]
+    holds their address (``markdown_lines.link_text``), citation markers left out (``citations.strip``:
+    "[2]" is no claim); the sentences' own text and spans are untouched."""
+    c = it.case
+    return [link_text(citations.strip(s.text, c.documents, c.document_ids) or s.text, c.documents)
+            for s in it.response_sentences]
 
 
 class HeuristicMethod(BaseMethod):
@@ -412,6 +417,9 @@ class HeuristicMethod(BaseMethod):
         thr = float(st["threshold"])
         out: list[SentenceSupport] = []
         utilized: set[int] = set()
+        uncarried: dict[str, list[list[Any]]] = {}  # response key -> parts carried nowhere (Inspect marks them)
+        part_docs: dict[str, list[list[int]]] | None = (  # which documents carry each part: the citations' judge
+            {} if citations.find(it.case.response, it.case.documents, it.case.document_ids) else None)
         no_docs = not keys
         # substitutions are read in prose only (a JSON record has no sentence to align with); a term
         # the question or an earlier turn names is the conversation's subject, never a swap
@@ -419,6 +427,11 @@ class HeuristicMethod(BaseMethod):
         swap_ctx = ((it.case.response, tuple(p["doc_texts"]), asked)
                     if p["doc_kind"] == "prose" else None)
         fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
+        doc_ids = [s.doc or 0 for s in it.doc_sentences]
+        # prose: every part of a sentence and the document sentence that carries it (heuristic_parts)
+        atts = [parts.attribute(sp["text"], p["S"][si], p["doc"])
+                if p["doc_kind"] == "prose" and sp["special"] is None and sp["feats"] is not None else None
+                for si, sp in enumerate(p["sent"])]
         for si, sp in enumerate(p["sent"]):
             prob = float(base[si]) if sp["feats"] is not None else None
             if sp["special"] is not None:
@@ -441,28 +454,41 @@ class HeuristicMethod(BaseMethod):
             support = sp["support"]
             level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]],
                                                swap_ctx)
+            att = atts[si]
+            if att is not None:  # the small set that carries every part (issue 55)
+                support = list(att.chosen)
+                if parts.PARTIAL_WHEN_UNCARRIED and level == "full" and parts.uncarried_salient(att, asked):
+                    level, prob = "partial", min(prob, thr - 1e-4)
             level, prob, support, decided = structured.revise(fields[si] if fields else None, level, prob,
                                                               support, thr)
             full, partial = level == "full", level == "partial"
             sup_keys = tuple(keys[i] for i in support) if (full or partial) else ()
             if full or partial:
                 utilized.update(support)
+            if att is not None:  # the details name the share of the parts the named sentences carry
+                ev = {**ev, "cov_top": att.carried_share()}
             why = self._explain(ev, keys, support, level, prob, nli_p, _at(verified, si), clashes,
-                                contradiction.missing(ev, sp["text"]))
+                                contradiction.missing(ev, sp["text"]),
+                                parts.explain_parts(att, keys) if att is not None and (full or partial) else "")
+            if att is not None and part_docs is not None:
+                part_docs[sp["key"]] = parts.part_documents(att, p["doc"], doc_ids)
+            if att is not None and not full and att.uncarried:
+                marks = parts.marks_in(it.response_sentences[si].text, att)
+                if marks:
+                    uncarried[sp["key"]] = marks
             out.append(SentenceSupport(key=sp["key"], supporting_keys=sup_keys, fully_supported=full,
                                        explanation=structured.explanation(why, decided, keys),
                                        score=round(prob, 4)))
         probs = [1.0 if s.score is None else float(s.score) for s in out]
-        doc_ids = [s.doc or 0 for s in it.doc_sentences]
         if ctx is not None and ctx.get("utilization") and keys:
             fu = context_model.utilization_features(it.case.question, [sp["text"] for sp in p["sent"]],
                                                     p, doc_ids)
             p_util = context_model.predict(ctx["utilization"], fu)
             utilized = {int(i) for i in context_model.select(p_util, ctx["utilization"])}
             if ctx["utilization"].get("union_support"):
-                for sp, o in zip(p["sent"], out):
+                for sp, o, att in zip(p["sent"], out, atts):
                     if o.fully_supported and sp["special"] is None:
-                        utilized.update(sp["support"])
+                        utilized.update(att.chosen if att is not None else sp["support"])
         if ctx is not None and ctx.get("relevance") and keys:
             # question and documents only (TRACE): never the response, nor what it used
             fr = context_model.relevance_features(it.case.question, p["dq"], p["doc"].infos, doc_ids)
@@ -490,7 +516,9 @@ class HeuristicMethod(BaseMethod):
             extra={"threshold": thr, "min_score": min(scores) if scores else None, "model": p["doc_kind"],
                    "cross_encoder": bool(st.get("cross_encoder")), "p_wrong": round(float(wrong), 4),
                    "p_hallucinated": None if p_h is None else round(float(p_h), 4),
-                   "novel_token_ratio": round(float(novel), 4)},
+                   "novel_token_ratio": round(float(novel), 4),
+                   **({"uncarried_parts": uncarried} if uncarried else {}),
+                   **({"part_docs": part_docs} if part_docs else {})},
         )
 
     _level = staticmethod(levels.level)  # how a sentence's level is read (heuristic_levels)

@@ -45,8 +45,14 @@ _INTRO = re.compile(r"\b(here (is|are)|here's|the following|as follows)\b[^:]{0,
 _HAS_DIGIT = re.compile(r"\d")
 
 
+_MARKERS_ONLY = re.compile(r"^(?:\s*(?:\[\^?[\w\s,;\-–]{1,20}\]|【[^】]{1,20}】|\((?:sources?|docs?|documents?)"
+                           r"[\s\d,;\-–:]*\)|\^\d{1,2})\s*[.,;:]?)+\s*$", re.I)
+
+
 def needs_no_support(text: str) -> tuple[str, str] | None:
     """(special key, explanation) for a sentence that needs no document support, else None."""
+    if _MARKERS_ONLY.match(text):
+        return "general", "citation markers only, no claim: needs no support"
     t = strip_markup(text).strip().strip("*_ ").strip()
     for rx in _REFUSAL:
         if rx.search(t):
@@ -86,12 +92,16 @@ def clash_text(c: Clash, key: str) -> str:
 
 def explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], level: str, prob: float,
             nli_p: float | None, ver_p: float | None = None, clashes: Sequence[Clash] = (),
-            missing: Sequence[str] = ()) -> str:
+            missing: Sequence[str] = (), by_part: str = "") -> str:
     """The reason a person needs first (what supports the sentence, what the document says instead,
-    what no document mentions), then, after :data:`DETAILS_MARK`, the figures behind it."""
+    what no document mentions), then, after :data:`DETAILS_MARK`, the figures behind it. ``by_part``:
+    which part of the sentence came from which key when several carry it ("2001: 1c; extracurricular:
+    1d", ``heuristic_parts.explain_parts``)."""
     best = ev["best"]
     kb = keys[best]
     sup = _fmt_keys([keys[i] for i in support])
+    if by_part:
+        sup = f"{sup} ({by_part})"
     if level == "full":
         reasons = [f"supported by {sup}"]
     else:
@@ -113,6 +123,7 @@ def explain(ev: dict[str, Any], keys: Sequence[str], support: list[int], level: 
             reasons = specific or [f"no document sentence says this (the closest is {kb})"]
         if not specific and ev["missing_words"]:
             reasons.append(f"not in the documents: {_quote(ev['missing_words'], 4)}")
+    sup = _fmt_keys([keys[i] for i in support])
     details = [f"closest document sentence {kb} (similarity {ev['sim_max']:.2f})",
                (f"{ev['cov_top']:.0%} of its content words are in {sup}" if level != "none"
                 else f"{ev['cov_all']:.0%} of its content words are in the documents")]

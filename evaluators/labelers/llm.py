@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from .. import citations
 from ..conversations.prompt import CONVERSATION_RULES, citable_keys, conversation_lines
 from ..llm.errors import LLMUnavailable, StructuredCallError
 from ..methods import BaseMethod, Tick
@@ -147,10 +148,13 @@ def response_lines(item: SentencizedCase) -> list[str]:
     reads in its context. A response with no such line reads exactly as before."""
     sents = item.response_sentences
     text = item.case.response
+    c = item.case  # citation markers ("[2]") are no part of what a sentence says (evaluators.citations)
+    said = {s.key: citations.strip(s.text, c.documents, c.document_ids) or s.text for s in sents}
     shown = [(a, b) for a, b in structure_spans(item) if re.search(r"\w", text[a:b])]
     if not shown:
-        return [f"{s.key}. {s.text}" for s in sents]
-    rows = sorted([(s.start, f"{s.key}. {s.text}") for s in sents] + [(a, f"~ {text[a:b].strip()}") for a, b in shown])
+        return [f"{s.key}. {said[s.key]}" for s in sents]
+    rows = sorted([(s.start, f"{s.key}. {said[s.key]}") for s in sents]
+                  + [(a, f"~ {text[a:b].strip()}") for a, b in shown])
     return [STRUCTURE_NOTE, *(r for _, r in rows)]
 
 

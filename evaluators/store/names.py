@@ -50,6 +50,40 @@ def migrated(name: str | None, method: str) -> str | None:
     return default_name(file, method)
 
 
+def app_run_name(target: str, questions: str) -> str:
+    """The name of a run of an app's answers: its target and the question set it answered ("v1 on
+    the sample's questions", "v1 on my-docs test set"), so two runs of one app on two question sets
+    never read alike."""
+    return f"{target} on {questions}" if questions else target
+
+
+def app_run_of(s: Any) -> tuple[str, str] | None:
+    """(target, question set) of a run of an app's answers (its settings' ``app_run``), None for
+    any other run."""
+    got = (getattr(s, "settings", None) or {}).get("app_run")
+    if not isinstance(got, dict) or not got.get("target"):
+        return None
+    return str(got["target"]), str(got.get("questions") or "")
+
+
+def short_labels(runs: Sequence[Any], full: dict[str, str], targets: dict[str, str | None] | None = None
+                 ) -> tuple[dict[str, str], str | None]:
+    """Labels for runs shown together (Compare): runs of an app's answers on one question set are
+    called by their targets ("v1", "v2") and the question set is said once (returned: "the sample's
+    questions"); otherwise — other question sets, a run of a file, two runs of one target — each
+    keeps its label of ``full`` (run id -> label), and None. ``targets``: run id -> the app target
+    every case of a run of a file records (the answers ``run --target`` wrote, evaluated as a file:
+    called by that target, not by the file's name; their question set is not known)."""
+    apps = [app_run_of(s) or ((str(targets[s.id]), "") if targets and targets.get(s.id) else None) for s in runs]
+    if not runs or any(a is None for a in apps):
+        return {s.id: full[s.id] for s in runs}, None
+    names = [a[0] for a in apps if a is not None]
+    questions = {a[1] for a in apps if a is not None}
+    if len(questions) != 1 or len(set(names)) != len(names):
+        return {s.id: full[s.id] for s in runs}, None
+    return {s.id: t for s, t in zip(runs, names)}, questions.pop() or None
+
+
 def _when(s: Any) -> str:
     return str(getattr(s, "created_at", "") or "")[:16].replace("T", " ")
 

@@ -25,7 +25,11 @@ Modules, each opening with the contract it keeps:
 * :mod:`.owner` — a deployment's own targets: the file the owner setting ``RAG_EVAL_TARGETS`` names,
   and the environment (secrets included) their ``${VAR}`` are read from;
 * :mod:`.template` — ``{column}`` (and ``{messages}``: the conversation as chat messages) and
-  ``${VAR}`` filled in at call time; :class:`Secrets` masks what must never be shown;
+  ``${VAR}`` filled in at call time;
+* :mod:`.secrets` — :class:`~.secrets.Secrets`: what must never be shown, masked in every form an
+  app may repeat it in (JSON-escaped, URL-encoded, HTML, base64) before any text is cut;
+* :mod:`.reply` — a reply's body read within its limit (compressed and decoded, a budget shared by
+  the calls in flight), decoded, parsed (nesting bounded);
 * :mod:`.extract` — the JSON reply -> answer, passages, ids, scores, usage (JMESPath), framework
   shapes read as they are (LangServe documents, LlamaIndex nodes, Haystack documents, chat messages);
 * :mod:`.objects` — a Python target's return value as JSON: a LlamaIndex ``Response``, LangChain /
@@ -34,12 +38,15 @@ Modules, each opening with the contract it keeps:
   end, put together into the one reply the app gives without streaming;
 * :mod:`.function` — a Python target's function imported into the evaluator's own Python, its
   ``args`` bound;
-* :mod:`.guard` — a visitor's connections checked as they are made (no DNS rebinding), replies
-  bounded in size;
-* :mod:`.call` — one question: the request, retries on 429 / 5xx / timeouts honouring Retry-After,
-  latency and attempts, the error in words;
+* :mod:`.redirects` — redirects followed only when the target says so (307 / 308, origins, each hop's
+  address checked);
+* :mod:`.guard` — a visitor's connections (and a redirect's to another origin) checked as they are
+  made (no DNS rebinding);
+* :mod:`.call` — one question: the request within its deadline, retries on 429 / 5xx / timeouts
+  honouring Retry-After, latency and attempts, the error in words and its cause;
 * :mod:`.casefile` — the cases file: one line per finished question, read back for resume;
-* :mod:`.runner` — :func:`run_target`: concurrency, repeat, resume, progress, cancellation;
+* :mod:`.runner` — :func:`run_target`: concurrency, repeat, resume, progress, cancellation, fail-fast;
+  no question lost;
 * :mod:`.errors` — :class:`TargetError` (a target or file that cannot be used), :class:`TargetRefused`.
 
 The question file is read by :func:`evaluators.datasets.load_questions`. The reference of the target

@@ -6,10 +6,11 @@ link-local and metadata always, loopback / private unless the owner allows them)
 allowed address, never to the name again. A name that resolved to a public address when the target
 was loaded and to ``127.0.0.1`` a second later (DNS rebinding) is refused at the connection, with the
 reason in the error. TLS still verifies the certificate against the host name (httpcore passes it as
-the server name). :data:`MAX_REPLY_BYTES` bounds what one reply may hold (:func:`read_capped`).
+the server name). How much of a reply is read is :mod:`.reply`'s.
 
-It is used for targets loaded under :meth:`TargetPolicy.visitor`; the owner's targets connect as
-usual.
+It is used for targets loaded under :meth:`TargetPolicy.visitor`, and for a followed redirect to
+another origin of any target (:mod:`.redirects`: there link-local addresses are refused for the
+owner's targets too); the owner's targets otherwise connect as usual.
 """
 
 from __future__ import annotations
@@ -25,13 +26,11 @@ import httpx
 
 from ..net import refusal
 
-#: The largest reply read from an app (a larger one is the question's error, read no further).
-MAX_REPLY_BYTES = 32 * 1024 * 1024
-
 
 class _GuardedBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self, allow_private: bool) -> None:
+    def __init__(self, allow_private: bool, allow_loopback: bool | None) -> None:
         self.allow_private = allow_private
+        self.allow_loopback = allow_loopback
         self.inner = httpcore.AnyIOBackend()
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
@@ -45,14 +44,22 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         allowed: list[str] = []
         for info in infos:
             addr = str(info[4][0]).split("%", 1)[0]
-            why = refusal(host, ipaddress.ip_address(addr), allow_private=self.allow_private)
+            why = refusal(host, ipaddress.ip_address(addr), allow_private=self.allow_private,
+                          allow_loopback=self.allow_loopback)
             if why:
                 raise httpcore.ConnectError(f"refused at connection time: {why}")
             allowed.append(addr)
         if not allowed:
             raise httpcore.ConnectError(f"{host} resolves to no address")
-        return await self.inner.connect_tcp(allowed[0], port, timeout=timeout, local_address=local_address,
-                                            socket_options=socket_options)
+        last: Exception | None = None
+        for addr in dict.fromkeys(allowed):  # each checked address in turn (localhost: ::1, then 127.0.0.1)
+            try:
+                return await self.inner.connect_tcp(addr, port, timeout=timeout, local_address=local_address,
+                                                    socket_options=socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        assert last is not None
+        raise last
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
@@ -62,7 +69,8 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
-def guarded_transport(*, allow_private: bool, verify: ssl.SSLContext | bool = True) -> httpx.AsyncHTTPTransport:
+def guarded_transport(*, allow_private: bool, allow_loopback: bool | None = None,
+                      verify: ssl.SSLContext | bool = True) -> httpx.AsyncHTTPTransport:
     """An httpx transport (one connection) whose connections are checked as the module doc says."""
     transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=False,
                                          limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
@@ -70,22 +78,5 @@ def guarded_transport(*, allow_private: bool, verify: ssl.SSLContext | bool = Tr
     # httpx builds its pool without a way to give it a network backend: the same pool, with ours
     transport._pool = httpcore.AsyncConnectionPool(ssl_context=ctx, max_connections=1,
                                                    max_keepalive_connections=1,
-                                                   network_backend=_GuardedBackend(allow_private))
+                                                   network_backend=_GuardedBackend(allow_private, allow_loopback))
     return transport
-
-
-async def read_capped(resp: httpx.Response, limit: int | None = None) -> bytes | None:
-    """The body of a streamed reply, or None when it is over ``limit`` bytes (default
-    :data:`MAX_REPLY_BYTES`; reading stops there)."""
-    limit = MAX_REPLY_BYTES if limit is None else limit
-    declared = resp.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        return None
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in resp.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            return None
-        parts.append(chunk)
-    return b"".join(parts)

@@ -13,7 +13,11 @@ target never sends a request.
   deployment's secrets never goes to an address a visitor typed), and the URL checked by the
   typed-URL rules of :mod:`evaluators.net` with loopback and private ranges refused unless the owner
   allows them (``RAG_EVAL_TYPED_PRIVATE_URLS=on``; ``RAG_EVAL_TYPED_URLS=off`` refuses every typed
-  address). Redirects are not followed for such a target.
+  address) — loopback alone allowed when the server listens on loopback only
+  (``visitor(server_address=...)``: the dashboard on one's own computer). Such a target may not ask
+  for redirects to be followed.
+
+Any target's redirects are followed only when it says so (``http.follow_redirects``; :mod:`.redirects`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from typing import Mapping
 from urllib.parse import urlsplit
 
-from ..net import AddressRefused, check_typed_url, private_urls_allowed
+from ..net import AddressRefused, check_typed_url, listens_on_loopback_only, private_urls_allowed
 from .errors import TargetRefused
 from .spec import TargetSpec
 from .template import VAR, http_templates
@@ -38,6 +42,9 @@ class TargetPolicy:
     typed_url: bool = False
     #: With ``typed_url``: loopback and private ranges allowed.
     allow_private: bool = True
+    #: With ``typed_url``: loopback allowed (None: as ``allow_private``).
+    allow_loopback: bool | None = None
+    #: A target may ask for redirects to be followed (``http.follow_redirects``).
     follow_redirects: bool = True
     #: The environment the owner's switches are read from (None: ``os.environ``).
     environ: Mapping[str, str] | None = None
@@ -47,9 +54,13 @@ class TargetPolicy:
         return cls()
 
     @classmethod
-    def visitor(cls, environ: Mapping[str, str] | None = None) -> TargetPolicy:
-        return cls(allow_python=False, expand_env=False, typed_url=True,
-                   allow_private=private_urls_allowed(environ), follow_redirects=False, environ=environ)
+    def visitor(cls, environ: Mapping[str, str] | None = None, *, server_address: str | None = None) -> TargetPolicy:
+        """A visitor's target. ``server_address``: where the dashboard listens (Streamlit's
+        ``server.address``); loopback only lets typed loopback addresses through."""
+        private = private_urls_allowed(environ)
+        return cls(allow_python=False, expand_env=False, typed_url=True, allow_private=private,
+                   allow_loopback=private or listens_on_loopback_only(server_address), follow_redirects=False,
+                   environ=environ)
 
     def check(self, spec: TargetSpec, source: str) -> None:
         if spec.python is not None and not self.allow_python:
@@ -57,6 +68,9 @@ class TargetPolicy:
                                         "be Python; give an HTTP target", field="python")
         if spec.http is None:
             return
+        if spec.http.follow_redirects and not self.follow_redirects:
+            raise TargetRefused(source, "redirects are not followed for a target typed here: give the address "
+                                        "the app answers at", field="http.follow_redirects")
         if not self.expand_env:
             for where, text in http_templates(spec.http):
                 m = VAR.search(text)
@@ -72,6 +86,7 @@ class TargetPolicy:
         if "{" in urlsplit(url).netloc:
             raise TargetRefused(source, "the host of a typed URL cannot come from the question file", field="http.url")
         try:
-            check_typed_url(url, "the app's URL", self.environ, allow_private=self.allow_private)
+            check_typed_url(url, "the app's URL", self.environ, allow_private=self.allow_private,
+                            allow_loopback=self.allow_loopback)
         except AddressRefused as exc:
             raise TargetRefused(source, str(exc), field="http.url") from None

@@ -8,13 +8,23 @@ Contract of :func:`run_target` (and its coroutine :func:`arun_target`):
   is not one (or was written for another target, or holds ids of other questions), an existing file
   without ``resume`` / ``overwrite``.
 * Questions are called ``concurrency`` at a time (asyncio workers, each with its own HTTP
-  connection; sync Python functions on that many threads); each finished one is written as a line
+  connection; a sync Python function on a thread per call); each finished one is written as a line
   of :mod:`.casefile` and reported to ``progress(done, total)`` and ``on_record(line)``. With
   ``repeat`` N each question is asked N times, every answer kept.
-* A question that fails after its retries is written with its error (never dropped) and listed in
+* No question is lost: every call asked ends as a line — answered, or with its error (whatever the
+  app sent, a fault of the runner's own included; a reply that cannot be written as JSON is written
+  as that error) — or is counted in :attr:`RunReport.not_called` when the run stopped first; an
+  exception of a callback is raised, never swallowed.
+* A question that fails after its retries is written with its error and listed in
   :attr:`RunReport.failed`. A fatal failure (the app unreachable, credentials refused, no such
-  endpoint) stops the run: questions in flight and not yet asked are not written, the report says
-  why (``stopped``, ``fatal``), and ``resume=True`` asks exactly those later.
+  endpoint, the cases file cannot be written) stops the run: questions in flight and not yet asked
+  are not written, the report says why (``stopped``, ``fatal``), and ``resume=True`` asks exactly
+  those later.
+* Fail fast: when the first :data:`FAIL_FAST_CALLS` calls to finish all failed with the same cause
+  (``Outcome.cause``: the same status, the same unreadable reply, the same exception type) and none
+  was answered, a mistake breaks every call (a 422 on every request, a Python target returning what
+  cannot be read): the run stops as for a fatal failure, those calls written with their error, and
+  the report's ``stopped`` says the cause.
 * ``should_stop()`` (polled every 50 ms) cancels the run the same way (``stopped="cancelled"``).
 * ``resume=True`` asks only the questions the file does not hold (a line cut short by a kill is
   removed first); ``retry_failed=True`` also asks again those written with an error, replacing
@@ -27,7 +37,6 @@ import asyncio
 import os
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -42,6 +51,8 @@ from .model import Target
 from .template import BUILT_IN, Secrets, check_environment, columns_used, row_values
 
 Progress = Callable[[int, int], None]
+#: The run stops when its first this-many calls all failed with the same cause and none was answered.
+FAIL_FAST_CALLS = 5
 
 
 @dataclass
@@ -176,60 +187,95 @@ async def _work(target: Target, function: Callable[..., Any] | None, jobs: list[
 
         limiter = AsyncLimiter(1, 60.0 / target.spec.rpm)  # evenly spaced: never a burst over the rate
     http = target.spec.http
-    executor = None
-    if function is not None and not asyncio.iscoroutinefunction(function):
-        executor = ThreadPoolExecutor(max_workers=conc, thread_name_prefix="target")
-    caller = Caller(target, env, secrets, function=function, executor=executor, limiter=limiter)
+    caller = Caller(target, env, secrets, function=function, limiter=limiter, concurrency=conc)
 
     tls = httpx.create_ssl_context() if http is not None else None  # built once: it costs ~50 ms of CPU
 
     def client() -> httpx.AsyncClient | None:
-        # one client (one connection) per worker: a shared pool scans all its connections on every request
+        # one client (one connection) per worker: a shared pool scans all its connections on every request.
+        # Redirects are never followed by the client: call.Caller follows those the target allows.
         if http is None:
             return None
         verify = tls if tls is not None else True
         if target.policy.typed_url:  # a visitor's address: every connection checked as it is made
             return httpx.AsyncClient(timeout=http.timeout_s, follow_redirects=False, trust_env=False,
                                      transport=guarded_transport(allow_private=target.policy.allow_private,
+                                                                 allow_loopback=target.policy.allow_loopback,
                                                                  verify=verify))
-        return httpx.AsyncClient(timeout=http.timeout_s, follow_redirects=target.policy.follow_redirects,
+        return httpx.AsyncClient(timeout=http.timeout_s, follow_redirects=False,
                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1), trust_env=False,
                                  verify=verify)
     queue = list(reversed(jobs))
     done = 0
     stop = asyncio.Event()
+    #: causes of the calls finished while none was answered (fail-fast)
+    causes: list[str | None] = []
 
-    def finish(q: QuestionRow, k: int, outcome: Outcome) -> None:
-        nonlocal done
-        line = case_line(q, target.name, outcome, k, repeat, target.spec.match)
+    def stop_run(why: str) -> None:
+        if not stop.is_set():
+            report.stopped, report.fatal = why, True
+            stop.set()
+
+    def write(line: dict[str, Any]) -> None:
         if writer is not None:
             writer.write(line)
         else:
             report.records.append(line)
+
+    def finish(q: QuestionRow, k: int, outcome: Outcome) -> None:
+        nonlocal done
+        line = case_line(q, target.name, outcome, k, repeat, target.spec.match)
+        try:
+            write(line)
+        except (TypeError, ValueError, RecursionError) as exc:  # a value that is not JSON: the question stays
+            outcome = Outcome(None, f"the app's reply could not be written as JSON ({type(exc).__name__})",
+                              outcome.attempts, outcome.latency_s, outcome.elapsed_s, outcome.status,
+                              cause="unwritable")
+            line = case_line(q, target.name, outcome, k, repeat, target.spec.match)
+            write(line)
         if outcome.error is None:
             report.answered += 1
             if outcome.latency_s is not None:
                 report.latencies.append(outcome.latency_s)
         else:
             report.failed.append((line["id"], outcome.error))
+            if report.answered == 0 and len(jobs) > FAIL_FAST_CALLS:
+                causes.append(outcome.cause)
+                if len(causes) == FAIL_FAST_CALLS and len(set(causes)) == 1:
+                    stop_run(f"the first {FAIL_FAST_CALLS} calls failed with the same cause and none was answered: "
+                             f"{outcome.error}")
         done += 1
         if progress is not None:
             progress(done, len(jobs))
         if on_record is not None:
             on_record(line)
 
+    async def ask(q: QuestionRow, own: httpx.AsyncClient | None) -> Outcome:
+        try:
+            return await caller.call(row_values(q), own)
+        except Exception as exc:  # noqa: BLE001 - a fault of the runner's own: the question still gets its line
+            why = secrets.excerpt(f"the call failed in the runner ({type(exc).__name__}: {exc})", 300)
+            return Outcome(None, why, 1, None, 0.0, cause=f"runner {type(exc).__name__}")
+
     async def worker() -> None:
         own = client()
         try:
             while queue and not stop.is_set():
                 q, k = queue.pop()
-                outcome = await caller.call(row_values(q), own)
+                outcome = await ask(q, own)
                 if outcome.fatal:
-                    if not stop.is_set():
-                        report.stopped, report.fatal = outcome.error, True
-                        stop.set()
+                    stop_run(outcome.error or "the app cannot be called")
                     return
-                finish(q, k, outcome)
+                if stop.is_set() and report.fatal:
+                    return  # stopped while this call was in flight: asked again by --resume
+                try:
+                    finish(q, k, outcome)
+                except OSError as exc:
+                    stop_run(f"cannot write the cases file ({type(exc).__name__}: {exc})")
+                    return
+        except Exception as exc:
+            stop_run(f"the run stopped on an error of its own ({type(exc).__name__}: {secrets.excerpt(str(exc), 200)})")
+            raise
         finally:
             if own is not None:
                 await asyncio.shield(own.aclose())
@@ -251,12 +297,13 @@ async def _work(target: Target, function: Callable[..., Any] | None, jobs: list[
         stop.set()
         for t in tasks:
             t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        results = await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(watcher, finished, stopped, return_exceptions=True)
+        failures = [r for r in results if isinstance(r, Exception)]
+        if failures:  # a callback (progress, on_record) or the runner itself failed: said, not swallowed
+            raise failures[0]
     finally:
         report.not_called = len(jobs) - done
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
 
 
 def run_target(target: Target, questions: QuestionSet | Sequence[QuestionRow], out: str | Path | None = None,

@@ -9,8 +9,9 @@ question file.
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -28,7 +29,24 @@ class HttpSpec(_Strict):
     body: Any = None
     #: URL parameters, filled like the body.
     query: dict[str, Any] = Field(default_factory=dict)
+    #: Seconds one attempt may take, connection to the reply's last byte.
     timeout_s: float = Field(30.0, gt=0, le=3600)
+    #: Follow a 307 / 308 redirect (method and body kept; another status is the question's error).
+    follow_redirects: bool = False
+    #: Origins (``https://host[:port]``) a followed redirect may lead to besides the URL's own.
+    redirect_origins: list[str] = Field(default_factory=list)
+    #: The largest reply read, decompressed (MB; at high concurrency each call reads less: :mod:`.reply`).
+    max_reply_mb: float = Field(32.0, gt=0, le=1024)
+
+    @field_validator("redirect_origins")
+    @classmethod
+    def _origins(cls, values: list[str]) -> list[str]:
+        for i, v in enumerate(values, start=1):
+            parts = urlsplit(v.strip())
+            if (parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query
+                    or parts.username):
+                raise ValueError(f"item {i} is not an origin: give scheme://host[:port], e.g. https://auth.example.com")
+        return values
 
 
 class TargetSpec(_Strict):
@@ -53,12 +71,17 @@ class TargetSpec(_Strict):
     #: Longest wait before a retry (a longer Retry-After is cut to it).
     max_retry_wait_s: float = Field(60.0, gt=0, le=3600)
     match: Literal["id", "text"] | None = None
+    #: A Python target's seconds per call (an overrunning call is abandoned; HTTP: ``http.timeout_s``).
+    timeout_s: float | None = Field(None, gt=0, le=86400)
 
     @model_validator(mode="after")
     def _one_kind(self) -> TargetSpec:
         if (self.http is None) == (self.python is None):
             raise ValueError("give either 'http' (an app to call over HTTP) or 'python' (package.module:function), "
                              "not " + ("both" if self.http else "neither"))
+        if self.http is not None and self.timeout_s is not None:
+            raise ValueError("timeout_s at the top of a target file is a Python target's; an HTTP target's is "
+                             "http.timeout_s")
         if self.args is not None and self.python is None:
             raise ValueError("'args' are a Python target's keyword arguments: an HTTP target sends its values in "
                              "http.body or http.query")

@@ -16,10 +16,10 @@ Contract:
 * ``${VAR}`` — the environment variable, read at call time, in the URL, a header, the body or the
   query. Only the owner's targets expand them (:class:`~.policy.TargetPolicy`); a variable that is
   not set is a :class:`~.errors.TargetError` naming the variable and the field, before any call.
-* :class:`Secrets` — every ``${VAR}`` value filled in, and the header values of credential headers
-  (``Authorization``, ``Cookie``, names with key / token / secret / password / session /
-  signature), in plain and URL-encoded form; :meth:`Secrets.redact` masks them (``***``) in any
-  text before it is written, logged or raised. Header values are never written or printed at all.
+* :class:`~.secrets.Secrets` — every ``${VAR}`` value filled in, and the header values of credential
+  headers (``Authorization``, ``Cookie``, names with key / token / secret / password / session /
+  signature) are added to it; it masks them (``***``) in every form (:mod:`.secrets`) before any text
+  is written, logged or raised. Header values are never written or printed at all.
 """
 
 from __future__ import annotations
@@ -30,50 +30,15 @@ from typing import Any, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
 from .errors import TargetError
+from .secrets import Secrets
 
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _TOKEN = re.compile(r"\$\{(?P<var>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<open>\{\{)|(?P<close>\}\})|\{(?P<col>[^{}]+)\}")
 _EXACT = re.compile(r"^\{([^{}]+)\}$")
 _CREDENTIAL = re.compile(r"auth|cookie|key|token|secret|passw|session|signature|credential", re.I)
-MASK = "***"
 #: Values every question row offers besides its columns (see the module doc).
 BUILT_IN = ("id", "question", "messages")
 _ROLES = {"user": "user", "agent": "assistant"}
-#: Secrets shorter than this are not masked in free text (a one-letter value would mangle every reply).
-MIN_SECRET_CHARS = 4
-
-
-class Secrets:
-    """The values that must never be shown (see the module doc)."""
-
-    def __init__(self) -> None:
-        self._values: set[str] = set()
-        self._pattern: re.Pattern[str] | None = None
-
-    def add(self, value: str) -> None:
-        for v in (value, quote(value, safe=""), quote(value, safe="/:")):
-            if len(v) >= MIN_SECRET_CHARS and v not in self._values:
-                self._values.add(v)
-                self._pattern = None
-
-    def redact(self, text: str) -> str:
-        if not self._values or not text:
-            return text
-        if self._pattern is None:
-            self._pattern = re.compile("|".join(re.escape(v) for v in sorted(self._values, key=len, reverse=True)))
-        return self._pattern.sub(MASK, text)
-
-    def redact_obj(self, obj: Any) -> Any:
-        """``obj`` (a JSON value) with every string redacted."""
-        if not self._values:
-            return obj
-        if isinstance(obj, str):
-            return self.redact(obj)
-        if isinstance(obj, list):
-            return [self.redact_obj(x) for x in obj]
-        if isinstance(obj, dict):
-            return {self.redact(str(k)): self.redact_obj(v) for k, v in obj.items()}
-        return obj
 
 
 def chat_messages(history: Iterable[Any], question: str) -> list[dict[str, str]]:
@@ -185,9 +150,6 @@ class Filler:
         for k, v in headers.items():
             filled = self.string(v)
             if is_credential_header(k) or VAR.search(v):
-                self.secrets.add(filled)
-                for part in filled.split():  # "Bearer <token>": the token alone too
-                    if len(part) >= 8:
-                        self.secrets.add(part)
+                self.secrets.add_header(filled)  # "Bearer <token>": the token alone too; Basic decoded
             out[k] = filled
         return out

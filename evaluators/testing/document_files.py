@@ -57,7 +57,8 @@ def write_docx(path: Path, title: str, paragraphs: Sequence[str]) -> Path:
     import docx
 
     d = docx.Document()
-    d.add_heading(title, level=1)
+    if title:
+        d.add_heading(title, level=1)
     for p in _blocks(paragraphs):
         d.add_paragraph(p)  # a line break inside stays a line break
     d.save(str(path))

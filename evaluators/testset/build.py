@@ -161,7 +161,7 @@ class _Run:
                      for i, c in enumerate(options)]
             best = options[min(keyed)[3]]
             pool.remove(best)
-            if self.dedupe.accept(best.question, self.vectors[best.question]):
+            if self.dedupe.accept(best.question, self.vectors[best.question], best.ground_truth):
                 return best
             self.dropped["near-duplicate of a question already kept"] += 1
 
@@ -222,6 +222,16 @@ class _Run:
         rows = make_rows(chosen, self.spec.id, self.gen.model)
         notes = list(dict.fromkeys(self.gen.notes))
         made = Counter(c.source for c in chosen)
+        total = sum(self.weights.values())
+        for d, k in made.items():  # a long file among short ones takes most of the questions: say so
+            if len(self.docs) > 2 and k > len(rows) / 2 and self.weights[d] > total / 2:
+                notes.append(f"{d}: {k} of the {len(rows)} questions, as it holds {self.weights[d] / total:.0%} of "
+                             "the documents' text (questions follow length; give it alone, or its parts, for fewer)")
+        reasons = getattr(self.gen, "reasons", {})
+        for d in sorted(self.docs):  # fewer than its share at the start: what was found there, and why it was left
+            share = self.quota.get(d, 0)
+            if d in reasons and 0 < made[d] < share:
+                notes.append(f"{d}: {made[d]} of its {share} questions; {reasons[d]}")
         skipped = list(self.corpus.skipped) + [
             Skipped(d, next((n.split(": ", 1)[1] for n in notes if n.startswith(d + ": ")),
                             "no question this generator could make of it"))
@@ -233,7 +243,7 @@ class _Run:
         for k, v in getattr(self.gen, "dropped", {}).items():
             dropped[k] = dropped.get(k, 0) + v
         return TestsetResult(tuple(rows), self.n, reason, tuple(skipped), tuple(notes), self.spec.id,
-                             self.gen.model, self.gen.usage, dropped)
+                             self.gen.model, self.gen.usage, dropped, unread=len(self.corpus.skipped))
 
     def _reason(self, got: int, made: Counter[str]) -> str:
         if self.ctx.cancelled:
@@ -252,7 +262,8 @@ class _Run:
         none = [d for d in sorted(self.docs) if not made[d] and d in self.asked]
         if none:
             more = f" and {len(none) - 5} more" if len(none) > 5 else ""
-            text += f"; no question from {', '.join(none[:5])}{more}"
+            docs = f"{len(none)} document{'s' if len(none) != 1 else ''}"  # (TestsetResult.no_question's count)
+            text += f"; no question from {docs}: {', '.join(none[:5])}{more}"
         return text
 
 

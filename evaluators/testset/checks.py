@@ -9,7 +9,8 @@ tests, the benchmark and a careful user share.
   and its id naming that document;
 * every offline reference answer backed word for word by its reference contexts;
 * no question that contains its own reference answer (unanswerable questions aside);
-* no two questions near-duplicates (MiniLM cosine at or above ``NEAR_DUPLICATE``).
+* no two questions near-duplicates (``dedupe.same_question``: MiniLM cosine at or above
+  ``SAME_QUESTION``, or at or above ``NEAR_DUPLICATE`` with the same words or overlapping answers).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..documents import Corpus
-from .dedupe import NEAR_DUPLICATE, embed
+from .dedupe import NEAR_DUPLICATE, embed, same_question
 
 
 def _squash(text: str) -> str:
@@ -65,7 +66,10 @@ def problems(rows: Sequence[dict[str, Any]], corpus: Corpus, n: int | None = Non
         vecs = embed([r["question"] for r in rows])
         sims = vecs @ vecs.T
         np.fill_diagonal(sims, 0.0)
-        i, j = (int(x) for x in np.unravel_index(int(np.argmax(sims)), sims.shape))
-        if sims[i, j] >= threshold:
-            out.append(f"near-duplicates ({sims[i, j]:.2f}): {rows[i]['question']!r} / {rows[j]['question']!r}")
+        for i, j in zip(*np.nonzero(np.triu(sims) >= threshold)):
+            a, b = rows[int(i)], rows[int(j)]
+            if same_question(float(sims[i, j]), a["question"], b["question"], str(a.get("ground_truth") or ""),
+                             str(b.get("ground_truth") or ""), threshold):
+                out.append(f"near-duplicates ({sims[i, j]:.2f}): {a['question']!r} / {b['question']!r}")
+                break
     return out

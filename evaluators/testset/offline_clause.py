@@ -56,6 +56,14 @@ class Clause:
     aux: Tok | None
     main: list[Tok]  # lexical verb(s) of the group (coordinated ones too)
     imperative: bool = False
+    #: A phrase fronted before the subject ("Each year in the U.S. on average"), moved to the end of
+    #: the question; "" when none.
+    front: str = ""
+    #: Tokens inside the subject left out of it: an aside between commas (", like a corporation,").
+    skip: tuple[int, int] | None = None
+    #: The subject as the question names it, when the sentence's own ("the pilot") was resolved to the
+    #: name the page gives it ("the California State Park Adventure Pass pilot").
+    named: str | None = None
 
 
 def strip_front(sentence: str) -> int:
@@ -95,6 +103,9 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if nxt is not None and (nxt.low in AUXILIARIES or nxt.low == "of"):
         return False
+    if nxt is not None and can_be(t.text, "NOUN") and t.low.endswith("s") and not nxt.is_cap and \
+            verb_tag(nxt.text) == "VBP" and can_be(nxt.text, "VERB") and not can_be(nxt.text, "NOUN"):
+        return False  # "Library cards expire ...": the noun's verb comes next
     if can_be(t.text, "NOUN") or can_be(t.text, "ADJ") or t.low.endswith("ed"):
         if can_be(t.text, "NOUN") and (can_be(prev.text, "ADJ") and not can_be(prev.text, "NOUN")
                                        or verb_tag(prev.text) in ("VBN", "VBG")):
@@ -125,6 +136,8 @@ def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok
                 and t.low not in PREPOSITIONS and t.low not in DETERMINERS:
             if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not can_be(t.text, "VERB"):
                 break
+            if toks[start].low in AUX_HAVE and verb_tag(t.text) == "VBP" and can_be(t.text, "ADJ"):
+                break  # "index funds have lower costs": "have" is the verb, "lower" an adjective
             main.append(t)
             j += 1
         elif main and t.low in ("and", "or") and j + 1 < len(toks) and \
@@ -136,12 +149,55 @@ def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok
     return j, main, negated
 
 
+#: First words of a phrase that can stand before the subject, up to its comma ("Each year in the U.S.
+#: on average, ...", "In 2019, ...", "On weekdays, ...").
+_FRONT_START = frozenset(("each", "every", "in", "on", "at", "during", "for", "since", "by", "after", "before",
+                          "from", "until", "within", "under", "over", "across", "throughout", "this", "last", "next",
+                          "most", "per", "as", "like", "unlike", "according", "starting", "beginning", "today",
+                          "currently", "annually", "typically", "usually", "generally", "today", "overall", "together"))
+#: Words that open an aside between commas inside a subject ("Business entities, like a corporation, can ...").
+_ASIDE = frozenset(("like", "such", "including", "e.g", "i.e", "for", "especially", "particularly", "namely"))
+
+
+def _front(toks: list[Tok]) -> int:
+    """Index of the subject's first token after a fronted phrase and its comma (0 when none)."""
+    if not toks or toks[0].low not in _FRONT_START and not (toks[0].low.endswith("ly") and can_be(toks[0].low, "ADV")):
+        return 0
+    for k in range(1, min(len(toks), 14)):
+        t = toks[k]
+        if t.text == ",":
+            return k + 1 if k >= 2 or toks[0].low.endswith("ly") else 0
+        if t.low in AUXILIARIES or t.low in CLAUSE_WORDS - {"and", "or"} or t.text in BOUNDARY or \
+                (verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN") and not t.is_cap):
+            return 0
+    return 0
+
+
+def _aside(toks: list[Tok], i: int) -> int | None:
+    """End (index after the second comma) of an aside opening at the comma ``i`` inside a subject."""
+    if i + 1 >= len(toks) or toks[i + 1].low not in _ASIDE:
+        return None
+    for k in range(i + 2, min(len(toks), i + 12)):
+        if toks[k].text == ",":
+            return k + 1
+        if toks[k].low in AUXILIARIES or toks[k].text in BOUNDARY:
+            return None
+    return None
+
+
 def read_clause(sentence: str) -> Clause | None:
     off = strip_front(sentence)
     text = sentence[off:].rstrip()
     if text.endswith("."):
         text = text[:-1]
+    front = ""
     toks = tokens(text)
+    f = _front(toks)
+    if f:
+        front = text[:toks[f - 1].start].strip()
+        off += toks[f].start
+        text = text[toks[f].start:]
+        toks = tokens(text)
     if len(toks) < 4:
         return None
     first = toks[0]
@@ -152,9 +208,18 @@ def read_clause(sentence: str) -> Clause | None:
         end, main, negated = verb_group(toks, 0, False)
         if negated:
             return None
-        return Clause(text, off, toks, (0, 0), (0, end), None, main, imperative=True)
-    for i in range(1, min(len(toks), 14)):
+        return Clause(text, off, toks, (0, 0), (0, end), None, main, imperative=True, front=front)
+    skip: tuple[int, int] | None = None
+    i = 1
+    while i < min(len(toks), 16):
         t = toks[i]
+        if t.text == "(" and (pe := paren_end(toks, i)) is not None and pe < len(toks):
+            i = pe  # "A Layer 7 (L7) policy is ...": the parentheses belong to the subject
+            continue
+        if t.text == "," and skip is None and (ae := _aside(toks, i)) is not None and ae < len(toks):
+            skip = (i, ae)
+            i = ae
+            continue
         if t.low in BOUNDARY or t.low in ("that", "which", "who", "whose", "when", "if", "because"):
             return None
         if t.low in AUXILIARIES:
@@ -162,13 +227,14 @@ def read_clause(sentence: str) -> Clause | None:
             if negated or t.low in AUX_DO:
                 return None
             if t.low in AUX_HAVE and not main and toks[i + 1].low != "been":  # "has" as the verb: "Mars has two moons"
-                return Clause(text, off, toks, (0, i), (i, i + 1), None, [t])
-            return Clause(text, off, toks, (0, i), (i, end), t, main)
+                return Clause(text, off, toks, (0, i), (i, i + 1), None, [t], front=front, skip=skip)
+            return Clause(text, off, toks, (0, i), (i, end), t, main, front=front, skip=skip)
         if finite_verb(toks, i):
             end, main, negated = verb_group(toks, i, False)
             if negated:
                 return None
-            return Clause(text, off, toks, (0, i), (i, end), None, main)
+            return Clause(text, off, toks, (0, i), (i, end), None, main, front=front, skip=skip)
+        i += 1
     return None
 
 
@@ -205,11 +271,25 @@ def piece(c: Clause, a: int, b: int) -> str:
 def subject_text(c: Clause) -> str:
     if c.imperative:
         return "you"
+    if c.named:
+        return c.named
     a, b = c.subj
     first = c.toks[a]
     nxt = c.toks[a + 1].text if a + 1 < b else ""
-    rest = piece(c, a + 1, b)
+    if c.skip is not None:
+        rest = " ".join(x for x in (piece(c, a + 1, c.skip[0]), piece(c, c.skip[1], b)) if x)
+    else:
+        rest = piece(c, a + 1, b)
     return (lower_first(first.text, nxt) + (" " + rest if rest else "")).strip()
+
+
+def front_text(c: Clause) -> str:
+    """The fronted phrase as it ends a question ("each year in the U.S. on average")."""
+    if not c.front:
+        return ""
+    words = c.front.split()
+    nxt = words[1] if len(words) > 1 else ""
+    return " ".join([lower_first(words[0], nxt), *words[1:]])
 
 
 def joins_names(toks: list[Tok], k: int) -> bool:

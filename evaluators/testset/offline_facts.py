@@ -47,6 +47,16 @@ MEASURE_ADJ = frozenset("tall high long wide deep old heavy thick large big".spl
 NAMING = {"named": "named", "called": "called", "titled": "titled", "dubbed": "dubbed", "nicknamed": "nicknamed"}
 
 
+FREQUENCY = frozenset("daily weekly monthly yearly annually hourly nightly biweekly fortnightly quarterly "
+                      "twice once".split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays "
+                     "fridays saturdays sundays weekend weekends weekday weekdays".split())
+DAY_PARTS = frozenset("morning mornings afternoon afternoons evening evenings night nights".split())
+CLOCK = frozenset("a.m p.m am pm".split())
+TIME_WORDS = frozenset("noon midnight sunset sunrise dawn dusk".split())
+MONTH_NAMES = frozenset("january february march april may june july august september october november december".split())
+
+
 @dataclass(frozen=True)
 class Fact:
     kind: str  # "date" | "count" | "measure" | "number" | "money" | "percent" | "numbered" | "name" | "agent"
@@ -101,7 +111,7 @@ def _date_facts(text: str, toks: list[Tok], lo: int) -> list[Fact]:
     return out
 
 
-def _quantity_fact(toks: list[Tok], i: int, copula: bool) -> Fact | None:
+def _quantity_fact(toks: list[Tok], i: int, copula: bool, verb_end: int = 0) -> Fact | None:
     """The fact of the number at ``i``, by what stands around it."""
     a = _modifier_start(toks, i)
     j = _number_end(toks, i)
@@ -114,6 +124,8 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool) -> Fact | None:
         return None  # the start of a range, a rate ("$600/year"), a size ("3 x 4")
     if a >= 1 and toks[a - 1].low in ("last", "next", "past", "first", "previous", "following"):
         return None  # "the last 30 days": a window, not a fact
+    if a >= 1 and toks[a - 1].low in ("and", "or", ","):
+        return None  # "Cuyamaca Rancho State Park and two desert parks": one member of a list
     if j < len(toks) and toks[j].start == num.end and toks[j].is_word and len(toks[j].text) <= 2:
         return None  # "4G", "5x": a code, not a number and its unit
     det = 1 if a > 1 and toks[a - 1].low == "the" and toks[a - 2].low in PREPOSITIONS else 0
@@ -135,7 +147,7 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool) -> Fact | None:
         if prep in ("for", "at", "of", "by", "to") and prep != "of":
             return Fact("money", (a, end), (a - 1, end), {"for": "For how much", "at": "At what price",
                                                           "by": "By how much", "to": "To how much"}[prep])
-        return Fact("money", (a, end), (a, end), "How much") if not prep else None
+        return Fact("money", (a, end), (a, end), "How much") if not prep and a == verb_end else None
     if num.text.endswith("%") or nxt in ("%", "percent") or (nxt == "per" and j + 1 < len(toks)
                                                               and toks[j + 1].low == "cent"):
         end = j if num.text.endswith("%") else j + (2 if nxt == "per" else 1)
@@ -145,17 +157,26 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool) -> Fact | None:
         if wh:
             return Fact("percent", (a, end), (a - 1, end), wh)
         return None
-    if nxt in DURATION:
+    if nxt in ("business", "working", "calendar", "school", "full") and j + 1 < len(toks) and \
+            toks[j + 1].low in DURATION:
+        unit = j + 1  # "3 business days"
+    else:
+        unit = j
+    if toks[unit].low in DURATION if unit < len(toks) else False:
+        ue = unit + 1
+        words = " ".join(t.text for t in toks[j:ue])
         if prep in ("for", "in", "within"):
-            return Fact("measure", (a, j + 1), (a - 1, j + 1), "How long")
+            return Fact("measure", (a, ue), (a - 1, ue), "How long")
         if prep == "every":
-            return Fact("measure", (a - 1, j + 1), (a - 1, j + 1), "How often")
+            return Fact("measure", (a - 1, ue), (a - 1, ue), "How often")
         if prep == "after":
-            return Fact("measure", (a, j + 1), (a - 1, j + 1), f"After how many {toks[j].text}")
-        if not prep and copula and j + 1 < len(toks) and toks[j + 1].low == "old":
-            return Fact("measure", (a, j + 1), (a, j + 2), "How old")
+            return Fact("measure", (a, ue), (a - 1, ue), f"After how many {words}")
+        if not prep and ue < len(toks) and toks[ue].low in ("before", "after", "prior") and a > 0:
+            return Fact("measure", (a, j), (a, ue), f"How many {words}")  # "at least 15 days before the trial"
+        if not prep and copula and ue < len(toks) and toks[ue].low == "old":
+            return Fact("measure", (a, ue), (a, ue + 1), "How old")
         if not prep and a > 0 and toks[a - 1].low in ("wait", "takes", "take", "took", "lasts", "lasted", "last"):
-            return Fact("measure", (a, j + 1), (a, j + 1), "How long")
+            return Fact("measure", (a, ue), (a, ue), "How long")
         return None
     if nxt in LENGTH or nxt in OTHER_UNITS:
         after = toks[j + 1].low if j + 1 < len(toks) else ""
@@ -174,6 +195,13 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool) -> Fact | None:
             and toks[k].is_word and not toks[k].is_cap:
         k += 1
     if k < len(toks) and toks[k].is_word and not toks[k].is_cap and is_plural_noun(toks[k].text):
+        if k + 2 < len(toks) and toks[k + 1].low == "of" and toks[k + 2].is_word:
+            e = k + 2  # "2 doses of flu vaccine", "24,700 acres of oak and conifer forest": the noun's phrase
+            while e < len(toks) and e - k <= 6 and toks[e].is_word and toks[e].low not in PREPOSITIONS and \
+                    toks[e].low not in ("that", "which", "who"):
+                e += 1
+            if toks[e - 1].low not in ("and", "or"):
+                k = e - 1
         noun = " ".join(t.text for t in toks[j:k + 1])
         if prep in ("in", "on", "across", "from", "with", "to", "of", "for", "by", "into", "than"):
             if prep in ("than", "of", "by"):
@@ -220,15 +248,80 @@ def _name_facts(toks: list[Tok], lo: int) -> list[Fact]:
     return out
 
 
+def _time_at(toks: list[Tok], i: int) -> int:
+    """End of a time of day, a month or a weekday starting at ``i`` ("8 a.m.", "noon", "April",
+    "Wednesday evenings"); ``i`` when there is none."""
+    if i >= len(toks):
+        return i
+    t = toks[i]
+    if t.is_num and re.fullmatch(r"\d{1,2}(?::\d\d)?", t.text) and i + 1 < len(toks) and toks[i + 1].low in CLOCK:
+        return i + 3 if i + 2 < len(toks) and toks[i + 2].text == "." else i + 2
+    if t.low in TIME_WORDS or (t.low in MONTH_NAMES and t.is_cap):
+        return i + 1
+    if t.low in WEEKDAYS:
+        return i + 2 if i + 1 < len(toks) and toks[i + 1].low in DAY_PARTS else i + 1
+    return i
+
+
+def _schedule_piece(toks: list[Tok], i: int) -> int:
+    """End of one piece of a schedule starting at ``i`` ("weekly", "on Wednesday evenings", "from 8 a.m.
+    to sunset", "at noon", "every Monday", "in April or May"); ``i`` when none starts there."""
+    if i >= len(toks):
+        return i
+    low = toks[i].low
+    if low in FREQUENCY - {"twice", "once"}:
+        return i + 1
+    if low in ("twice", "once") and i + 2 < len(toks) and toks[i + 1].low in ("a", "per") and \
+            toks[i + 2].low in DURATION | {"week", "month", "year", "day"}:
+        return i + 3
+    if low in ("on", "every", "at", "in", "until", "till", "by") or low == "from" or low == "between":
+        j = _time_at(toks, i + 1)
+        if j == i + 1:
+            return i
+        if low == "every" and toks[i + 1].low not in WEEKDAYS:
+            return i
+        if low == "in" and toks[i + 1].low not in MONTH_NAMES:
+            return i
+        while j + 1 < len(toks) and toks[j].low in ("and", "or", ",", "to", "through", "-", "–", "until") \
+                and _time_at(toks, j + 1) > j + 1:
+            j = _time_at(toks, j + 1)
+        if low in ("from", "between") and j == _time_at(toks, i + 1):
+            return i  # "from April": no end
+        return j
+    return i
+
+
+def _schedule_facts(toks: list[Tok], after: int) -> list[Fact]:
+    """A schedule after the verb: how often and when ("meet weekly on Wednesday evenings", "is open
+    daily from 8 a.m. to sunset", "opens on weekends from 10 a.m. to 4 p.m.")."""
+    out: list[Fact] = []
+    i = after
+    while i < len(toks):
+        j = _schedule_piece(toks, i)
+        if j == i:
+            i += 1
+            continue
+        start, pieces, freq_only = i, 0, True
+        while j > i:
+            pieces += 1
+            freq_only = freq_only and toks[i].low in FREQUENCY
+            i = j
+            j = _schedule_piece(toks, i)
+        out.append(Fact("schedule", (start, i), (start, i), "How often" if freq_only else "When"))
+    return out
+
+
 def find_facts(toks: list[Tok], text: str, after: int, copula: bool) -> list[Fact]:
     """Facts among ``toks`` from position ``after`` on (``text`` is what the tokens index into);
     ``copula``: the verb is a form of *be* (measures like "330 metres tall" then read as "How tall")."""
     facts = _date_facts(text, toks, after)
+    facts += [f for f in _schedule_facts(toks, after) if not {k for g in facts for k in range(*g.remove)}
+              & set(range(*f.remove))]
     taken = {k for f in facts for k in range(*f.remove)}
     i = after
     while i < len(toks):
         if i not in taken and _is_number(toks[i]):
-            f = _quantity_fact(toks, i, copula)
+            f = _quantity_fact(toks, i, copula, after)
             if f is not None and f.remove[0] >= after and not taken & set(range(*f.remove)):
                 facts.append(f)
                 taken |= set(range(*f.remove))

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from .offline_clause import (
     BOUNDARY,
     CLAUSE_WORDS,
     MARKUP,
     Clause,
+    front_text,
     is_adverb,
     piece,
     read_clause,
@@ -41,6 +43,7 @@ from .offline_clause import (
     verb_words,
 )
 from .offline_facts import Fact, find_facts
+from .offline_patterns import patterns
 from .offline_words import (
     AUX_BE,
     AUX_HAVE,
@@ -61,15 +64,29 @@ _DEFINING = {"refers": "refer to", "means": "mean", "stands": "stand for", "deno
 #: Verbs whose object is a fact worth asking for: "What does Kubernetes provide?".
 _OBJECT_VERBS = frozenset(("support provide offer include contain require use store run replace create generate "
                            "return measure track protect encrypt manage host expose accept produce cause treat "
-                           "inhibit block reduce increase lower raise prevent need enable charge cost").split())
+                           "inhibit block reduce increase lower raise prevent need enable charge cost detect handle "
+                           "identify display list define specify describe determine control send receive process "
+                           "convert monitor apply add remove delete decrypt cover hold publish emit recognize analyze "
+                           "extract compute calculate record log collect trigger invoke route redirect classify secure "
+                           "scan index crawl import export upload share replicate restore scale deploy build update "
+                           "represent map match connect own fund pay earn lose reflect affect mean limit").split())
+#: Words after "the" that make a subject a thing to ask about ("The first thing you need to decide on is ...").
+_RANKED = frozenset("first second third last main best key only primary biggest largest most".split())
 #: First words of a complement that says little on its own ("a different entity", "a bit of").
 _VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "great", "better", "best", "worse",
                           "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
                           "simpler", "appropriate", "way", "thing", "part", "kind", "sort", "type", "number"))
 #: How much a kind of fact is worth asking about (a date or a number beats a definition).
-_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "percent": 2.8, "numbered": 2.8,
-               "number": 2.8, "agent": 2.6, "name": 2.5, "who": 2.0, "object": 1.8, "definition": 1.6,
-               "function": 1.2}
+_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 2.7, "limit": 3.0,
+               "percent": 2.8, "numbered": 2.8, "number": 2.8, "agent": 2.6, "name": 2.5, "condition": 2.2,
+               "purpose": 2.2, "means": 2.1, "use": 2.1, "reason": 2.0, "term": 2.0, "who": 2.0, "object": 1.8,
+               "definition": 1.6, "function": 1.2}
+#: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
+_YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
+#: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
+_LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
+           ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
+_LINK_MD = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MIN_WORDS = {"definition": 3, "number": 6}
 _OTHER_PEOPLE = re.compile(r"\b(?:we|our|us|i|my|you|your|yours|it|its|they|them|their|he|she|him|her|his)\b")
 
@@ -83,16 +100,50 @@ class Made:
 
 
 def _ask(c: Clause, wh: str, remainder: str) -> str:
+    """The question: ``wh``, the auxiliary (or *do*), the subject, the verb, ``remainder``, then a fronted
+    phrase; "" when it does not read back as a clause (:func:`reads_back`)."""
     subj = subject_text(c)
     if c.imperative:
         core = f"{wh} should you {verb_words(c, False)}"
+        decl = f"you should {verb_words(c, False)} {remainder}"
     elif c.aux is not None:
         core = f"{wh} {c.aux.low} {subj} {verb_words(c, False)}"
+        decl = f"{subj} {c.aux.low} {verb_words(c, False)} {remainder}"
     else:
         tag = verb_tag(c.main[0].text) if c.main else None
         do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
         core = f"{wh} {do} {subj} {verb_words(c, True)}"
-    return _finish(f"{core} {remainder}")
+        decl = f"{subj} will {verb_words(c, True)} {remainder}"
+    if not reads_back(decl, subj):
+        return ""
+    return _finish(f"{core} {remainder} {front_text(c)}")
+
+
+def reads_back(declarative: str, subject: str) -> bool:
+    """Whether a question, put back as a statement (``"the park was established and holds ..."``),
+    reads as one clause with ``subject`` as its subject: the same clause reader finds it, and no
+    second verb is joined on by "and" / "or" (the question would then ask two things, one of them
+    half-said: "When was the park established and holds more than 100 miles of hiking?")."""
+    words = declarative.split()
+    if not words or words[-1].lower() in DETERMINERS | {"and", "or", "of", "to", "the", "a", "an", ","}:
+        return False
+    if len(words) < 4:
+        return True  # "Mars will have": too short to go wrong
+    c = read_clause(" ".join(words))
+    if c is None:
+        return False
+    if not c.imperative and " ".join(subject_text(c).lower().split()) != " ".join(subject.lower().split()):
+        return False
+    for k in range(c.verb[1], len(c.toks) - 1):
+        if c.toks[k].low in ("and", "or"):
+            nxt = c.toks[k + 1]
+            after = c.toks[k + 2] if k + 2 < len(c.toks) else None
+            object_follows = after is not None and (after.low in DETERMINERS or after.is_num or
+                                                    after.low in ("more", "less", "fewer", "up", "about"))
+            if nxt.low in AUXILIARIES or (verb_tag(nxt.text) in ("VBZ", "VBD") and not nxt.is_cap
+                                          and (not can_be(nxt.text, "NOUN") or object_follows)):
+                return False
+    return True
 
 
 def _finish(q: str) -> str:
@@ -126,7 +177,15 @@ def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
                 continue
             q = _ask(c, f.wh, rem)
         else:
-            q = _ask(c, f.wh, rem)
+            wh = f.wh
+            prep, _, rest = wh.partition(" ")
+            if prep.lower() in PREPOSITIONS | {"since", "until", "till"} and \
+                    rest.startswith(("how much", "how many", "when")):  # the question word first
+                if f.remove[0] == c.verb[1]:
+                    wh, rem = rest[:1].upper() + rest[1:], f"{prep.lower()} {rem}"  # "How much can X sue for ...?"
+                else:
+                    wh, rem = rest[:1].upper() + rest[1:], f"{rem} {prep.lower()}"
+            q = _ask(c, wh, rem)
         if q:
             out.append((q, f.answer, f.kind))
     return out
@@ -165,7 +224,8 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
     if c.imperative:
         return None
     s_len = c.subj[1] - c.subj[0]
-    if s_len > 6:
+    ranked = s_len >= 2 and c.toks[c.subj[0]].low == "the" and c.toks[c.subj[0] + 1].low in _RANKED
+    if s_len > (12 if ranked else 6):
         return None
     v_end = c.verb[1]
     while v_end < len(c.toks) - 1 and is_adverb(c.toks[v_end]):  # "is basically the amount ..."
@@ -177,8 +237,11 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
     if v_end + 1 < len(c.toks) and c.toks[v_end + 1].low in _VAGUE_HEADS:
         return None  # "VIX is a different entity altogether": true, but says nothing
     subj = subject_text(c)
+    proper = any(t.is_cap for t in c.toks[c.subj[0]:c.subj[1]]) and c.toks[c.subj[0]].low not in DETERMINERS
     if c.aux is not None and c.aux.low in ("is", "are") and not c.main and v_end < len(c.toks) and \
-            (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and s_len <= 3 and stop - v_end >= 5):
+            (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and (s_len <= 3 or ranked)
+             and stop - v_end >= (3 if ranked else 5)
+             or proper and c.toks[v_end].text.endswith(("'s", "’s")) and stop - v_end >= 3):
         return _finish(f"What {c.aux.low} {subj}"), (v_end, stop), "definition"
     if c.aux is None and len(c.main) == 1 and c.main[0].low in _DEFINING and v_end < len(c.toks):
         phrase = _DEFINING[c.main[0].low]
@@ -213,7 +276,10 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     if lemma not in _OBJECT_VERBS or verb_tag(c.main[0].text) not in ("VBZ", "VBD", "VBP"):
         return None
     subj = c.toks[c.subj[0]:c.subj[1]]
-    if not (any(t.is_cap for t in subj[1:]) or subj[0].is_cap and not known(subj[0].text) or len(subj) >= 3):
+    nouns = len(subj) == 2 and all(t.is_word and can_be(t.text, "NOUN") for t in subj) and \
+        subj[0].low not in DETERMINERS  # "Capacity management", "Entities enrichment"
+    if not (c.named or nouns or any(t.is_cap for t in subj[1:]) or subj[0].is_cap and not known(subj[0].text)
+            or len(subj) >= 3):
         return None
     a = c.verb[1]
     b = a
@@ -242,6 +308,10 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     ends_in_noun = last.is_cap or last.is_num or can_be(last.text, "NOUN") or not known(last.text)
     if c.toks[a].is_num or last.low in DETERMINERS or not (ends_in_noun or figure):
         return None  # the object must end in its noun ("a standardized or customizable ..." does not)
+    if nxt in ("and", "or") and b + 1 < len(c.toks) and c.toks[b + 1].is_cap and c.toks[a].is_cap and \
+            not any(t.low in AUXILIARIES or verb_tag(t.text) in ("VBZ", "VBD") and not can_be(t.text, "NOUN")
+                    for t in c.toks[b + 1:]):
+        b, nxt = len(c.toks), ""  # a list of names: "includes Cuyamaca Rancho State Park and Anza-Borrego ..."
     if nxt in ("of", "that", "which", "who", "whose", "where", "and", "or"):
         return None  # the object goes on ("a summary of ...", "a character that ..."): its head alone says little
     if nxt == ",":  # a list: "includes sources, filters, topics, destinations, and subscriptions"
@@ -266,11 +336,15 @@ def _vague_term(c: Clause) -> bool:
     return len(s) == 2 and s[0].low in ("a", "an", "the") and not s[1].is_cap and known(s[1].text)
 
 
-def _answer_in_question(answer: str, question: str) -> bool:
+def _answer_in_question(answer: str, question: str, strict: bool = True) -> bool:
+    """Whether ``question`` gives ``answer`` away: holds it whole, or (``strict``: a fact's answer) one of
+    its numbers or most of its words."""
     a = " ".join(answer.lower().split()).strip(" .,;:")
     q = question.lower()
     if not a or a in q:
         return True
+    if not strict:
+        return False
     nums = re.findall(r"\d[\d,.]*\d|\d", a)
     if any(re.search(rf"(?<![\d.,]){re.escape(n)}(?![\d])", q) for n in nums):
         return True
@@ -278,39 +352,172 @@ def _answer_in_question(answer: str, question: str) -> bool:
     return bool(words) and sum(w in q for w in words) >= max(1, int(0.6 * len(words) + 0.5)) and len(words) <= 3
 
 
-def question_for(sentence: str, section: str = "") -> Made | None:
-    """The best question the rules make of ``sentence`` (see the module docstring), or None."""
+def _fronted_reason(s: str) -> tuple[str, str, str] | None:
+    """"Since X, Y." / "Because X, Y." -> "Why <Y as a question>?" (answer X)."""
+    body = s.strip().rstrip(".")
+    first = body.split(" ", 1)[0].lower()
+    if first not in ("because", "since"):
+        return None
+    depth = 0
+    for m in re.finditer(r"[(),]", body):
+        depth += (m.group() == "(") - (m.group() == ")")
+        if m.group() == "," and depth == 0:
+            cause, main = body[len(first):m.start()].strip(), body[m.end():].strip()
+            if len(cause.split()) < 3 or re.match(r"\d", cause):
+                return None
+            c = read_clause(main)
+            if c is None or not subject_ok(c) or c.front:
+                return None
+            rem = remainder(c, (len(c.toks), len(c.toks)))
+            if rem is None:
+                return None
+            q = _ask(c, "Why", rem)
+            return (q, cause, "reason") if q else None
+    return None
+
+
+def _unmarked(s: str) -> str:
+    """``s`` with Markdown links read as their text, bold marks and backticks as spaces — the same
+    length, so every offset still points into ``s``."""
+    s = _LINK_MD.sub(lambda m: " " * (m.start(1) - m.start()) + m.group(1) + " " * (m.end() - m.end(1)), s)
+    return s.replace("**", "  ").replace("`", " ")
+
+
+def _limit_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
+    """A number counted in the subject: "A maximum of two pets are allowed in campsites." -> "How many
+    pets are allowed in campsites?" (answer "A maximum of two")."""
+    s0, s1 = c.subj
+    toks = c.toks
+    k = s0
+    for lim in _LIMITS:
+        if tuple(t.low for t in toks[s0:s0 + len(lim)]) == lim:
+            k = s0 + len(lim)
+            break
+    if k >= s1 or not (toks[k].is_num or toks[k].low in ("two", "three", "four", "five", "six", "seven", "eight",
+                                                          "nine", "ten", "twelve", "twenty", "one")):
+        return None
+    if c.aux is None or not c.main and c.aux.low not in ("are", "were"):
+        return None
+    noun = piece(c, k + 1, s1)
+    if not noun or not noun.split()[-1].endswith("s") or any(t.is_num for t in toks[k + 1:s1]):
+        return None
+    rem = remainder(c, (len(c.toks), len(c.toks)))
+    if rem is None:
+        return None
+    q = _finish(f"How many {noun} {c.aux.low} {verb_words(c, False)} {rem} {front_text(c)}")
+    return q, (s0, k + 1), "limit"
+
+
+#: ``resolve(subject) -> name``: the name a page gives a thing its sentence calls "the pilot" (None: none).
+Resolver = Callable[[str], "str | None"]
+
+
+def _vague_subject(c: Clause) -> str | None:
+    """The words of a subject that names a thing only by its kind ("the pilot", "this service"), else None."""
+    if c.imperative or c.named:
+        return None
+    s = c.toks[c.subj[0]:c.subj[1]]
+    if not 2 <= len(s) <= 3 or s[0].low not in ("the", "this", "these", "that", "those"):
+        return None
+    if any(t.is_cap or t.is_num or not t.is_word or not known(t.text) for t in s[1:]):
+        return None
+    return " ".join(t.low for t in s[1:])
+
+
+def question_for(sentence: str, section: str = "", resolve: Resolver | None = None,
+                 why: list[str] | None = None) -> Made | None:
+    """The best question the rules make of ``sentence`` (see the module docstring), or None; ``why``
+    gets the reason when there is none (a key of :data:`LEFT`). ``resolve`` names a subject the sentence
+    gives only by its kind."""
+    def no(reason: str) -> Made | None:
+        if why is not None:
+            why.append(reason)
+        return None
+
     s = sentence.strip()
-    if not s.endswith(".") or len(s) < 20 or len(s) > 400 or "?" in s or "!" in s or MARKUP.search(s):
-        return None
-    if s.count("(") != s.count(")") or s.count('"') % 2:
-        return None
-    c = read_clause(s)
-    if c is None or not (c.text[:1].isalnum()) or not subject_ok(c):
-        return None
-    options = _fact_questions(c)
-    who = _who_question(c)
-    if who:
-        options.append(who)
+    if len(s) < 20 or len(s) > 400:
+        return no("not a sentence")
+    if "?" in s or "!" in s or not (s.endswith(".") or s[-1:].isalnum() or s.endswith((")", "%"))):
+        return no("not a sentence")
+    plain = _unmarked(s)
+    if MARKUP.search(plain) or plain.count("(") != plain.count(")") or plain.count('"') % 2:
+        return no("markup")
+    c = read_clause(plain)
+    options: list[tuple[str, tuple[int, int] | str, str]] = []
+    you = False
+    if c is not None and c.text[:1].isalnum():
+        vague = _vague_subject(c)
+        if vague and resolve is not None:
+            named = resolve(vague)
+            if named:
+                c.named = named
+                vague = None
+        if subject_ok(c) and not (vague and len(vague.split()) == 1) and \
+                not (vague and c.toks[c.subj[0]].low != "the"):
+            options += _fact_questions(c)
+            who = _who_question(c)
+            if who:
+                options.append(who)
+            lim = _limit_question(c)
+            if lim:
+                options.append(lim)
+            if not options:
+                d = _definition(c, section) or _object_question(c)
+                if d:
+                    options.append(d)
+        elif vague:
+            no("subject not named")
+        you = subject_text(c) == "you" or c.imperative
+        if not subject_ok(c) and not you:
+            c = None
+    options += [(q, a, k) for q, a, k in patterns(plain, c)]
+    why_q = _fronted_reason(plain)
+    if why_q:
+        options.append(why_q)
     if not options:
-        d = _definition(c, section) or _object_question(c)
-        if d:
-            options.append(d)
+        return no("no fact the rules ask about" if c is not None else "no clause the rules read")
     best: Made | None = None
-    for q, (a, b), kind in options:
-        if a >= b:
+    left = "no fact the rules ask about"
+    for q, span, kind in options:
+        if not q:
             continue
-        answer = c.text[c.toks[a].start:c.toks[b - 1].end].strip(" ,;:")
+        if isinstance(span, str):
+            a0 = plain.find(span)
+            answer = s[a0:a0 + len(span)] if a0 >= 0 else span
+        else:
+            a, b = span
+            if c is None or a >= b:
+                continue
+            start, end = c.offset + c.toks[a].start, c.offset + c.toks[b - 1].end
+            answer = s[start:end]
+        answer = answer.strip(" ,;:")
+        if "](" in answer or "**" in answer:
+            left = "markup"
+            continue
         n_words = len(q.split())
-        if not _MIN_WORDS.get(kind, 4) <= n_words <= 22 or len(answer.split()) > 40:
+        if not _MIN_WORDS.get(kind, 4) <= n_words <= 28 or len(answer.split()) > 40:
+            left = "question too long"
             continue
-        if _answer_in_question(answer, q) or _OTHER_PEOPLE.search(q.lower().replace("should you ", "")):
+        subj = subject_text(c).lower() if c is not None else ""
+        others = _OTHER_PEOPLE.search(q.lower().replace("should you ", "").replace(subj, "", 1)) \
+            if kind not in _YOU_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
+                                                      q.lower().replace(subj, "", 1))
+        gives = _answer_in_question(answer, q, strict=kind not in _YOU_KINDS)
+        if gives or others:
+            left = "answer in the question" if gives else "stands on a word of the page"
             continue  # the answer given away, or a question about "we" / "it" that stands on nothing
         score = _KIND_SCORE[kind] - 0.05 * max(0, n_words - 14)
-        if kind == "definition" and _vague_term(c):
+        if kind == "definition" and c is not None and _vague_term(c):
             if c.toks[c.subj[0]].low == "the":
                 continue  # "What is the platform?": which one?
             score -= 1.0
         if best is None or score > best.score:
             best = Made(q, answer, kind, score)
+    if best is None:
+        return no(left)
     return best
+
+
+#: Why a sentence gave no question, in the words of a file's reasons.
+LEFT = ("not a sentence", "markup", "no clause the rules read", "subject not named", "no fact the rules ask about",
+        "answer in the question", "stands on a word of the page", "question too long")

@@ -93,6 +93,14 @@ class TestsetResult:
     usage: Usage = field(default_factory=Usage)
     #: Candidates dropped (critic, near-duplicate, malformed), by reason, for the summary.
     dropped: dict[str, int] = field(default_factory=dict)
+    #: How many of ``skipped`` (the first ones) are files that could not be read; the rest are
+    #: documents no question was made of (:attr:`no_question`).
+    unread: int = 0
+
+    @property
+    def no_question(self) -> tuple[Skipped, ...]:
+        """The documents read that gave no question (the count the summary's reason gives)."""
+        return self.skipped[self.unread:]
 
     @property
     def complete(self) -> bool:

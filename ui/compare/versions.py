@@ -36,7 +36,7 @@ from evaluators.comparison import (
 )
 from evaluators.comparison import short_number as num
 from evaluators.retrieval import is_retrieval_metric
-from evaluators.store import RunSummary
+from evaluators.store import RunSummary, app_run_of, short_labels
 from evaluators.store import labels as run_labels
 
 from .. import highlight as hl
@@ -255,8 +255,13 @@ def render() -> None:
         return
     st.session_state[_RECENT] = list(dict.fromkeys([base_id, *cand_ids, *(st.session_state.get(_RECENT) or [])]))[:20]
     run_ids = [base_id, *cand_ids]
+    # runs of an app on one question set: called by their targets, the question set said once
+    shown, on = short_labels([by_id[i] for i in run_ids], names, {i: _table(by_id[i]).target for i in run_ids})
+    base = shown[base_id]
+    if on:
+        st.caption(md_escape(f"Runs of your app on {on}: " + ", ".join(shown[i] for i in run_ids) + "."))
     with st.spinner("Comparing…"):
-        tables = [replace(_table(by_id[i]), name=names[i]) for i in run_ids]
+        tables = [replace(_table(by_id[i]), name=shown[i]) for i in run_ids]
         try:
             first = _compare(tables, None)
         except ComparisonError as exc:
@@ -271,7 +276,7 @@ def render() -> None:
                           help=TERMS["metric"] + "\n\n" + (vocab.help_text(
                               str(st.session_state.get("versions.metric") or first.metric)) or ""))
     c = _compare(tables, metric)
-    cands = [names[i] for i in cand_ids]
+    cands = [shown[i] for i in cand_ids]
     key = (tuple(t.name for t in tables), tuple(t.fingerprint for t in tables))
     _words(c, base, cands, metric, [by_id[i].method for i in run_ids])
     app_view.retrieval(c, base, cands)  # the retrieval metrics: one grid, after every other metric
@@ -339,10 +344,19 @@ def _charts(c: Comparison, base: str, cands: list[str], metric: str, base_summar
         st.caption(f"The {len(points)} most recent runs of your history on the baseline's questions, oldest first.")
 
 
+def same_origin(base: RunSummary, s: RunSummary) -> bool:
+    """Whether ``s`` is a run of the baseline's test set as the trend means it: for a run of an app's
+    answers, a run of an app on the same question set (not a file of answers that asks the same
+    questions, such as the static sample); for a run of a file, a run of a file."""
+    a, b = app_run_of(base), app_run_of(s)
+    return (a is None) == (b is None) and (a is None or b is None or a[1] == b[1])
+
+
 def _trend(base: RunSummary, saved: list[RunSummary], metric: str) -> list[dict[str, Any]]:
-    """The metric over the recent runs of the baseline's test set (runs with about as many cases that
-    ask the baseline's questions)."""
-    near = [s for s in saved[:TREND_RUNS] if abs(s.num_cases - base.num_cases) <= max(2, base.num_cases // 5)]
+    """The metric over the recent runs of the baseline's test set (:func:`same_origin`, with about as
+    many cases, that ask the baseline's questions)."""
+    near = [s for s in saved[:TREND_RUNS] if abs(s.num_cases - base.num_cases) <= max(2, base.num_cases // 5)
+            and same_origin(base, s)]
     ids = tuple(s.id for s in near)
 
     def compute() -> list[dict[str, Any]]:
@@ -375,7 +389,9 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     else:
         start = _pager(total, "versions.reg_page")
         page = _page(c, key, base, cand, metric, start)
-        st.caption(md_escape(f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
+        st.caption(md_escape(f"The one question that scores lower under {cand} than under {base} on "
+                             f"{vocab.nice(metric)}." if total == 1 else
+                             f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
                              f" than under {base} on {vocab.nice(metric)}, worst first."))
         repeated = [r.a_id for r, rep in zip(page.changes, page.repeated) if rep]
         sources = _sources(base_id, repeated) if repeated else {}

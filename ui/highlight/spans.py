@@ -21,6 +21,7 @@ import re
 from html import escape
 from typing import Iterable, Literal, Sequence
 
+from evaluators import citations
 from evaluators.sentencize import structure_spans
 from evaluators.types import Sentence, SentenceLabels, SentenceSupport, SentencizedCase, split_explanation
 
@@ -89,14 +90,63 @@ def stylesheet() -> str:
              ".rag-mark[data-m=diff]{background:#ffd6d6}",
              ".rag-details{display:inline;margin-left:6px;color:#666}",
              ".rag-details summary{display:inline;cursor:pointer;color:#1f4fd6;font-size:0.9em}",
-             ".rag-details[open]{display:block;margin:2px 0 0 0}", record_html.STYLE]
+             ".rag-details[open]{display:block;margin:2px 0 0 0}", f".rag-cite{{{CITE_STYLE}}}",
+             f".rag-cite[data-missing]{{{MISSING_CITE_STYLE}}}", f".rag-uncarried{{{UNCARRIED_STYLE}}}",
+             record_html.STYLE]
     return "<style>" + "".join(rules) + "</style>"
 
 
-def _span(s: Sentence, tip: str, attrs: str, state: str = "", marks: str = "", shown: str | None = None) -> str:
+def _span(s: Sentence, tip: str, attrs: str, state: str = "", marks: str = "", shown: str | None = None,
+          inner: str | None = None) -> str:
     attrs += f' data-state="{state}"' if state else ""
+    body = inner if inner is not None else e(s.text if shown is None else shown)
     return (f'<span class="rag-s" {attrs} title="{e(tip)}"><span class="rag-key">{e(s.key)}</span>'
-            f"{marks}{e(s.text if shown is None else shown)}</span>")
+            f"{marks}{body}</span>")
+
+
+#: A citation marker in a response (a link to the document it names) and a part of a sentence that no
+#: document carries (issue 55).
+CITE_STYLE = ("font-size:0.8em;font-weight:600;color:#1f4fd6;text-decoration:none;border-bottom:1px dotted "
+              "#1f4fd6")
+MISSING_CITE_STYLE = "font-size:0.8em;font-weight:600;color:#9b1c1c;text-decoration:line-through"
+UNCARRIED_STYLE = "text-decoration:underline wavy #c62828;text-decoration-skip-ink:none"
+
+
+def _inner(s: Sentence, markers: Sequence[citations.Marker], uncarried: Sequence[Sequence[object]]) -> str | None:
+    """A response sentence's text with its citation markers drawn as links to their documents and its
+    parts carried by no document underlined (None when it has neither)."""
+    pieces: list[tuple[int, int, str]] = []
+    for mk in markers:
+        a, b = mk.start - s.start, mk.end - s.start
+        if not (0 <= a < b <= len(s.text)):
+            continue
+        docs = [r.doc for r in mk.refs]
+        if all(d is None for d in docs):
+            tip = "cites a document this case does not have: " + ", ".join(r.label for r in mk.refs)
+            pieces.append((a, b, f'<span class="rag-cite" data-missing="1" title="{e(tip)}">{e(s.text[a:b])}</span>'))
+            continue
+        first = next(d for d in docs if d is not None)
+        names = ", ".join(f"Document {d}" if d is not None else f"no document {r.label}"
+                          for d, r in zip(docs, mk.refs))
+        shown = " ".join(str(d) for d in docs if d is not None)
+        pieces.append((a, b, f'<a class="rag-cite" href="#rag-doc-{first}" data-docs="{e(shown)}" '
+                             f'title="{e("cites " + names)}">{e(s.text[a:b])}</a>'))
+    for m in uncarried:
+        a, b = int(m[0]), int(m[1])  # type: ignore[call-overload]
+        if 0 <= a < b <= len(s.text) and not any(x < b and a < y for x, y, _ in pieces):
+            pieces.append((a, b, '<span class="rag-uncarried" title="no document carries this">'
+                                 f"{e(s.text[a:b])}</span>"))
+    if not pieces:
+        return None
+    out, pos = [], 0
+    for a, b, html in sorted(pieces):
+        if a < pos:
+            continue
+        out.append(e(s.text[pos:a]))
+        out.append(html)
+        pos = b
+    out.append(e(s.text[pos:]))
+    return "".join(out)
 
 
 def _marks(key: str, changed: Iterable[str], diff: Iterable[str]) -> tuple[str, str]:
@@ -158,7 +208,7 @@ def document_html(doc_index: int, text: str, sentences: Sequence[Sentence],
     body = record_html.body(text, sentences, span, lambda s: parts[s.key])
     if body is None:
         body = _stitch(text, sentences, [span(s) for s in sentences])
-    return (f'<div class="rag-doc" data-doc="{doc_index}">'
+    return (f'<div class="rag-doc" id="rag-doc-{doc_index}" data-doc="{doc_index}">'
             f'<div style="font-weight:600;margin-bottom:4px">Document {doc_index}</div>{body}</div>')
 
 
@@ -202,15 +252,20 @@ def response_html(sc: SentencizedCase, labels: SentenceLabels | None, focus: Foc
     sup = {s.key: s for s in labels.sentences} if labels else {}
     fkey = focus[1] if focus and focus[0] == "response" else None
     lit, changed, diff = set(lit), set(changed), set(diff)
+    c = sc.case
+    markers = citations.find(c.response, c.documents, c.document_ids)
+    uncarried = (labels.extra or {}).get("uncarried_parts") or {} if labels else {}
     spans = []
     for s in sc.response_sentences:
         v = sup.get(s.key)
         level = v.level if v else "unlabeled"
         keys = e(" ".join(v.supporting_keys)) if v else ""
         attrs, marks = _marks(s.key, changed, diff)
+        mine = [mk for mk in markers if s.start <= mk.start < s.end]
         spans.append(_span(s, support_tip(v),
                            f'data-key="{e(s.key)}" data-level="{level}" data-support="{keys}"{attrs}',
-                           _state(s.key, fkey, lit), marks))
+                           _state(s.key, fkey, lit), marks,
+                           inner=_inner(s, mine, uncarried.get(s.key, []) if level != "full" else [])))
     return (f'<div class="rag-response" data-view="{e(view)}">'
             f"{_stitch(sc.case.response, sc.response_sentences, spans, structure_spans(sc))}</div>")
 

@@ -45,10 +45,13 @@ def turns_html(turns: Iterable[tuple[int, Turn]]) -> str:
 
 
 def heading(case: TestCase) -> str:
-    """"Conversation c-42 · turn 4 of the chat (6 earlier turns)"."""
+    """"Conversation c-42 · question 4 of the chat (turns 1–6 above)": the turns above are numbered as
+    the labels cite them (``turn_6``: the history's 6th message); the question's number is the one
+    Results and Compare give it (1 + the user's questions before it: their "turn")."""
     cid = f" {case.conversation_id}" if case.conversation_id else ""
     n = len(case.history)
-    return f"Conversation{cid} · turn {turn_of(case.history)} of the chat ({n} earlier turn{'s' if n != 1 else ''})"
+    above = "turn 1" if n == 1 else f"turns 1–{n}"
+    return f"Conversation{cid} · question {turn_of(case.history)} of the chat ({above} above)"
 
 
 def standalone_html(r: CaseResult) -> str:

@@ -44,6 +44,9 @@ def run_from_url(run_id: str | None) -> Any:
             if summary.status != "finished" and summary.status != "cancelled":
                 st.caption(f"{history.live_tag(summary).capitalize()}: showing the {summary.num_done} "
                            f"of {summary.num_cases} cases finished so far.")
+                live = f"{history.live_tag(summary)} {summary.num_done}/{summary.num_cases}"
+                state.show_on_screen(history.label_of(summary.id, summary.name), summary.num_scored,  # (sidebar)
+                                     summary.num_done, live)
                 return history.load_memo(summary)
             label = state.add_run(summary.name, None, run_id)
         state.set_current_run(label)

@@ -71,7 +71,8 @@ def tab(df: pd.DataFrame, run_id: str | None) -> None:
     turns = by_turn(rows)
     convs = by_conversation(rows)
     st.caption(f"{len(convs)} conversation(s), {sum(t['n'] for t in turns)} turns. Turn = 1 + the user turns "
-               "before the question; intervals are resampled by conversation (its turns are not independent). "
+               "before the question (Inspect: “question N of the chat”); intervals are resampled by "
+               "conversation (its turns are not independent). "
                "A turn is judged against its standalone question; an answer the agent already gave in an "
                "earlier turn counts as support, shown as such in Inspect.")
     st.markdown("**By turn**", help="Is the assistant worse later in a conversation? Each metric's mean over "

@@ -5,8 +5,9 @@
   the secrets at call time), any address;
 * the **sample app's** two versions (``data/sample_targets``), served by this process on first use;
 * the visitor's **own**, typed in a form or pasted as a target file, with the visitor's policy
-  (``TargetPolicy.visitor()``): never a Python target, no ``${VAR}``, the typed-URL rules (loopback and
-  private ranges refused unless the owner allows them; none at all with ``RAG_EVAL_TYPED_URLS=off``).
+  (:func:`visitor_policy`): never a Python target, no ``${VAR}``, the typed-URL rules (loopback and
+  private ranges refused unless the owner allows them — loopback allowed when this server listens on
+  loopback only, the dashboard on one's own computer; none at all with ``RAG_EVAL_TYPED_URLS=off``).
   Kept in this session's memory only (their header values too) and never shown back.
 
 A refusal is shown in the library's words (which field, why, and the owner's switch when there is one).
@@ -26,6 +27,13 @@ from evaluators.targets import Target, TargetError, TargetPolicy, load_owner_tar
 from .. import data as ud
 from .. import resources
 from . import sample
+
+
+def visitor_policy() -> TargetPolicy:
+    """The policy of a target typed here: the visitor's, told where this server listens (Streamlit's
+    ``server.address``: loopback only lets typed loopback addresses through)."""
+    return TargetPolicy.visitor(server_address=st.get_option("server.address"))
+
 
 _TYPED = "run_app.typed"  # name -> Target typed by the visitor (memory only)
 PICKED = "run_app.pick."  # + a choice's key: its box
@@ -116,7 +124,8 @@ def _add_form(taken: list[Choice]) -> None:
                     "run the targets listed above.")
             return
         st.caption("Your app is called by this server: a public address (loopback and private ranges are "
-                   "refused unless the owner allows them), never a Python function, no ${VAR}. A header you "
+                   "refused unless the owner allows them; loopback is allowed when this dashboard listens on "
+                   "loopback only), never a Python function, no ${VAR}. A header you "
                    "type (a token) stays in this browser session's memory and is never shown or stored.")
         if st.session_state.pop(_CLEAR, False):  # (set before the fields are drawn)
             st.session_state["run_app.f.header_value"] = st.session_state["run_app.f.yaml"] = ""
@@ -130,7 +139,7 @@ def _add_form(taken: list[Choice]) -> None:
         if data is None:
             return
         try:
-            target = target_from_dict(data, SOURCE, TargetPolicy.visitor(), default_name="my-app")
+            target = target_from_dict(data, SOURCE, visitor_policy(), default_name="my-app")
         except TargetError as exc:
             st.error(f"Not added — {ud.md_escape(str(exc))}")
             return

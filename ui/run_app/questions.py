@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from evaluators.datasets import DatasetError, QuestionSet, load_questions
 from evaluators.sample_app import SAMPLE_QUESTIONS
+from evaluators.store import default_name
 
 from .. import data as ud
 from .. import state
@@ -22,19 +24,23 @@ _sample: list[QuestionSet] = []
 _sample_lock = threading.Lock()
 
 
+#: How the sample's questions are named in the runs made of them ("v1 on the sample's questions").
+SAMPLE_NAME = "the sample's questions"
+
+
 def sample() -> QuestionSet:
-    """The sample's questions (read once per process)."""
+    """The sample's questions (read once per process), named :data:`SAMPLE_NAME`."""
     with _sample_lock:
         if not _sample:
-            _sample.append(load_questions(SAMPLE_QUESTIONS))
+            _sample.append(replace(load_questions(SAMPLE_QUESTIONS), name=SAMPLE_NAME))
         return _sample[0]
 
 
 def testset_questions(saved: dict[str, Any]) -> QuestionSet:
     """The saved test set's rows as a question set (read once per saved version)."""
-    def read() -> QuestionSet:
+    def read() -> QuestionSet:  # named as it was saved ("test set from 3 documents"), as its runs are
         text = "\n".join(json.dumps(r, ensure_ascii=False, default=str) for r in saved["rows"])
-        return load_questions(text.encode("utf-8"), f"{saved['name']}.jsonl")
+        return replace(load_questions(text.encode("utf-8"), f"{saved['name']}.jsonl"), name=str(saved["name"]))
     return state.memo(("run_app.testset", saved["saved_at"], len(saved["rows"])), read, max_items=2)
 
 
@@ -97,8 +103,10 @@ def _uploaded() -> QuestionSet | None:
         return None
     held = st.session_state.get(_READ)
     if held is None or held[0] != up.file_id:
-        try:
-            got: QuestionSet | str = load_questions(up.getvalue(), up.name, max_bytes=ud.MAX_UPLOAD_MB * 1024 * 1024)
+        try:  # named by the file's stem, as its runs are ("v1 on my_questions")
+            got: QuestionSet | str = replace(load_questions(up.getvalue(), up.name,
+                                                            max_bytes=ud.MAX_UPLOAD_MB * 1024 * 1024),
+                                             name=default_name(up.name))
         except DatasetError as exc:
             got = str(exc)
         st.session_state[_READ] = held = (up.file_id, got)

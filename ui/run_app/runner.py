@@ -12,7 +12,9 @@ token: a page switch or a closed tab loses nothing), in three phases:
    history left ``interrupted`` by a restart is resumed there instead.
 3. **waiting** for those evaluations; then the run is finished and its manifest says so.
 
-Cancel stops the calls (what was answered is kept) and cancels the evaluations already queued. A
+Cancel stops the calls (what was answered is kept) and cancels the evaluations already queued (a
+target answered but not yet queued is left unevaluated); Resume asks what was not answered and
+evaluates what was not evaluated (an evaluation Cancel stopped part way is evaluated again whole). A
 target the policy refuses, or that cannot be called at all (unreachable, 401), stops alone: the other
 targets still run. Nothing here imports Streamlit: the page gives the queue, the environments and
 the call counter, and reads the run's fields to draw its progress.
@@ -30,6 +32,7 @@ from evaluators.datasets import DatasetError, QuestionSet, load_cases
 from evaluators.jobs import JobQueue, QueueFull, options_from_settings
 from evaluators.options import EvalOptions
 from evaluators.retrieval import IdCheck
+from evaluators.store import app_run_name
 from evaluators.targets import Target, TargetError, run_target, scan
 
 from ..owner_runs import OwnerRuns
@@ -110,6 +113,11 @@ class AppRun:
     def elapsed(self) -> float:
         return (self.ended or time.monotonic()) - self.started
 
+    def run_name(self, t: TargetRun) -> str:
+        """The name of ``t``'s evaluation in the history: its target and the questions ("v1 on the
+        sample's questions"), so runs of one app on two question sets are told apart everywhere."""
+        return app_run_name(t.name, self.questions_name)
+
     @property
     def calls(self) -> int:
         return self.n_questions * len(self.targets)
@@ -188,6 +196,7 @@ def _work(run: AppRun, questions: QuestionSet, plan: Plan) -> None:
         for t in run.targets:
             if t.status in ("waiting", "calling"):
                 t.status = "cancelled" if run.cancel.is_set() else "skipped"
+                t.total = t.total or run.n_questions  # "0 of 16 questions asked", not "0 of 0"
         run.phase = "done"
         run.ended = time.monotonic()
         run.finished = True
@@ -246,7 +255,8 @@ def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
         t.eval_note = f"{len(loaded.errors)} answer(s) could not be read and are left out (first: {loaded.errors[0]})"
     while True:
         try:
-            view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=t.name, **plan.submit)
+            view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=run.run_name(t),
+                                     app_run={"target": t.name, "questions": run.questions_name}, **plan.submit)
             break
         except QueueFull:
             if run.cancel.wait(QUEUE_RETRY_S):
@@ -259,7 +269,7 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
     interrupted, else followed (or its end read)."""
     assert t.run_id is not None
     view = plan.queue.get(t.run_id, run.owner)
-    if view is not None:
+    if view is not None and view.status != "cancelled":  # going on, or ended (a cancelled one: below)
         t.eval_status = view.status
         return
     try:
@@ -268,6 +278,13 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
         t.run_id, t.eval_status = None, None  # deleted meanwhile: evaluate again
         if t.status == "answered":
             _evaluate(run, t, plan)
+        return
+    if summary.status == "cancelled" and t.status == "answered" and summary.num_done < max(summary.num_cases, t.total):
+        # Cancel stopped it part way (a cancelled run keeps no pending cases): evaluated again whole,
+        # the partial run replaced by the whole one
+        plan.queue.store.delete(t.run_id, owner=run.owner)
+        t.run_id, t.eval_status, t.eval_note = None, None, None
+        _evaluate(run, t, plan)
         return
     if summary.status != "interrupted":
         t.eval_status = summary.status
@@ -282,10 +299,27 @@ def _resume_evaluation(run: AppRun, t: TargetRun, plan: Plan) -> None:
     t.eval_status = view.status
 
 
+def cancel(run: AppRun, queue: JobQueue) -> None:
+    """Cancel ``run`` now (the page's Cancel): no other question is asked, no other evaluation queued,
+    and every evaluation already queued or going on is cancelled at once — not one after the other
+    as each is waited for: an evaluation queued behind another could finish meanwhile."""
+    run.cancel.set()
+    _cancel_evaluations(run, queue)
+
+
+def _cancel_evaluations(run: AppRun, queue: JobQueue) -> None:
+    for t in run.targets:
+        if t.run_id is not None:
+            queue.cancel(t.run_id, run.owner)  # (False for one that already ended: nothing to do)
+
+
 def _wait(run: AppRun, t: TargetRun, queue: JobQueue) -> None:
     assert t.run_id is not None
     asked = False
     while True:
+        if run.cancel.is_set() and not asked:  # (an evaluation queued as Cancel was pressed, too)
+            _cancel_evaluations(run, queue)
+            asked = True
         status = queue.wait(t.run_id, timeout=0.25)
         view = queue.get(t.run_id, run.owner)
         t.eval_status = view.status if view is not None else status
@@ -293,5 +327,3 @@ def _wait(run: AppRun, t: TargetRun, queue: JobQueue) -> None:
             if view is not None and view.error:
                 t.eval_note = view.error
             return
-        if run.cancel.is_set() and not asked:
-            asked = queue.cancel(t.run_id, run.owner) or True

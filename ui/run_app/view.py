@@ -22,10 +22,10 @@ from evaluators.datasets import DatasetError, QuestionSet, load_questions
 from evaluators.limits import MAX_LLM_CALLS_ENV, MAX_LLM_CASES_ENV, Limits
 from evaluators.methods import get_method
 from evaluators.options import EvalOptions
-from evaluators.targets import Target, TargetError, TargetPolicy, owner_environ, target_from_dict
+from evaluators.targets import Target, TargetError, owner_environ, scan, target_from_dict
 
 from .. import data as ud
-from .. import jobs, resources, state
+from .. import history, jobs, resources, state
 from . import choices, runner, sample
 from . import folder as run_folder
 
@@ -162,6 +162,8 @@ def resume(where: Path, manifest: dict[str, Any], owner: list[choices.Choice],
         tr = runner.TargetRun(str(t["name"]), str(t["kind"]), where / str(t["cases"]), target,
                               status="answered" if answered else "waiting", run_id=t.get("run_id"),
                               eval_status=t.get("eval_status"))
+        if answered:  # its counts, from its cases file (not "0 of 0 answered" while the others go on)
+            _answered_counts(tr, len(qs.rows))
         if target is None and not (answered and t.get("run_id")):
             tr.status, tr.stopped = "refused", why
         targets.append(tr)
@@ -169,6 +171,17 @@ def resume(where: Path, manifest: dict[str, Any], owner: list[choices.Choice],
                         method, targets)
     options = EvalOptions(llm=llm)
     _launch(run, qs, _plan(method, options, llm is not None and jobs.owner_pays(state.credentials())))
+
+
+def _answered_counts(t: runner.TargetRun, total: int) -> None:
+    """The counts of a target answered in an earlier session of the run, read from its cases file."""
+    t.done = t.total = total
+    try:
+        found = scan(t.cases)
+    except (OSError, ValueError):
+        return
+    t.done = t.total = max(total, len(found.done))
+    t.failures = [(i, str(e)) for i, e in found.done.items() if e is not None]
 
 
 def _rebuild(t: dict[str, Any], known: dict[str, Target], live: dict[str, Target], mine: dict[str, Target],
@@ -186,14 +199,15 @@ def _rebuild(t: dict[str, Any], known: dict[str, Target], live: dict[str, Target
         return None, ("it sent a header, whose value is never stored: add it again (same name) under “Add your "
                       "own app”, then Resume")
     try:
-        return target_from_dict(t.get("spec"), choices.SOURCE, TargetPolicy.visitor()), ""
+        return target_from_dict(t.get("spec"), choices.SOURCE, choices.visitor_policy()), ""
     except TargetError as exc:
         return None, str(exc)
 
 
 # ------------------------------------------------------------------------------------------ progress
-def target_line(t: runner.TargetRun, view: Any = None) -> str:
-    """One target's state in words (the calls, then the evaluation)."""
+def target_line(t: runner.TargetRun, view: Any = None, ended: bool = False, cancelled: bool = False) -> str:
+    """One target's state in words (the calls, then the evaluation); ``ended``: the run is over
+    (``cancelled``: by Cancel), so what did not happen will not happen before Resume."""
     failed = f", {len(t.failures)} failed" if t.failures else ""
     if t.status == "waiting":
         return f"**{t.name}** · waits for the versions before it"
@@ -217,8 +231,13 @@ def target_line(t: runner.TargetRun, view: Any = None) -> str:
         return text + " · evaluation queued"
     if ev == "finished":
         return text + " · evaluated"
-    if ev in ("cancelled", "interrupted", "not started"):
+    if ev == "cancelled":
+        return text + " · evaluation cancelled part way — Resume evaluates it again"
+    if ev in ("interrupted", "not started"):
         return text + f" · evaluation {ev}" + (f" ({t.eval_note})" if t.eval_note else "")
+    if ended:
+        return text + (" · not evaluated: cancelled first — Resume evaluates it" if cancelled else
+                       " · not evaluated — Resume evaluates it")
     return text + " · evaluation next"
 
 
@@ -244,12 +263,12 @@ def _progress() -> None:
                 f"{jobs.fmt_seconds(run.elapsed)} elapsed")
     for t in run.targets:
         view = queue.get(t.run_id, owner) if t.run_id else None
-        st.progress(_fraction(t, view), text=target_line(t, view))
+        st.progress(_fraction(t, view), text=target_line(t, view, cancelled=run.cancel.is_set()))
     if run.cancel.is_set():
-        st.caption("Cancelling…")
+        st.caption("Cancelling: no other question is asked, no other evaluation started…")
     elif st.button("Cancel", key="run_app.cancel", help="Stop calling the app and cancel the evaluations; "
                                                           "every answer so far is kept (Resume goes on)."):
-        run.cancel.set()
+        runner.cancel(run, queue)
         st.rerun(scope="fragment")
 
 
@@ -297,13 +316,18 @@ def outcome(owner: list[choices.Choice]) -> None:
         return
     st.subheader("Outcome")
     asked = sum(t.done for t in run.targets)
+    cancelled = run.cancel.is_set()
     st.caption(f"Questions: {ud.md_escape(run.questions_name)} · {asked:,} of {run.calls:,} calls made · "
-               f"ended after {jobs.fmt_seconds(run.elapsed)}")
+               f"{'cancelled' if cancelled else 'ended'} after {jobs.fmt_seconds(run.elapsed)}")
+    if cancelled:
+        st.info("You cancelled this run: every answer and every case evaluated so far is kept. Resume asks "
+                "the questions not yet answered and evaluates what was not evaluated.",
+                icon=":material/cancel:")
     if run.error:
         st.error(f"The run stopped on an error: {ud.md_escape(run.error)}")
     for t in run.targets:
         with st.container(border=True):
-            st.markdown(target_line(t))
+            st.markdown(target_line(t, ended=True, cancelled=cancelled))
             if t.id_note:  # the app's ids mean nothing to the test set: said before anyone reads a 0
                 st.warning(f"Retrieval: {ud.md_escape(t.id_note)}", icon=":material/link_off:")
             if t.failures:
@@ -323,8 +347,8 @@ def outcome(owner: list[choices.Choice]) -> None:
             resume(run.folder, manifest, owner, run)
     if not done:
         return
-    if st.session_state.get(_WATCHING) == run.id and st.session_state.get(_OPENED) != run.id:
-        _open(run, done)  # this session saw it going: open the verdict now
+    if st.session_state.get(_WATCHING) == run.id and st.session_state.get(_OPENED) != run.id and not cancelled:
+        _open(run, done)  # this session saw it going: open the verdict now (not after Cancel: it stays here)
     c1, c2 = st.columns(2)
     if len(done) >= 2 and c1.button(f"Compare {done[0].name} with {', '.join(t.name for t in done[1:])}",
                                     key="run_app.compare", type="primary"):
@@ -340,9 +364,9 @@ def _open(run: runner.AppRun, done: list[runner.TargetRun], results: bool = Fals
     for t in done:
         assert t.run_id is not None
         state.mark_filed(t.run_id)  # (announced here, not again by the job's end)
-        labels.append(state.add_run(t.name, None, t.run_id))
+        labels.append(state.add_run(history.label_of(t.run_id, run.run_name(t)), None, t.run_id))
+    state.set_current_run(labels[-1] if results else labels[0])  # (before switching: a switch ends the script)
     if len(done) >= 2 and not results:
         state.ask_comparison(done[0].run_id or "", [t.run_id or "" for t in done[1:]])
         st.switch_page("pages/5_compare.py")
-    state.set_current_run(labels[-1] if results else labels[0])
     st.switch_page("pages/3_results.py")

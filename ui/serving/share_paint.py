@@ -106,7 +106,7 @@ def run_label(summary: RunSummary, visitor: str | None) -> str:
             return summary.name
         except KeyError:
             pass
-    return share.shared_label(summary.name)
+    return share.shared_label(summary)
 
 
 def figures(tok: str) -> tuple[Any, Headline] | None:

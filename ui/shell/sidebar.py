@@ -3,6 +3,8 @@ before the page; the dataset / run status after it (so it shows what the page ju
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from evaluators.llm.settings import KEY_ENV
@@ -61,8 +63,8 @@ def render_status() -> None:
     app.py reserved), so an upload or a finished run shows in the same script run."""
     data, run = state.get_data(), history.get_current_run()
     st.caption(dataset_text(data, run))
-    if run is not None:
-        st.caption(f"Current run: {state.current_run_label()} · {run.summary.num_scored}/{run.summary.num_done} scored")
+    if (line := current_run_line(state.on_screen(), state.current_run_label(), run)):
+        st.caption(line)
     going = [v for v in resources.queue().jobs(state.owner_token()) if v.active]
     if going:
         # no count here: the sidebar is drawn with the page, the progress bar refreshes on its own
@@ -73,6 +75,17 @@ def render_status() -> None:
     for problem in lim.problems:
         st.warning(f"Owner setting ignored: {problem}")
     state.drop_token_from_url()
+
+
+def current_run_line(shown: tuple[str, int, int, str] | None, label: str | None, run: Any) -> str | None:
+    """The sidebar's "Current run" line: the run the page shows (``state.on_screen``) when it named one,
+    else the session's current run (None: neither)."""
+    if shown is not None:
+        name, scored, done, note = shown
+        return f"Current run: {name} · {scored}/{done} scored" + (f" ({note})" if note else "")
+    if run is None or label is None:
+        return None
+    return f"Current run: {label} · {run.summary.num_scored}/{run.summary.num_done} scored"
 
 
 PRIVATE = (":material/lock: Your run history is private to this browser: a cookie keeps it, page addresses carry none "

@@ -4,6 +4,7 @@ the picked question with its answer highlighted) and saving (session state + a J
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import streamlit as st
 
 from evaluators.documents import Corpus, DocumentsError, read_documents, read_uploaded
 from evaluators.limits import owner_pays
+from evaluators.store import testset_name
 from evaluators.testset import GENERATORS, QUESTION_TYPES, TYPE_HELP, estimate, to_jsonl
 
 from .. import data as ud
@@ -20,34 +22,47 @@ from . import passage, runner
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "sample_docs"
 KINDS = ["txt", "md", "markdown", "html", "htm", "pdf", "docx"]
-_CORPUS = "testset.corpus"
+_CORPUS = CORPUS_KEY = "testset.corpus"  # (source id — "sample" for the sample's documents — , Corpus)
 _ROWS = "testset.rows"
 
 
 # ---------------------------------------------------------------------------------------- documents
+def _take(ident: Any, corpus: Corpus | None) -> None:
+    """Hold these documents; another set of documents clears the review of the old one."""
+    held = st.session_state.get(_CORPUS)
+    if held is None or held[0] != ident:
+        for key in (_ROWS, "testset.summary", "testset.skipped", "testset.table", "testset.pick", "testset.name"):
+            st.session_state.pop(key, None)
+    st.session_state[_CORPUS] = (ident, corpus) if corpus is not None else None
+
+
 def documents() -> Corpus | None:
-    """The documents of this session: dropped files, or the sample's in one click."""
+    """The documents of this session: dropped files, or the sample's in one click. Other documents
+    than the ones the questions were made of clear the review (its table and its Save button)."""
     left, right = st.columns([3, 2])
     with left:
         ups = st.file_uploader("Drop documents: .txt .md .html .pdf .docx", type=KINDS, accept_multiple_files=True,
                                key="testset.files", help=f"Up to {ud.MAX_UPLOAD_MB} MB per file. Files that cannot "
-                               "be read (a scan without text, an encrypted PDF) are named with the reason.")
+                               "be read (a scan without text, an encrypted PDF, a page that is only a menu) are "
+                               "named with the reason.")
     with right:
         st.write("**Or use the sample's documents**")
         st.caption("15 short Markdown files, the passages the sample test cases retrieved.")
         if st.button("Use the sample's documents", key="testset.sample", width="stretch"):
-            st.session_state[_CORPUS] = ("sample", read_documents([SAMPLE_DOCS]))
-            st.session_state.pop(_ROWS, None)
+            _take("sample", read_documents([SAMPLE_DOCS]))
+    held = st.session_state.get(_CORPUS)
     if ups:
         ident = tuple((u.file_id, u.name) for u in ups)
-        held = st.session_state.get(_CORPUS)
         if held is None or held[0] != ident:
             try:
-                read = read_uploaded([(u.name, u.getvalue()) for u in ups], max_bytes=ud.MAX_UPLOAD_MB * 1024 * 1024)
-                st.session_state[_CORPUS] = (ident, read)
+                _take(ident, read_uploaded([(u.name, u.getvalue()) for u in ups],
+                                           max_bytes=ud.MAX_UPLOAD_MB * 1024 * 1024))
             except DocumentsError as exc:
-                st.session_state[_CORPUS] = None
+                _take(ident, None)
                 st.error(f"No document could be read: {exc}")
+    elif held is not None and held[0] == st.session_state.get("testset.up_ident"):
+        _take(None, None)  # the dropped files were removed
+    st.session_state["testset.up_ident"] = tuple((u.file_id, u.name) for u in ups) if ups else None
     held = st.session_state.get(_CORPUS)
     if not held:
         st.info("Drop documents, or use the sample's, to begin.")
@@ -58,7 +73,16 @@ def documents() -> Corpus | None:
         with st.expander(f"{len(corpus.skipped)} file(s) not read", expanded=True):
             for s in corpus.skipped:
                 st.markdown(f"- **{ud.md_escape(s.name)}**: {ud.md_escape(s.reason)}")
+    dropped = sum(len(d.dropped) for d in corpus.documents)
+    if dropped:
+        st.caption(f"{dropped:,} lines of the pages' menus, breadcrumbs, footers and banners left out of the "
+                   "passages.")
     return corpus
+
+
+def is_sample() -> bool:
+    held = st.session_state.get(_CORPUS)
+    return held is not None and held[0] == "sample"
 
 
 # ---------------------------------------------------------------------------------------- settings
@@ -120,6 +144,8 @@ def start(corpus: Corpus, choice: dict[str, Any]) -> None:
         st.error(got)
     else:
         st.session_state.pop(_ROWS, None)
+        held = st.session_state.get(_CORPUS)
+        st.session_state["testset.made_for"] = held[0] if held else None
         st.rerun()
 
 
@@ -143,6 +169,9 @@ def progress() -> None:
 def result_rows() -> list[dict[str, Any]] | None:
     """The rows of the finished run (kept in the session for the review), None before one."""
     run = runner.get(state.owner_token())
+    held = st.session_state.get(_CORPUS)
+    if held is None or st.session_state.get("testset.made_for", held[0]) != held[0]:
+        return None  # made of other documents than the ones now held
     if run is not None and run.finished and st.session_state.get("testset.taken") is not run:
         st.session_state["testset.taken"] = run
         if run.error:
@@ -150,7 +179,8 @@ def result_rows() -> list[dict[str, Any]] | None:
         elif run.result is not None:
             st.session_state[_ROWS] = [dict(r) for r in run.result.rows]
             st.session_state["testset.summary"] = (run.result.summary(), run.result.complete)
-            st.session_state["testset.skipped"] = [str(s) for s in run.result.skipped]
+            # the documents that gave no question (the files not read are listed with the documents)
+            st.session_state["testset.skipped"] = [str(s) for s in run.result.no_question]
     return st.session_state.get(_ROWS)
 
 
@@ -161,7 +191,8 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     (st.success if complete else st.warning)(ud.md_escape(summary))
     none = st.session_state.get("testset.skipped", [])
     if none:
-        with st.expander(f"{len(none)} file(s) gave no question", expanded=not complete):
+        with st.expander(f"{len(none)} document{'s' if len(none) != 1 else ''} gave no question",
+                         expanded=not complete):
             for s in none[:50]:
                 st.markdown(f"- {ud.md_escape(s)}")
     df = pd.DataFrame([{"keep": True, "question": r["question"], "answer": r["ground_truth"],
@@ -193,17 +224,61 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     return kept
 
 
-def save(kept: list[dict[str, Any]], name: str) -> None:
+def default_name(corpus: Corpus | None) -> str:
+    """The name a test set gets unless the visitor types one: its documents' names ("test set from
+    faq, pricing and refunds"; "test set from the sample's documents") — the words runs of an app on
+    it carry ("v1 on test set from faq, pricing and refunds")."""
+    if corpus is None:
+        return "test set"
+    if is_sample():
+        return "test set from the sample's documents"
+    return f"test set from {testset_name([d.name for d in corpus.documents])}"
+
+
+def save(kept: list[dict[str, Any]], corpus: Corpus | None) -> None:
+    """Name the test set (its documents' names unless typed), save it to the visitor's history (it is
+    kept like a run: across reloads, in "Run your app"), or download it as JSONL."""
+    fallback = default_name(corpus)
+    name = st.text_input("Name of the test set", value=fallback, key="testset.name", max_chars=120,
+                         help="Runs of your app on it are named after it: “v1 on <this name>”.").strip() or fallback
     c1, c2 = st.columns(2)
     if c1.button(f"Save these {len(kept)} questions as the test set", type="primary", key="testset.save",
                  disabled=not kept):
-        state.set_testset(name, kept)
+        docs = [d.name for d in corpus.documents] if corpus is not None else []
+        state.set_testset(name, kept, docs, str(kept[0]["metadata"].get("generator", "")) if kept else "")
         st.success(f"Saved {len(kept)} questions as the test set “{name}” (the “Run your app” step takes it).")
-    c2.download_button("Download as JSONL", to_jsonl(kept), file_name=f"{Path(name).stem}.jsonl",
+    c2.download_button("Download as JSONL", to_jsonl(kept), file_name=f"{_file_stem(name)}.jsonl",
                        mime="application/jsonl", key="testset.download", disabled=not kept)
-    saved = state.get_testset()
-    if saved:
-        when = str(saved["saved_at"]).replace("T", " ")[:16]  # "2026-11-27 10:16" (UTC), not an ISO stamp
-        st.caption(f"Saved test set: {ud.md_escape(saved['name'])} · {len(saved['rows'])} questions · "
-                   f"saved {when} UTC")
-        st.page_link("pages/1_run_app.py", label="Ask these questions of your app: Run your app →")
+
+
+def _file_stem(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", name).strip("-.") or "testset"
+
+
+def saved_sets() -> None:
+    """The visitor's saved test sets (kept in their history): which one is in use, pick another, delete."""
+    owner = state.owner_token()
+    try:
+        store = resources.testset_store()
+        kept = store.list(owner=owner)
+    except Exception as exc:  # noqa: BLE001 - no history store: say so, the page goes on
+        st.caption(f"Saved test sets are not available here ({type(exc).__name__}).")
+        return
+    current = state.get_testset()
+    if not kept:
+        return
+    st.subheader("Your saved test sets")
+    ids = [k.id for k in kept]
+    label = {k.id: f"{k.name} · {k.num_questions} questions · saved {k.saved_at.replace('T', ' ')[:16]} UTC"
+             for k in kept}
+    at = ids.index(current["id"]) if current and current.get("id") in ids else 0
+    pick = st.selectbox("In use", ids, index=at, format_func=label.__getitem__, key="testset.saved_pick",
+                        help="The test set “Run your app” asks your app; kept with your runs.")
+    if not current or current.get("id") != pick:
+        state.use_testset(store.get(pick, owner=owner))
+    c1, c2 = st.columns([1, 3])
+    if c1.button("Delete it", key="testset.saved_delete"):
+        store.delete(pick, owner=owner)
+        state.use_testset(None)
+        st.rerun()
+    c2.page_link("pages/1_run_app.py", label="Ask these questions of your app: Run your app →")

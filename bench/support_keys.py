@@ -1,0 +1,140 @@
+"""Issue 55: which document sentences ``trace`` names as a response sentence's support, against the
+supporting keys RAGBench's annotator gave, beside the naive reference (the single closest sentence).
+
+    .venv/bin/python -m bench.support_keys --write support_keys_after      # all ten domains
+    .venv/bin/python -m bench.support_keys --keys-only --domains hotpotqa  # key figures only, quick
+
+On the seven RAGBench dev subsets (RAGBench's own sentence split and keys, ``bench/lodo_data.py``) and
+through the product's own code path (``HeuristicMethod.label_prepared`` with the shipped parameters,
+the features of ``bench/lodo_harness.prepare``), per subset:
+
+* supporting-key recall and precision, micro (hits over all gold / all named keys) and per sentence
+  (macro), over the response sentences the annotator calls supported and backs with document
+  sentences (``sentence_set="supported"``, the claims a whole supporting set exists for) and over every
+  sentence with gold document keys (``"all"``); the share of sentences whose whole gold set is named;
+  keys named per sentence;
+* the naive reference: the closest document sentence by the embedded model's cosine, one per sentence;
+* next to them, from the same labels, the figures of ``bench/lodo.py`` that must not fall: adherence
+  AUROC (and expected-adherence AUROC) on every dev domain, utilization / completeness RMSE against
+  RAGBench's stored scores (``--keys-only`` skips RAGTruth and MTRAG).
+
+Nothing is fitted here: the attribution's settings are fixed (``evaluators/labelers/heuristic_parts.py``);
+the labeler's own fitted parameters (context models) were fitted before this issue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from bench import machine
+from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, available
+from bench.lodo_harness import evaluate, prepare, shipped_labeler
+from bench.results_file import write_result
+from evaluators.types import is_special_key
+
+
+def _gold(c, si: int, doc_keys: set[str]) -> tuple[str, ...] | None:
+    g = (c.support_keys or [None] * (si + 1))[si] if c.support_keys and si < len(c.support_keys) else None
+    if g is None:
+        return None
+    keys = tuple(k for k in g if not is_special_key(k) and k in doc_keys)
+    return keys or None
+
+
+def key_figures(cases, prepared, label_outs) -> dict[str, Any]:
+    """Recall / precision of the named supporting keys (and of the naive closest sentence)."""
+    out: dict[str, Any] = {}
+    for which in ("supported", "all"):
+        acc = {nm: {"hit": 0, "gold": 0, "named": 0, "rec": [], "prec": [], "whole": 0, "n_named": []}
+               for nm in ("trace", "naive")}
+        n = 0
+        for c, p, lo in zip(cases, prepared, label_outs):
+            keys = c.item.doc_keys
+            doc_keys = set(keys)
+            S = np.asarray(p["S"])
+            for si, s in enumerate(lo.labels.sentences):
+                gold = _gold(c, si, doc_keys)
+                if gold is None:
+                    continue
+                if which == "supported" and not (c.supported[si] if si < len(c.supported) else False):
+                    continue
+                n += 1
+                named = {k for k in s.supporting_keys if k in doc_keys}
+                naive = {keys[int(np.argmax(S[si]))]} if S.shape[1] else set()
+                for nm, pred in (("trace", named), ("naive", naive)):
+                    a = acc[nm]
+                    g = set(gold)
+                    hit = len(pred & g)
+                    a["hit"] += hit
+                    a["gold"] += len(g)
+                    a["named"] += len(pred)
+                    a["rec"].append(hit / len(g))
+                    a["prec"].append(hit / len(pred) if pred else 0.0)
+                    a["whole"] += int(g <= pred)
+                    a["n_named"].append(len(pred))
+        fig: dict[str, Any] = {"sentences": n}
+        for nm, a in acc.items():
+            if not n:
+                continue
+            fig[nm] = {"recall": a["hit"] / max(1, a["gold"]), "precision": a["hit"] / max(1, a["named"]),
+                       "recall_per_sentence": float(np.mean(a["rec"])),
+                       "precision_per_sentence": float(np.mean(a["prec"])),
+                       "whole_set_named": a["whole"] / n, "keys_named_mean": float(np.mean(a["n_named"])),
+                       "gold_keys_mean": a["gold"] / n}
+        out[which] = fig
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--domains", default=None)
+    ap.add_argument("--keys-only", action="store_true", help="RAGBench key figures only (no AUROC table)")
+    ap.add_argument("--n-boot", type=int, default=0)
+    ap.add_argument("--write", default=None, help="bench/results/<NAME>.json")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
+    if not available():
+        print("skipped: ../shared/data is absent")
+        return 0
+    domains = ([d.strip() for d in args.domains.split(",")] if args.domains
+               else list(RAGBENCH_DOMAINS if args.keys_only else DOMAINS))
+    data = prepare(domains, "ragbench")
+    lab = shipped_labeler(legacy=False)
+    t0 = time.perf_counter()
+    keys: dict[str, Any] = {}
+    for d, (cases, prepared) in data.items():
+        if d not in RAGBENCH_DOMAINS:
+            continue
+        t = time.perf_counter()
+        outs = lab(d, cases, prepared)
+        keys[d] = key_figures(cases, prepared, outs)
+        keys[d]["label_seconds"] = round(time.perf_counter() - t, 2)
+        f = keys[d]["supported"]
+        print(f"{d:11s} n={f['sentences']:5d}  trace R {f['trace']['recall']:.3f} P {f['trace']['precision']:.3f}"
+              f" whole {f['trace']['whole_set_named']:.3f} k {f['trace']['keys_named_mean']:.2f}"
+              f" | naive R {f['naive']['recall']:.3f} P {f['naive']['precision']:.3f}"
+              f" | gold k {f['trace']['gold_keys_mean']:.2f}  ({keys[d]['label_seconds']} s)")
+    record: dict[str, Any] = {**machine.stamp(), "keys": keys}
+    for which in ("supported", "all"):
+        rows = [k[which] for k in keys.values() if k[which].get("trace")]
+        if rows:
+            record.setdefault("macro", {})[which] = {
+                nm: {m: float(np.mean([r[nm][m] for r in rows])) for m in ("recall", "precision", "whole_set_named")}
+                for nm in ("trace", "naive")}
+    print("macro (supported):", record.get("macro", {}).get("supported"))
+    if not args.keys_only:
+        tab = evaluate(data, lambda d: lab, args.n_boot)
+        record["lodo"] = {"domains": tab["domains"], "macro": tab["macro"]}
+    record["seconds"] = round(time.perf_counter() - t0, 1)
+    if args.write:
+        print("wrote", write_result(args.write, record))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

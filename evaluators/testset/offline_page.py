@@ -1,0 +1,193 @@
+"""What the offline generator reads from a whole page rather than one sentence: the questions an FAQ
+already asks (with the answer under them), and the names a page gives the things its sentences call
+"the pilot" or "the service".
+
+Contract: :func:`faq_questions` returns ``(question, answer, passage)`` for every passage that stands
+right under a question heading (an FAQ's "How do I renew?"), the answer an exact piece of the
+passage; a question that leans on the page ("How do I renew?": renew what?) is given its object from
+the answer ("How do I renew a library card?") or left out. :func:`resolver` returns a function
+``(words) -> name | None``: the name the page uses most for a thing of that kind ("pilot" -> "the
+California State Park Adventure Pass pilot", "park" -> "Cuyamaca Rancho State Park").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Callable
+
+from ..documents import Document, Passage
+from ..sentencize import split_spans
+from .offline_words import DETERMINERS, PREPOSITIONS, can_be, known, lemmas, tokens, verb_lemma
+
+#: Longest reference answer taken from under an FAQ's question (characters); a longer answer is cut
+#: after the sentence that passes it.
+MAX_FAQ_ANSWER = 400
+_NAME_WORD = r"(?:[A-Z]\.(?:[A-Z]\.)+|[A-Z][\w&'’+-]*(?:\.\w[\w&'’+-]*)*)"  # "U.S.", "Node.js"; not "Columbia."
+_GLUE = r"(?:of|to|for|and|on|in|the|&|de)"
+_QWORDS = frozenset("what when where who whom whose which why how is are was were do does did can could will would "
+                    "should shall may might must has have had".split())
+_GENERIC = frozenset("i me my we us our you your it its they them their this that there here one ones thing things "
+                     "way ways do does did get got make made if".split())
+
+
+def _answer(p: Passage) -> str:
+    """The reference answer under an FAQ's question: the passage, or its first sentences up to
+    ``MAX_FAQ_ANSWER`` characters."""
+    text = p.text.strip()
+    if len(text) <= MAX_FAQ_ANSWER:
+        return text
+    end = 0
+    for _a, b in split_spans(text):
+        end = b
+        if b >= 120:
+            break
+    return text[:end].strip()
+
+
+def _content_nouns(question: str) -> list[str]:
+    out = []
+    for t in tokens(question):
+        low = t.low
+        if not t.is_word or low in _QWORDS or low in _GENERIC or low in DETERMINERS or low in PREPOSITIONS:
+            continue
+        ls = lemmas(low)
+        if "NOUN" in ls or "PROPN" in ls or t.is_cap or not ls:
+            out.append(low)
+    return out
+
+
+def _object_from(answer: str, verb: str, person: str) -> str | None:
+    """The object the answer gives the question's verb ("renew your library card" -> "a library card")."""
+    toks = tokens(answer)
+    for k, t in enumerate(toks):
+        if verb_lemma(t.text) != verb or k + 1 >= len(toks):
+            continue
+        j = k + 1
+        det = toks[j].low
+        if det not in ("your", "a", "an", "the", "my", "our"):
+            continue
+        j += 1
+        words: list[str] = []
+        while j < len(toks) and toks[j].is_word and toks[j].low not in PREPOSITIONS and toks[j].low not in \
+                ("and", "or", "by", "at", "online", "today") and len(words) < 4:
+            words.append(toks[j].text)
+            j += 1
+        if not words or not known(words[-1]) or "NOUN" not in lemmas(words[-1].lower()):
+            continue
+        lead = "my" if det in ("your", "my") and person == "i" else "your" if det in ("your", "my") else "a" \
+            if det in ("a", "an", "the") else det
+        if lead == "a" and words[0][:1].lower() in "aeiou":
+            lead = "an"
+        return f"{lead} {' '.join(words)}"
+    return None
+
+
+def own_question(question: str, answer: str) -> str | None:
+    """An FAQ's question as a reader can ask it without the page, or None when it cannot stand alone."""
+    q = " ".join(question.strip(" *_#").split())
+    q = re.sub(r"^(?:Q\s*[:.)-]|\d{1,3}[.)])\s*", "", q)
+    if not q.endswith("?") or len(q.split()) < 3 or re.match(r"(?i)(table|figure|fig\.)\s*\d", q):
+        return None
+    if _content_nouns(q):
+        return q
+    toks = tokens(q)
+    person = "i" if any(t.low in ("i", "my", "me") for t in toks) else "you"
+    verb = next((verb_lemma(t.text) for t in reversed(toks) if t.is_word and verb_lemma(t.text)
+                 and t.low not in _QWORDS), None)
+    if not verb:
+        return None
+    obj = _object_from(answer, verb, person)
+    if obj is None:
+        return None
+    return q[:-1].rstrip() + f" {obj}?"
+
+
+def faq_questions(doc: Document) -> list[tuple[str, str, Passage]]:
+    """(question, reference answer, passage) for each passage right under a question heading."""
+    out: list[tuple[str, str, Passage]] = []
+    prev_section = None
+    for p in doc.passages:
+        if p.section.rstrip(" *_").endswith("?") and p.section != prev_section:
+            answer = _answer(p)
+            q = own_question(p.section, answer)
+            if q:
+                out.append((q, answer, p))
+        prev_section = p.section
+    return out
+
+
+_HOW_TO = re.compile(r"^(?:how to|to)\s+(\w+)\s+(.+)$", re.I)
+
+
+def heading_question(heading: str) -> str | None:
+    """A heading that names a task ("Creating intents", "How to rotate credentials", "Getting started
+    with IBM Cloud for Financial Services") as the question a reader asks ("How do you create intents?")."""
+    h = " ".join(heading.strip(" #*_:").split())
+    if not 2 <= len(h.split()) <= 12 or h.endswith(("?", ".")) or re.search(r"[|{}<>=\\`@#\[\]]", h):
+        return None
+    m = _HOW_TO.match(h)
+    first, rest = (m.group(1), m.group(2)) if m else (h.split()[0], " ".join(h.split()[1:]))
+    low = first.lower()
+    lemma = verb_lemma(low)
+    if not lemma or (not m and not (low.endswith("ing") and first[:1].isupper())):
+        return None
+    if lemma in ("be", "have", "do") or not rest:
+        return None
+    nxt = rest.split()[0]
+    if not m and can_be(low, "NOUN") and not (nxt.lower() in DETERMINERS or nxt[:1].isupper()):
+        return None  # "Filing fees", "Running costs": a noun phrase, not a task
+    words = rest.split()
+    if words[0].lower() in DETERMINERS | {"and", "or", "for"} and words[0].lower() not in ("a", "an", "the", "your"):
+        return None
+    def cap(i: int) -> bool:
+        return 0 <= i < len(words) and words[i][:1].isupper()
+
+    rest = " ".join(w if (cap(i) and (not known(w) or cap(i - 1) or cap(i + 1) or cap(i - 2) and
+                                      words[i - 1].lower() in ("for", "of", "to", "and", "on")))
+                    or w.isupper() or any(ch.isdigit() for ch in w) else w.lower() for i, w in enumerate(words))
+    return f"How do you {lemma} {rest}?"
+
+
+def procedure_questions(doc: Document) -> list[tuple[str, str, Passage]]:
+    """(question, reference answer, passage) for the first passage under a heading that names a task."""
+    out: list[tuple[str, str, Passage]] = []
+    prev_section = None
+    for p in doc.passages:
+        if p.section and p.section != prev_section:
+            q = heading_question(p.section)
+            if q:
+                out.append((q, _answer(p), p))
+        prev_section = p.section
+    return out
+
+
+def resolver(doc: Document) -> Callable[[str], str | None]:
+    """``resolve(words)``: the name the page gives most often to a thing of kind ``words`` (None: none)."""
+    text = "\n".join([*(p.section for p in doc.passages), *(p.text for p in doc.passages)])
+    cache: dict[str, str | None] = {}
+
+    def resolve(words: str) -> str | None:
+        if words in cache:
+            return cache[words]
+        rx = re.compile(rf"((?:{_NAME_WORD}\s+(?:{_GLUE}\s+)?){{1,6}})((?i:{re.escape(words)}))\b")
+        seen: Counter[str] = Counter()
+        for m in rx.finditer(text):
+            parts = m.group(1).split()
+            while parts and (parts[0].lower() in DETERMINERS or parts[0].lower() in PREPOSITIONS or
+                             parts[0].lower() in ("if", "when", "and", "or", "but", "each", "every", "to")):
+                parts.pop(0)
+            while parts and re.fullmatch(_GLUE, parts[-1]):
+                parts.pop()
+            if not parts:
+                continue
+            caps = [w for w in parts if w[:1].isupper()]
+            if len(caps) < 2 and all(known(w) for w in caps):
+                continue  # "Campsites pilot": a sentence's first word, not a name
+            head = m.group(2)
+            name = " ".join(parts)
+            seen[f"{name} {head}" if head[:1].isupper() else f"the {name} {head}"] += 1
+        cache[words] = seen.most_common(1)[0][0] if seen else None
+        return cache[words]
+
+    return resolve
