@@ -154,3 +154,18 @@ def test_a_reply_without_goals_is_asked_again_then_skipped_with_the_reason(llm_s
     r = evaluate_batch(CASES[1:2], "ui_fake", llm=loopback_settings()).results[0]
     assert r.metrics["goal_accuracy"].skipped.startswith("LLM call failed")
     assert r.ok  # the case is still scored
+
+
+def test_the_dashboards_estimate_counts_the_goal_calls(fake_method):
+    """The Evaluate page's "Before you run" and a public deployment's call limits count goal accuracy's
+    calls with the family metrics' (ui.jobs reads the library's estimate)."""
+    from evaluators import LLMSettings
+    from evaluators.pipeline import estimate
+    from ui import jobs
+
+    s = LLMSettings(provider="openai_compatible", base_url="http://127.0.0.1:9/v1", model="m")
+    est = estimate(CASES, "ui_fake", llm=s)
+    assert est["goal_accuracy"]["calls"] == 2 and est["goal_accuracy"]["prompt_tokens"] > 0
+    assert jobs.estimated_calls(est) == est["calls"] + 2 and jobs.uses_llm("ui_fake", est)
+    assert jobs.metric_llm(est)["prompt_tokens"] == est["goal_accuracy"]["prompt_tokens"]
+    assert estimate(CASES, "ui_fake")["goal_accuracy"] == {"calls": 0, "note": OFFLINE}

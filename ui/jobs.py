@@ -48,21 +48,31 @@ def progress_text(done: int, total: int, elapsed: float, eta: float | None = Non
 
 
 # ---- limits ------------------------------------------------------------------------------------
+def metric_llm(estimate: dict[str, Any] | None) -> dict[str, Any]:
+    """The LLM calls an estimate counts apart from the method's: the family metrics' and an agent's
+    goal accuracy (one call per agent case), added up (calls, tokens, cost, whether every price is known)."""
+    parts = [p for k in ("family_metrics", "goal_accuracy") if isinstance(p := (estimate or {}).get(k), dict)]
+    out: dict[str, Any] = {k: sum(p.get(k) or 0 for p in parts)
+                           for k in ("calls", "prompt_tokens", "completion_tokens")}
+    out["cost_usd"] = sum(float(p.get("cost_usd") or 0.0) for p in parts)
+    out["price_known"] = all(p.get("price_known") is not False for p in parts)
+    return out
+
+
 def uses_llm(method: str, estimate: dict[str, Any] | None) -> bool:
-    fam = (estimate or {}).get("family_metrics") or {}
-    return get_method(method).needs_llm or bool(fam.get("calls"))
+    return get_method(method).needs_llm or bool(metric_llm(estimate)["calls"])
 
 
 def estimated_calls(estimate: dict[str, Any] | None) -> int:
     e = estimate or {}
-    return int(e.get("calls") or 0) + int((e.get("family_metrics") or {}).get("calls") or 0)
+    return int(e.get("calls") or 0) + int(metric_llm(e)["calls"])
 
 
 def cost_text(estimate: dict[str, Any] | None) -> str:
     """The estimated cost for people: "$0.0107", or "unknown" when a model has no price (the
     library then counts it as $0, which is not the real cost)."""
     e = estimate or {}
-    fam = e.get("family_metrics") or {}
+    fam = metric_llm(e)
     if e.get("cost_usd") is None or e.get("price_known") is False or fam.get("price_known") is False:
         return "unknown"
     return f"${e['cost_usd'] + (fam.get('cost_usd') or 0.0):,.4f}"
