@@ -2,7 +2,7 @@
 case through ``evaluators.llm`` (the real openai and groq SDKs against the loopback server), the
 prompt sentence-keyed like the labeling prompt (steps ``s1`` …, answer sentences ``a`` …), replies
 parsed leniently (unknown keys dropped and noted), cached like every LLM call; offline it is not
-available, and the run, the CLI and the results JSON say so."""
+available, and the run, the CLI, the results JSON and Inspect say so."""
 
 from __future__ import annotations
 
@@ -71,6 +71,9 @@ def test_offline_it_is_not_available_and_says_so(tmp_path, fake_method, capsys):
         mv = by[cid].metrics["goal_accuracy"]
         assert mv.value is None and mv.skipped == OFFLINE
     assert "goal_accuracy" not in by["plain"].metrics  # no agent, no goal
+    from ui.inspect.trajectory_view import trajectory_html
+
+    assert "<b>Goal</b> — not available offline" in trajectory_html(by["ok"])  # Inspect says it too
     assert f"goal_accuracy: {OFFLINE}" in run.warnings
     d = to_json_dict(run)  # the results JSON: the reason beside the null
     case = next(c for c in d["detailed_results"] if c["id"] == "ok")
@@ -127,6 +130,12 @@ def test_one_call_per_agent_case_through_the_real_sdks_cached(llm_server, loopba
     assert any("dropped unknown step keys s9" in n for n in d["llm_notes"])
     assert d["prompt_version"] == PROMPT_VERSION and "loopback-model" in d["model"]
     assert by["failed"].usage.calls == 1 and not run.warnings
+    from ui.inspect.trajectory_view import trajectory_html
+
+    html = trajectory_html(by["failed"])  # Inspect, under the steps: each goal, its verdict, what it cites
+    assert "<b>Goal</b> — 1 of 2 achieved (goal accuracy 0.50, by the LLM)" in html
+    assert ('class="rag-step failed">✗ <b>where the order is</b> <span class="meta">— not achieved · '
+            "sentence a; step 2") in html
     assert llm_server.requests[0].headers["authorization"] == "Bearer test-key"
     again = evaluate_batch(CASES, "ui_fake", llm=s)  # cached like every LLM call
     assert llm_server.count == 2 and again.results[1].value("goal_accuracy") == 0.5
