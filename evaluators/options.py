@@ -61,6 +61,9 @@ class EvalOptions(BaseModel):
     tool_call_order: Literal["strict", "any"] = "strict"
     #: Answer correctness against ``ground_truth`` (``--answer-correctness``): see :data:`AnswerCorrectness`.
     answer_correctness: AnswerCorrectness = "auto"
+    #: Judge an agent's goal accuracy with the run's LLM, one call per agent case (``--no-goal-accuracy``:
+    #: no call; without an LLM it is not available either way: ``evaluators.toolcalls.goal``).
+    goal_accuracy: bool = True
 
     @field_validator("retrieval_k", mode="before")
     @classmethod

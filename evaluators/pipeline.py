@@ -4,10 +4,11 @@ Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
-metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics when some response
-of the call cites (``evaluators.citations``) -> answer metrics of every scored case
-(``evaluators.answers``: declined / over-refusal, and correctness against ``ground_truth``) ->
-``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+metrics of the cases with tool calls (``evaluators.toolcalls``; goal accuracy by the run's LLM, or
+the reason it has none: ``toolcalls.goal``) -> citation metrics when some response of the call cites
+(``evaluators.citations``) -> answer metrics of every scored case (``evaluators.answers``: declined /
+over-refusal, and correctness against ``ground_truth``) -> ``RunResult``. A case that cannot be scored
+is kept with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class Evaluation:
         final = _add_retrieval_metrics(final, opts)
         final, tool_warnings = _add_tool_call_metrics(final, opts)
         warnings += tool_warnings
+        final, goal_warnings = _add_goal_accuracy(final, opts)
+        warnings += goal_warnings
         final = _add_citation_metrics(final)
         final = _add_answer_metrics(final, opts, method)
         t_metrics = time.perf_counter() - tm
@@ -349,6 +352,17 @@ def _add_tool_call_metrics(results: list[CaseResult], opts: EvalOptions) -> tupl
     return out, warnings
 
 
+def _add_goal_accuracy(results: list[CaseResult], opts: EvalOptions) -> tuple[list[CaseResult], list[str]]:
+    """Each agent case's ``goal_accuracy`` (one LLM call, or the reason it has none:
+    ``evaluators.toolcalls.goal``) and its usage; nothing for a run of no agent."""
+    from .toolcalls.goal import judge
+
+    values, usages, warnings = judge(results, opts)
+    out = [r if v is None else r.model_copy(update={"metrics": {v.name: v, **r.metrics}, "usage": r.usage + u})
+           for r, v, u in zip(results, values, usages)]
+    return out, warnings
+
+
 def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
     """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
     citation marker; nothing otherwise."""
@@ -404,5 +418,10 @@ def estimate(
         out["family_metrics"] = estimate_metric_cost([it.case for it in items], opts)
     if (answers := estimate_answers([it.case for it in items], opts, method)) is not None:
         out["answer_correctness"] = answers  # one correctness call per case with a reference (LLM methods)
+    from .toolcalls.goal import estimate as estimate_goal
+
+    goal = estimate_goal([it.case for it in items], opts)
+    if goal is not None:  # an agent's goal accuracy: one call per case (reported apart from the method's)
+        out["goal_accuracy"] = goal
     return out
 

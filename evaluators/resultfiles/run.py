@@ -150,6 +150,7 @@ def evaluate_file(
     total = stream.total_hint
     n_before = tally.num_cases
     cancelled = False
+    warnings: list[str] = []  # the run's (each chunk's, once): unknown tools, goal accuracy not available …
 
     def tick(k: int, base: int) -> None:
         if progress is not None:
@@ -158,7 +159,7 @@ def evaluate_file(
     if progress is not None:
         progress(tally.num_cases, total)
     try:
-        for got in _evaluated(ev, stream, done, tick, lambda: tally.num_cases, should_stop):
+        for got in _evaluated(ev, stream, done, tick, lambda: tally.num_cases, should_stop, warnings):
             if got is None:
                 cancelled = True
                 break
@@ -184,7 +185,7 @@ def evaluate_file(
         timings_all[k] = round(sum(t.get(k, 0.0) for t in before_t) + timings[k], 3)
     timings_all["total_s"] = timings_all["wall_s"]
     top = tally.top_level(method=method, settings=ev.settings, timings=timings_all, started_at=started,
-                          cancelled=cancelled)
+                          cancelled=cancelled, warnings=warnings)
     top.update({"input_file": str(source), "input_mapping": _mapping(stream),
                 "input_errors": [e.to_dict() for e in stream.errors],
                 "input_warnings": [w.to_dict() for w in stream.warnings]})
@@ -234,10 +235,11 @@ def _mapping(stream: Any) -> dict[str, Any] | None:
 
 
 def _evaluated(ev: Evaluation, stream: CaseStream | LoadedStream, done: set[str], tick: Callable[[int, int], None],
-               done_now: Callable[[], int], should_stop: Callable[[], bool] | None
+               done_now: Callable[[], int], should_stop: Callable[[], bool] | None, warnings: list[str] | None = None
                ) -> Iterator[tuple[list[CaseResult], dict[str, float]] | None]:
     """(finished cases, their labeling / metric seconds) of each chunk of the input, the cases not in
-    ``done`` only, in input order; None when stopped."""
+    ``done`` only, in input order; None when stopped. The chunks' run warnings go to ``warnings``
+    (each once)."""
     if ev.engine == "ray":
         from ..engines.ray_engine import stream_file
 
@@ -256,6 +258,8 @@ def _evaluated(ev: Evaluation, stream: CaseStream | LoadedStream, done: set[str]
             tick(k, b)
 
         part = ev.run(todo, progress=within, should_stop=should_stop)
+        if warnings is not None:
+            warnings.extend(w for w in dict.fromkeys(part.warnings) if w not in warnings)
         yield list(part.results), part.timings
         if part.cancelled:
             yield None

@@ -275,9 +275,6 @@ def _step(s: Span, by_id: dict[str, dict[str, Any]], unused: list[dict[str, Any]
     return Step(call=call, docs=docs, readable=readable, span=s, passages=passages)
 
 
-
-
-
 def declared_tools(spans: list[Span]) -> list[str]:
     """The tools the agent's LLM calls were offered (OpenInference ``llm.tools``, GenAI
     ``gen_ai.tool.definitions``), by name, in order."""
@@ -293,4 +290,6 @@ def declared_tools(spans: list[Span]) -> list[str]:
                 if n:
                     names[n] = None
     return list(names)
+
+
 __all__ = ["MAX_DOC_CHARS", "QUERY_KEYS", "Step", "declared_tools", "steps_of"]

@@ -43,7 +43,7 @@ from evaluators.store import labels as run_labels
 from .. import highlight as hl
 from .. import history, plot, state, vocab
 from ..data import md_escape
-from . import app_view, cards, compare_charts, conversations_view
+from . import app_view, cards, compare_charts, conversations_view, tools_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -296,6 +296,7 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
                               f"under {cand}, {s.losses} lower, {s.ties} the same."),
                    help=TERMS["wins"])
     app_view.app_lines(c, base, cands)  # the app's own latency, tokens, errors: beside the verdict
+    tools_view.lines(c, base, cands)  # an agent's: the tools the candidate stopped / started calling
     if len(cands) > 1:
         top = min(c.standings[metric], key=lambda s: (s.rank, s.name))
         settled = top.rank_low == top.rank_high == 1
