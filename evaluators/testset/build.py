@@ -16,6 +16,9 @@ Contract:
   are used evenly (a passage gets a second question only once every passage with a candidate has
   one) and better-scored candidates win, ties broken by the seed: the same inputs and seed give the
   same rows;
+* a candidate marked ``extra["filler"]`` (the offline generator's affirmative yes/no questions) is
+  taken only where nothing better is left: a file's first question when it has no other (and ``n``
+  is at least the number of files), then — once every file's other candidates are used — to reach ``n``;
 * fewer than ``n`` rows only with a stated reason (the documents hold no more questions this
   generator can make, the critic dropped them, the run was cancelled), never silently.
 """
@@ -103,6 +106,8 @@ class _Run:
         self.exhaustive = bool(getattr(self.gen, "exhaustive", False))
         #: Documents a question was asked of (the others were not needed: n < documents).
         self.asked: set[str] = set()
+        #: Fillers may be taken anywhere (the second phase: nothing better is left).
+        self.fillers = False
 
     # ---------------------------------------------------------------------------------- helpers
     def missing(self, d: str) -> list[str]:
@@ -150,20 +155,50 @@ class _Run:
                     self.chosen[d].append(c)
                     self.ctx.used_passages.update(p.id for p in c.passages)
 
+    def usable(self, d: str, qtype: str | None = None) -> list[Candidate]:
+        """``d``'s candidates (of ``qtype``) the run may take now: fillers only in the second phase, or
+        for a file's first question when it has nothing else."""
+        pool = [c for c in self.pools[d] if qtype is None or c.question_type == qtype]
+        if self.fillers:
+            return pool
+        better = [c for c in pool if not c.extra.get("filler")]
+        if better or self.chosen[d] or any(not c.extra.get("filler") for c in self.pools[d]) or \
+                self.n < len(self.docs):  # every file used is a promise only when n allows it
+            return better
+        return pool
+
     def _best(self, d: str, qtype: str) -> Candidate | None:
         used = Counter(p.id for c in self.chosen[d] for p in c.passages)
         pool = self.pools[d]
         while True:
-            options = [c for c in pool if c.question_type == qtype]
+            options = self.usable(d, qtype)
             if not options:
                 return None
-            keyed = [(used[c.passages[0].id] if c.passages else 0, -c.score, self.rng.random(), i)
-                     for i, c in enumerate(options)]
-            best = options[min(keyed)[3]]
+            keyed = [(bool(c.extra.get("filler")), used[c.passages[0].id] if c.passages else 0, -c.score,
+                      self.rng.random(), i) for i, c in enumerate(options)]
+            best = options[min(keyed)[4]]
             pool.remove(best)
             if self.dedupe.accept(best.question, self.vectors[best.question], best.ground_truth):
                 return best
             self.dropped["near-duplicate of a question already kept"] += 1
+
+    def fill(self) -> bool:
+        """The second phase: fillers allowed, the questions still missing given to the files that have
+        some, in proportion to length (D'Hondt); True when a slot was added."""
+        self.fillers = True
+        spare = {d: len(self.usable(d)) for d in self.docs if d in self.exhausted}
+        for d in self.docs:
+            self.slots[d] = [c.question_type for c in self.chosen[d]]
+        filled = {d: len(self.chosen[d]) for d in self.docs}
+        extra = top_up(filled, self.weights, spare, self.n - self.total())
+        added = False
+        for d, k in extra.items():
+            for _ in range(k - filled[d]):
+                have = [c.question_type for c in self.usable(d)]
+                if have:
+                    self.slots[d].append(have[0])
+                    added = True
+        return added
 
     def reallocate(self) -> bool:
         """Move the unfilled slots of documents that cannot give more to documents that can; True
@@ -172,8 +207,8 @@ class _Run:
                  if self.missing(d) and d in self.exhausted and not self._has_pool(d, self.missing(d))}
         if not stuck:
             return False
-        open_docs = {d: (len(self.pools[d]) if d in self.exhausted else self.n) for d in self.docs
-                     if d not in stuck and (d not in self.exhausted or self.pools[d])}
+        open_docs = {d: (len(self.usable(d)) if d in self.exhausted else self.n) for d in self.docs
+                     if d not in stuck and (d not in self.exhausted or self.usable(d))}
         moving = [t for d in sorted(stuck) for t in stuck[d]]
         if not open_docs:
             return False
@@ -191,7 +226,7 @@ class _Run:
 
     def _take_type(self, moving: list[str], d: str) -> str:
         """A moved slot keeps its type when ``d`` has a candidate of it, else becomes one ``d`` has."""
-        have = {c.question_type for c in self.pools[d]}
+        have = {c.question_type for c in self.usable(d)}
         for t in moving:
             if t in have or d not in self.exhausted:
                 moving.remove(t)
@@ -200,7 +235,7 @@ class _Run:
         return next(iter(have)) if have else t
 
     def _has_pool(self, d: str, types: list[str]) -> bool:
-        return any(c.question_type in types for c in self.pools[d])
+        return any(c.question_type in types for c in self.usable(d))
 
     def run(self) -> TestsetResult:
         self.tick("reading the passages")
@@ -214,6 +249,12 @@ class _Run:
                 self.pick()
             self.tick(f"{self.total()} of {self.n} questions")
             if self.total() >= self.n or all(d in self.exhausted for d in self.docs):
+                break
+        while not self.ctx.cancelled and self.total() < self.n and all(d in self.exhausted for d in self.docs) \
+                and self.fill():
+            before = self.total()
+            self.pick()
+            if self.total() == before:
                 break
         return self.result()
 

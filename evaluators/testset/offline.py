@@ -30,7 +30,7 @@ from ..documents.boilerplate import KINDS as LINE_KINDS
 from ..sentencize import split_spans
 from ..types import Usage
 from .offline_page import faq_questions, procedure_questions, resolver
-from .offline_questions import question_for
+from .offline_questions import questions_for
 from .types import Candidate, Context, Request
 
 _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|hundred|thousand|"
@@ -38,6 +38,11 @@ _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten
                       r"September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|"
                       r"Sunday)\b", re.I)
 NOT_UNIQUE = "answer not unique in its document"
+#: Most questions one sentence gives (each with its own answer: "When did X land?" and "Who walked ...?").
+PER_SENTENCE = 2
+#: Kinds taken only where a file has nothing better (``extra["filler"]``; see :mod:`.build`): a yes/no
+#: question about a statement the page makes in the affirmative.
+FILLERS = frozenset({"yes/no"})
 
 
 def _norm(q: str) -> str:
@@ -94,14 +99,17 @@ class OfflineGenerator:
             for a, b in split_spans(p.text):
                 sentence = p.text[a:b]
                 why: list[str] = []
-                made = question_for(sentence, p.section, resolve, why)
-                if made is None:
+                made = questions_for(sentence, p.section, resolve, why)
+                if not made:
                     if _FACTISH.search(sentence) and why:
                         left[why[0]] += 1
                     continue
-                extra = {"fact": made.kind, "evidence": sentence, "section": p.section}
-                cands.append(Candidate(made.question, made.answer, (p,), "single_hop", doc.name,
-                                       score=made.score, extra=extra))
+                for m in made[:PER_SENTENCE]:
+                    extra = {"fact": m.kind, "evidence": sentence, "section": p.section}
+                    if m.kind in FILLERS:
+                        extra["filler"] = True
+                    cands.append(Candidate(m.question, m.answer, (p,), "single_hop", doc.name,
+                                           score=m.score, extra=extra))
         cands, not_unique = _unique(cands)
         if not_unique:
             left[NOT_UNIQUE] += not_unique

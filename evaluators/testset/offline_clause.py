@@ -26,6 +26,7 @@ from .offline_words import (
     CONJUNCTIONS,
     DETERMINERS,
     LINKERS,
+    NEG_AUX,
     NEGATIONS,
     PERSONAL,
     PREPOSITIONS,
@@ -33,6 +34,7 @@ from .offline_words import (
     VAGUE_SUBJECT,
     Tok,
     can_be,
+    guessed_verb,
     known,
     lower_first,
     tokens,
@@ -64,6 +66,15 @@ class Clause:
     #: The subject as the question names it, when the sentence's own ("the pilot") was resolved to the
     #: name the page gives it ("the California State Park Adventure Pass pilot").
     named: str | None = None
+    #: The verb is negated ("does not perform", "cannot contain"); only read with ``negation=True``.
+    negated: bool = False
+
+    @property
+    def aux_word(self) -> str:
+        """The auxiliary as a question puts it first ("cannot" -> "can"; "" when there is none)."""
+        if self.aux is None:
+            return ""
+        return NEG_AUX.get(self.aux.low, self.aux.low)
 
 
 def strip_front(sentence: str) -> int:
@@ -91,6 +102,8 @@ def is_adverb(t: Tok) -> bool:
 def finite_verb(toks: list[Tok], i: int) -> bool:
     """Whether ``toks[i]`` reads as the finite verb after a subject ``toks[:i]``."""
     t, prev = toks[i], toks[i - 1]
+    if guessed_verb(t.text) is not None:
+        return _guessed_finite(toks, i)
     if not t.is_word or t.is_cap or verb_tag(t.text) not in ("VBD", "VBZ", "VBP"):
         return False
     if prev.low in DETERMINERS or prev.low in PREPOSITIONS or prev.low in ("to", "and", "or", ","):
@@ -116,6 +129,32 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
             if toks[k].low in AUXILIARIES:
                 return False
     return True
+
+
+def _guessed_finite(toks: list[Tok], i: int) -> bool:
+    """A verb form the dictionary does not hold ("downmixes") is the finite verb only right after a
+    determiner and a singular noun ("the service downmixes audio ..."), an object or an adverb after it."""
+    if i < 2 or toks[i].is_cap:
+        return False
+    prev, det = toks[i - 1], toks[i - 2]
+    if det.low not in ("the", "a", "an", "this", "each", "every") or not can_be(prev.text, "NOUN") or \
+            prev.low.endswith("s"):
+        return False
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    return nxt is not None and nxt.is_word and nxt.low not in AUXILIARIES and \
+        (nxt.low in DETERMINERS or can_be(nxt.text, "NOUN") or can_be(nxt.text, "ADJ") or is_adverb(nxt))
+
+
+def lemma_of(t: Tok) -> str | None:
+    """The base form of a verb of a clause's verb group (the dictionary's, else the guess for a form it
+    does not hold)."""
+    g = guessed_verb(t.text)
+    return verb_lemma(t.text) or (g[0] if g else None)
+
+
+def tag_of(t: Tok) -> str | None:
+    g = guessed_verb(t.text)
+    return verb_tag(t.text) or (g[1] if g else None)
 
 
 def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok], bool]:
@@ -185,10 +224,12 @@ def _aside(toks: list[Tok], i: int) -> int | None:
     return None
 
 
-def read_clause(sentence: str) -> Clause | None:
+def read_clause(sentence: str, negation: bool = False) -> Clause | None:
+    """The clause of ``sentence`` (see the module docstring); ``negation``: a negated verb group ("does
+    not perform", "cannot contain") is read too, with ``Clause.negated`` set (else: None)."""
     off = strip_front(sentence)
     text = sentence[off:].rstrip()
-    if text.endswith("."):
+    if text.endswith((".", ":")):
         text = text[:-1]
     front = ""
     toks = tokens(text)
@@ -213,6 +254,14 @@ def read_clause(sentence: str) -> Clause | None:
     i = 1
     while i < min(len(toks), 16):
         t = toks[i]
+        if t.text in ("The", "A", "An") and not toks[i - 1].is_num and (toks[i - 1].low not in DETERMINERS) and \
+                front == "" and skip is None and i + 2 < len(toks):
+            # a run-in heading or a table row's cells before the sentence ("Cloud Type ibm_ctype The cloud
+            # type is ..."): the clause starts at the capitalised article
+            c = read_clause(text[t.start:], negation)
+            if c is not None:
+                c.offset += off + t.start
+            return c
         if t.text == "(" and (pe := paren_end(toks, i)) is not None and pe < len(toks):
             i = pe  # "A Layer 7 (L7) policy is ...": the parentheses belong to the subject
             continue
@@ -222,20 +271,53 @@ def read_clause(sentence: str) -> Clause | None:
             continue
         if t.low in BOUNDARY or t.low in ("that", "which", "who", "whose", "when", "if", "because"):
             return None
-        if t.low in AUXILIARIES:
+        if t.low in AUXILIARIES or t.low in NEG_AUX:
             end, main, negated = verb_group(toks, i, True)
-            if negated or t.low in AUX_DO:
+            negated = negated or t.low in NEG_AUX
+            if (negated or t.low in AUX_DO) and not negation:
+                return None
+            if t.low in AUX_DO and not main:
                 return None
             if t.low in AUX_HAVE and not main and toks[i + 1].low != "been":  # "has" as the verb: "Mars has two moons"
                 return Clause(text, off, toks, (0, i), (i, i + 1), None, [t], front=front, skip=skip)
-            return Clause(text, off, toks, (0, i), (i, end), t, main, front=front, skip=skip)
+            return Clause(text, off, toks, (0, i), (i, end), t, main, front=front, skip=skip, negated=negated)
         if finite_verb(toks, i):
             end, main, negated = verb_group(toks, i, False)
-            if negated:
+            if negated and not negation:
                 return None
-            return Clause(text, off, toks, (0, i), (i, end), None, main, front=front, skip=skip)
+            a = i
+            while a - 1 > 0 and is_adverb(toks[a - 1]) and toks[a - 1].low not in ("only", "just", "even"):
+                a -= 1  # "the service automatically detects": the adverb goes with the verb
+            return Clause(text, off, toks, (0, a), (a, end), None, main, front=front, skip=skip, negated=negated)
         i += 1
     return None
+
+
+def reads_back(declarative: str, subject: str) -> bool:
+    """Whether a question, put back as a statement (``"the park was established and holds ..."``),
+    reads as one clause with ``subject`` as its subject: the same clause reader finds it, and no
+    second verb is joined on by "and" / "or" (the question would then ask two things, one of them
+    half-said: "When was the park established and holds more than 100 miles of hiking?")."""
+    words = declarative.split()
+    if not words or words[-1].lower() in DETERMINERS | {"and", "or", "of", "to", "the", "a", "an", ","}:
+        return False
+    if len(words) < 4:
+        return True  # "Mars will have": too short to go wrong
+    c = read_clause(" ".join(words))
+    if c is None:
+        return False
+    if not c.imperative and " ".join(subject_text(c).lower().split()) != " ".join(subject.lower().split()):
+        return False
+    for k in range(c.verb[1], len(c.toks) - 1):
+        if c.toks[k].low in ("and", "or"):
+            nxt = c.toks[k + 1]
+            after = c.toks[k + 2] if k + 2 < len(c.toks) else None
+            object_follows = after is not None and (after.low in DETERMINERS or after.is_num or
+                                                    after.low in ("more", "less", "fewer", "up", "about"))
+            if nxt.low in AUXILIARIES or (verb_tag(nxt.text) in ("VBZ", "VBD") and not nxt.is_cap
+                                          and (not can_be(nxt.text, "NOUN") or object_follows)):
+                return False
+    return True
 
 
 def subject_ok(c: Clause) -> bool:
@@ -360,14 +442,17 @@ def remainder(c: Clause, remove: tuple[int, int]) -> str | None:
 
 def verb_words(c: Clause, base: bool) -> str:
     """The lexical verb(s) of the group, in base form when ``base`` ("moves or combines" -> "move or combine"),
-    with any adverb that stood between them."""
+    with any adverb that stood between them; a negation left out (a yes/no question asks without it)."""
     if not c.main:
-        return piece(c, c.verb[0] + (1 if c.aux is not None else 0), c.verb[1])
+        return " ".join(t.text for t in c.toks[c.verb[0] + (1 if c.aux is not None else 0):c.verb[1]]
+                        if t.low not in NEGATIONS)
     start = c.verb[0] + (1 if c.aux is not None else 0)
     words: list[str] = []
     for t in c.toks[start:c.verb[1]]:
+        if t.low in NEGATIONS:
+            continue
         if base and any(t is m for m in c.main):
-            words.append(verb_lemma(t.text) or t.low)
+            words.append(lemma_of(t) or t.low)
         else:
             words.append(t.text if not t.is_cap or c.imperative is False else t.low)
     if c.imperative and words:

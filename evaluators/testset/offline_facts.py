@@ -242,6 +242,8 @@ def _name_facts(toks: list[Tok], lo: int) -> list[Fact]:
             out.append(Fact("name", (i + 2, e), (i + 2, e), "What"))
         if low == "by" and i + 1 < len(toks) and toks[i + 1].is_cap and not toks[i + 1].is_num:
             e = _name_end(toks, i + 1)
+            while e + 1 < len(toks) and toks[e].low == "and" and toks[e + 1].is_cap and _name_end(toks, e + 1) > e + 2:
+                e = _name_end(toks, e + 1)  # "by Stewart Adams and John Nicholson": both people
             person = e - (i + 1) >= 2 and not known(toks[i + 1].text)
             if person:
                 out.append(Fact("agent", (i + 1, e), (i, e), "Who", active=True))

@@ -170,7 +170,7 @@ def resolver(doc: Document) -> Callable[[str], str | None]:
     def resolve(words: str) -> str | None:
         if words in cache:
             return cache[words]
-        rx = re.compile(rf"((?:{_NAME_WORD}\s+(?:{_GLUE}\s+)?){{1,6}})((?i:{re.escape(words)}))\b")
+        rx = re.compile(rf"((?:{_NAME_WORD}[ \t]+(?:{_GLUE}[ \t]+)?){{1,6}})((?i:{re.escape(words)}))\b")
         seen: Counter[str] = Counter()
         for m in rx.finditer(text):
             parts = m.group(1).split()

@@ -22,8 +22,19 @@ from __future__ import annotations
 
 import re
 
-from .offline_clause import BOUNDARY, Clause, piece, read_clause, remainder, strip_front, subject_text, verb_words
-from .offline_words import can_be, lower_first, tokens, verb_lemma, verb_tag
+from .offline_clause import (
+    BOUNDARY,
+    Clause,
+    lemma_of,
+    piece,
+    read_clause,
+    remainder,
+    strip_front,
+    subject_text,
+    tag_of,
+    verb_words,
+)
+from .offline_words import can_be, lower_first, tokens, verb_tag
 
 _VAGUE = re.compile(r"\b(?:it|its|this|that|these|those|they|them|their|he|she|him|her|his|here|there|above|"
                     r"below|following|previous|same)\b", re.I)
@@ -210,8 +221,8 @@ def reason(c: Clause) -> tuple[str, str, str] | None:
                 return None
             if c.aux is not None:
                 q = f"Why {c.aux.low} {subject_text(c)} {verb_words(c, False)} {rem}"
-            elif c.main and all(verb_lemma(m.text) for m in c.main):  # "downmixes": no base form known
-                tag = verb_tag(c.main[0].text)
+            elif c.main and all(lemma_of(m) for m in c.main):
+                tag = tag_of(c.main[0])
                 do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
                 q = f"Why {do} {subject_text(c)} {verb_words(c, True)} {rem}"
             else:
