@@ -29,8 +29,8 @@ from ..documents import Corpus, Document, language_name
 from ..documents.boilerplate import KINDS as LINE_KINDS
 from ..sentencize import split_spans
 from ..types import Usage
-from .offline_page import faq_questions, procedure_questions, resolver
-from .offline_questions import questions_for
+from .offline_page import faq_questions, names_in, procedure_questions, resolver, topic
+from .offline_questions import Made, questions_for
 from .types import Candidate, Context, Request
 
 _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|hundred|thousand|"
@@ -38,6 +38,7 @@ _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten
                       r"September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|"
                       r"Sunday)\b", re.I)
 NOT_UNIQUE = "answer not unique in its document"
+_VAGUE_TERM = re.compile(r"^What (?:is|are) (?:a|an) [a-z]+\?$")
 #: Most questions one sentence gives (each with its own answer: "When did X land?" and "Who walked ...?").
 PER_SENTENCE = 2
 #: Kinds taken only where a file has nothing better (``extra["filler"]``; see :mod:`.build`): a yes/no
@@ -95,6 +96,7 @@ class OfflineGenerator:
             cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=2.9,
                                    extra={"fact": "procedure", "evidence": answer, "section": p.section}))
         resolve = resolver(doc)
+        page_topic = topic(doc)
         for p in doc.passages:
             for a, b in split_spans(p.text):
                 sentence = p.text[a:b]
@@ -105,6 +107,13 @@ class OfflineGenerator:
                         left[why[0]] += 1
                     continue
                 for m in made[:PER_SENTENCE]:
+                    if m.kind == "definition" and _VAGUE_TERM.match(m.question):
+                        # "What is a source?": in which product? the name the answer, the passage or the page gives
+                        name = next(iter(names_in(m.answer) + names_in(p.text)), None) or page_topic
+                        if not name:
+                            left["subject not named"] += 1
+                            continue
+                        m = Made(f"{m.question[:-1]} in {name}?", m.answer, m.kind, m.score + 0.8)
                     extra = {"fact": m.kind, "evidence": sentence, "section": p.section}
                     if m.kind in FILLERS:
                         extra["filler"] = True

@@ -124,7 +124,7 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
                                        or verb_tag(prev.text) in ("VBN", "VBG")):
             return False  # "actively managed funds"
         for k in range(i + 1, min(len(toks), i + 8)):  # "side effects of X are": the verb comes later
-            if toks[k].text in BOUNDARY:
+            if toks[k].text in BOUNDARY or toks[k].low in ("that", "which", "who"):
                 break
             if toks[k].low in AUXILIARIES:
                 return False
@@ -245,7 +245,9 @@ def read_clause(sentence: str, negation: bool = False) -> Clause | None:
     # an imperative: a capitalised base-form verb opening the sentence, an object after it
     if first.is_cap and verb_tag(first.text) == "VBP" and can_be(first.text, "VERB") and len(toks) > 2 and \
             (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap) and \
-            not any(t.low in AUXILIARIES for t in toks[1:12]):
+            not any(t.low in AUXILIARIES for t in toks[1:12]) and \
+            not (toks[1].is_cap and any(not t.is_cap and verb_tag(t.text) == "VBZ" and not can_be(t.text, "NOUN")
+                                        for t in toks[2:12])):  # "Bare Metal Server for VPC provides ...": a name
         end, main, negated = verb_group(toks, 0, False)
         if negated:
             return None
@@ -271,7 +273,7 @@ def read_clause(sentence: str, negation: bool = False) -> Clause | None:
             continue
         if t.low in BOUNDARY or t.low in ("that", "which", "who", "whose", "when", "if", "because"):
             return None
-        if t.low in AUXILIARIES or t.low in NEG_AUX:
+        if (t.low in AUXILIARIES or t.low in NEG_AUX) and not (t.text.isupper() and len(t.text) > 1):
             end, main, negated = verb_group(toks, i, True)
             negated = negated or t.low in NEG_AUX
             if (negated or t.low in AUX_DO) and not negation:
@@ -371,7 +373,8 @@ def front_text(c: Clause) -> str:
         return ""
     words = c.front.split()
     nxt = words[1] if len(words) > 1 else ""
-    return " ".join([lower_first(words[0], nxt), *words[1:]])
+    first = words[0].lower() if words[0].lower() in PREPOSITIONS else lower_first(words[0], nxt)
+    return " ".join([first, *words[1:]])
 
 
 def joins_names(toks: list[Tok], k: int) -> bool:

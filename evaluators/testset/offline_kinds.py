@@ -31,6 +31,7 @@ from .offline_clause import (
     CLAUSE_WORDS,
     Clause,
     front_text,
+    is_adverb,
     joins_names,
     paren_end,
     piece,
@@ -44,7 +45,7 @@ from .offline_words import AUX_BE, can_be, known, verb_tag
 
 #: Words that make a statement a hedge or an opinion, not a property to ask yes or no about.
 _HEDGE = re.compile(r"\b(?:may|might|could|would|probably|likely|perhaps|maybe|seems?|think|believe|guess|"
-                    r"usually|often|sometimes|generally|typically|some|i|we|my|our|me|us)\b", re.I)
+                    r"i|we|my|our|me|us)\b", re.I)
 _LEANS = re.compile(r"\b(?:it|its|they|them|their|this|these|that|those|he|she|his|her|here|there|above|below|"
                     r"following|previous|same|such|other)\b", re.I)
 #: First words of a predicate that names one thing of a kind ("the default ...", "the highest ...").
@@ -53,7 +54,8 @@ _UNIQUE = frozenset("default only main primary first last best worst highest low
 
 
 def _end_of_question(c: Clause) -> int:
-    """Where the question's part of the predicate ends: at the first boundary or new clause."""
+    """Where the question's part of the predicate ends: at the first boundary or new clause (an adverb
+    left before it goes too: "... your intents even when ...")."""
     k = c.verb[1]
     while k < len(c.toks):
         t = c.toks[k]
@@ -63,6 +65,9 @@ def _end_of_question(c: Clause) -> int:
         if t.text in BOUNDARY or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k)):
             break
         k += 1
+    while k - 1 > c.verb[1] and (is_adverb(c.toks[k - 1]) or c.toks[k - 1].low in ("even", "then", "again")) and \
+            k < len(c.toks):
+        k -= 1
     return k
 
 
@@ -99,26 +104,32 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
     module docstring)."""
     if c.imperative or not subject_ok(c) or subject_text(c).lower() in ("you", "users", "people"):
         return None
-    if _HEDGE.search(sentence) or c.toks[c.subj[0]].low in ("a", "an", "some", "any"):
+    if c.toks[c.subj[0]].low in ("a", "an", "some", "any") or _HEDGE.search(c.front):
         return None
     aux = c.aux_word
     if aux in ("may", "might", "could", "would", "do", "does", "did") and not c.negated:
         return None
     q_end = _end_of_question(c)
     a_end = _end_of_answer(c)
-    if q_end - c.verb[1] < 1 or a_end < q_end or a_end - c.subj[0] > 40:
-        return None
+    if _HEDGE.search(piece(c, c.subj[0], a_end)):
+        return None  # "may", "probably", "I think": not a property the page states
+    passive = c.aux is not None and c.aux.low in AUX_BE and bool(c.main) and tag_of(c.main[-1]) in ("VBN", "VBD")
+    if (q_end - c.verb[1] < 1 and not passive) or a_end < q_end or a_end - c.subj[0] > 40:
+        return None  # "Are index funds actively managed?" stands alone; "Is X?" does not
     rest = _words_without_parens(c, c.verb[1], q_end)
-    if not rest.strip() or ". " in piece(c, c.subj[0], a_end):
+    if ". " in piece(c, c.subj[0], a_end):
         return None  # two sentences the splitter did not part
-    if q_end < len(c.toks) and c.toks[q_end].text == "," and (can_be(c.toks[q_end - 1].text, "ADJ") and not
-                                                              can_be(c.toks[q_end - 1].text, "NOUN")):
+    if q_end + 1 < len(c.toks) and c.toks[q_end].text == "," and can_be(c.toks[q_end - 1].text, "ADJ") and \
+            not can_be(c.toks[q_end - 1].text, "NOUN") and can_be(c.toks[q_end + 1].text, "ADJ"):
         return None  # "using a gentle, continuous downhill gradient": the comma is inside a noun phrase
     first = c.toks[c.subj[0]]
+    if c.subj[1] - c.subj[0] == 1 and verb_tag(first.text) == "VBP" and can_be(first.text, "VERB"):
+        return None  # "Review frequently asked questions ...": an instruction read as a subject
     if first.is_cap and verb_tag(first.text) == "VBP" and (not can_be(first.text, "NOUN") or c.subj[1] - c.subj[0] > 1
                                                            and c.toks[c.subj[0] + 1].low in ("sure", "certain")):
         return None  # "Make sure the router is powered on": an instruction, not a subject
-    if _LEANS.search(rest) or _LEANS.search(subject_text(c)) or rest.split()[-1].lower() in ("the", "a", "an", "of"):
+    if _LEANS.search(rest) or _LEANS.search(subject_text(c)) or \
+            rest and rest.split()[-1].lower() in ("the", "a", "an", "of"):
         return None
     subj = subject_text(c)
     if aux:

@@ -84,9 +84,14 @@ def _object_from(answer: str, verb: str, person: str) -> str | None:
 
 
 def own_question(question: str, answer: str) -> str | None:
-    """An FAQ's question as a reader can ask it without the page, or None when it cannot stand alone."""
+    """An FAQ's question as a reader can ask it without the page, or None when it cannot stand alone. A
+    heading that asks several questions ("What scalability options do I have? Does it manage itself?")
+    gives its first (the others lean on it)."""
     q = " ".join(question.strip(" *_#").split())
     q = re.sub(r"^(?:Q\s*[:.)-]|\d{1,3}[.)])\s*", "", q)
+    first = re.match(r"^(.+?\?)\s+\S", q)
+    if first:
+        q = first.group(1)
     if not q.endswith("?") or len(q.split()) < 3 or re.match(r"(?i)(table|figure|fig\.)\s*\d", q):
         return None
     if _content_nouns(q):
@@ -103,20 +108,38 @@ def own_question(question: str, answer: str) -> str | None:
     return q[:-1].rstrip() + f" {obj}?"
 
 
+_ASKED = re.compile(r"(?:^|\n)\s*(?:[-*•+]\s+)?([A-Z][^\n?]{10,200}\?)\s*$")
+
+
 def faq_questions(doc: Document) -> list[tuple[str, str, Passage]]:
-    """(question, reference answer, passage) for each passage right under a question heading."""
+    """(question, reference answer, passage) for each passage right under a question heading, and for a
+    passage that answers the question the passage before it ends with (a question written as a line
+    or a paragraph of its own: "* Why is the Use only IAM mode preferred?" / "The Use only IAM mode
+    means ...")."""
     out: list[tuple[str, str, Passage]] = []
     prev_section = None
+    prev: Passage | None = None
     for p in doc.passages:
         if p.section.rstrip(" *_").endswith("?") and p.section != prev_section:
             answer = _answer(p)
             q = own_question(p.section, answer)
             if q:
                 out.append((q, answer, p))
+        elif prev is not None and (m := _ASKED.search(prev.text)) and p.section == prev.section and \
+                not p.text.rstrip().endswith("?") and len(p.text) >= 40:
+            answer = _answer(p)
+            q = own_question(m.group(1), answer)
+            if q and not re.match(r"(?i)(?:and|or|but|also)\b", q):
+                out.append((q, answer, p))
         prev_section = p.section
+        prev = p
     return out
 
 
+#: Nouns that name a kind of page or section: after an "-ing" word they make a noun phrase, not a task.
+_GENRE = frozenset("overview introduction guide basics reference concepts requirements options considerations tips "
+                   "notes summary details architecture settings limits limitations faq faqs glossary examples "
+                   "tutorial checklist best troubleshooting matrix terms history".split())
 _HOW_TO = re.compile(r"^(?:how to|to)\s+(\w+)\s+(.+)$", re.I)
 
 
@@ -137,6 +160,11 @@ def heading_question(heading: str) -> str | None:
     nxt = rest.split()[0]
     if not m and can_be(low, "NOUN") and not (nxt.lower() in DETERMINERS or nxt[:1].isupper()):
         return None  # "Filing fees", "Running costs": a noun phrase, not a task
+    if nxt.lower() in _GENRE:
+        return None  # "Networking overview for ...", "Troubleshooting tips": the page's kind, not a task
+    if nxt.lower() in PREPOSITIONS and lemma not in ("get", "start", "work", "sign", "log", "set", "check") and \
+            not (len(rest.split()) > 1 and rest.split()[1][:1].isupper()):
+        return None  # "Upgrading in the UI": upgrade what? (the heading leans on the page's title)
     words = rest.split()
     if words[0].lower() in DETERMINERS | {"and", "or", "for"} and words[0].lower() not in ("a", "an", "the", "your"):
         return None
@@ -173,6 +201,8 @@ def resolver(doc: Document) -> Callable[[str], str | None]:
         rx = re.compile(rf"((?:{_NAME_WORD}[ \t]+(?:{_GLUE}[ \t]+)?){{1,6}})((?i:{re.escape(words)}))\b")
         seen: Counter[str] = Counter()
         for m in rx.finditer(text):
+            if re.search(r"\d\s*$", text[max(0, m.start() - 3):m.start()]):
+                continue  # "100 Gbps bandwidth": a unit, not a name
             parts = m.group(1).split()
             while parts and (parts[0].lower() in DETERMINERS or parts[0].lower() in PREPOSITIONS or
                              parts[0].lower() in ("if", "when", "and", "or", "but", "each", "every", "to")):
@@ -191,3 +221,31 @@ def resolver(doc: Document) -> Callable[[str], str | None]:
         return cache[words]
 
     return resolve
+
+
+_NAME = re.compile(rf"\b{_NAME_WORD}(?:[ \t]+(?:(?:of|for|to|and|&)[ \t]+)?{_NAME_WORD}){{1,4}}")
+
+
+def names_in(text: str) -> list[str]:
+    """The names of two or more capitalised words in ``text`` ("Event Notifications", "Watson Discovery"),
+    not at a sentence's start unless the name goes on past its first word."""
+    out = []
+    for m in _NAME.finditer(text):
+        words = m.group().split()
+        while words and (words[0].lower() in DETERMINERS or words[0].lower() in PREPOSITIONS or
+                         words[0].lower() in ("if", "when", "you", "your", "we", "it", "this")):
+            words.pop(0)
+        if len(words) >= 2 and not all(known(w) and w[1:].islower() for w in words):
+            out.append(" ".join(words))
+    return out
+
+
+def topic(doc: Document) -> str | None:
+    """The name a page is about: the name of two or more words it uses most (at least three times); None
+    when there is none."""
+    seen: Counter[str] = Counter()
+    for p in doc.passages:
+        for name in names_in(f"{p.section}\n{p.text}"):
+            seen[name] += 1
+    best = [(n, k) for k, n in seen.items() if n >= 3]
+    return max(best)[1] if best else None

@@ -38,6 +38,8 @@ from .offline_words import can_be, lower_first, tokens, verb_tag
 
 _VAGUE = re.compile(r"\b(?:it|its|this|that|these|those|they|them|their|he|she|him|her|his|here|there|above|"
                     r"below|following|previous|same)\b", re.I)
+_EXAMPLE = re.compile(r"(?i)\s*(?:[-*•+]\s+)?for (?:example|instance)\b")
+_MAIN_LEANS = re.compile(r"\b(?:this|these|those|it|they|them|might|may)\b", re.I)
 _COND = {"if": "if", "when": "when", "whenever": "when", "once": "once", "after": "after", "before": "before",
          "unless": "unless"}
 _ENABLERS = {"allows": "allow", "allow": "allow", "lets": "let", "let": "let", "enables": "enable",
@@ -89,16 +91,16 @@ def condition(sentence: str) -> tuple[str, str, str] | None:
     """"If X, Y." -> "What happens if X?" (answer Y); "If X, do Y." -> "What should you do if X?"."""
     s = _body(sentence)
     first = s.split(" ", 1)[0].lower()
-    if first not in _COND or "?" in s:
-        return None
+    if first not in _COND or "?" in s or _EXAMPLE.match(sentence):
+        return None  # "For example, if you are an insurance company, ...": an example, not a rule
     split = _split_at_comma(s[len(first):].strip())
     if split is None:
         return None
     cond, main = _clean(split[0]), _clean(split[1])
     if len(cond.split()) < 3 or _VAGUE.search(cond) or main.lower().startswith(("and ", "or ", "but ")):
         return None
-    if main.lower().startswith(("it ", "this ", "they ", "these ")):
-        return None  # "If X, it ...": the answer leans on a word the question does not hold
+    if main.lower().startswith(("it ", "this ", "they ", "these ", "see ")) or _MAIN_LEANS.search(main):
+        return None  # "If X, it ...", "..., see <a link>", "might look like this": the answer leans elsewhere
     word = _COND[first]
     if _imperative(main):
         q = f"What should you do {word} {cond}?"
@@ -207,7 +209,8 @@ def use(c: Clause) -> tuple[str, str, str] | None:
         tag = verb_tag(c.main[0].text)
         do = "does" if tag == "VBZ" else "did" if tag == "VBD" else "do"
         who = c.toks[v_end].text
-        return f"What {do} {subj} {_ENABLERS[verb]} {who} to do?", piece(c, k, len(c.toks)), "use"
+        to = "" if _ENABLERS[verb] in ("let", "help") else " to"  # "let you do", "allow you to do"
+        return f"What {do} {subj} {_ENABLERS[verb]} {who}{to} do?", piece(c, k, len(c.toks)), "use"
     return None
 
 
@@ -245,6 +248,11 @@ def tool(c: Clause) -> tuple[str, str, str] | None:
             return None
         if t.low == "to" and verb_tag(c.toks[k + 1].text) == "VBP" and can_be(c.toks[k + 1].text, "VERB"):
             end = next((j for j in range(k + 1, len(c.toks)) if c.toks[j].text in (";", ":", "(")), len(c.toks))
+            for j in range(k + 2, end - 2):  # "X to A and Y to B": the first use alone
+                if c.toks[j].low == "and" and any(c.toks[x].low == "to" and verb_tag(c.toks[x + 1].text) == "VBP"
+                                                   for x in range(j + 1, min(end - 1, j + 9))):
+                    end = j
+                    break
             goal = piece(c, k, end)
             if len(goal.split()) < 3:
                 return None

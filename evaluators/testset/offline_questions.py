@@ -87,6 +87,7 @@ _KIND_SCORE = {"negation": 2.3, "yes/no": 1.0, "the one": 2.6,
                "definition": 1.6, "function": 1.2}
 #: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
 _YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
+_READER_KINDS = _YOU_KINDS | {"negation", "yes/no"}
 #: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
 _LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
            ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
@@ -272,6 +273,15 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         end = next((k for k in range(b, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
         if any(t.is_num for t in c.toks[b:end]) and end - a <= 10:
             b, nxt, figure = end, "", True
+    if nxt in ("of", "for") and b > a and not figure:  # "the endianness of the incoming audio", "full support for X"
+        end = b + 1
+        while end < len(c.toks) and not (c.toks[end].text in BOUNDARY or c.toks[end].low in CLAUSE_WORDS or
+                                         c.toks[end].low in AUXILIARIES or c.toks[end].low in PREPOSITIONS
+                                         and c.toks[end].low not in ("of",)):
+            end += 1
+        if end - b >= 2 and end - a <= 12 and (end == len(c.toks) or c.toks[end].text in BOUNDARY) and \
+                c.toks[end - 1].is_word and verb_tag(c.toks[end - 1].text) not in ("VBZ", "VBD", "VBN", "VBG"):
+            b, nxt, figure = end, "", True
     if b - a < 1 or b - a > 10 or (b - a == 1 and c.toks[a].low in DETERMINERS):
         return None
     if any(t.low in ("following", "same", "other", "more", "this", "these", "that", "those") for t in c.toks[a:b]):
@@ -452,6 +462,10 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
     if s.endswith(":"):
         plain = plain[:-1] + "."
     c = read_clause(plain)
+    if c is not None and c.aux is not None and c.aux.low in AUX_BE and not c.main and c.verb[1] + 4 < len(c.toks) \
+            and c.toks[c.verb[1]].low == "that":
+        # "A key benefit of the platform is that IBM tests the code daily": the facts are the content clause's
+        return questions_for(s[c.offset + c.toks[c.verb[1] + 1].start:], section, resolve, why)
     options: list[tuple[str, tuple[int, int] | str, str]] = []
     you = False
     if c is not None and c.text[:1].isalnum():
@@ -506,7 +520,7 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
             continue
         subj = subject_text(c).lower() if c is not None else ""
         others = _OTHER_PEOPLE.search(q.lower().replace("should you ", "").replace(subj, "", 1)) \
-            if kind not in _YOU_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
+            if kind not in _READER_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
                                                       q.lower().replace(subj, "", 1))
         if kind in ("negation", "yes/no", "the one"):
             gives = " ".join(answer.lower().split()) in q.lower()
