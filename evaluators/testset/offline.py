@@ -29,7 +29,15 @@ from ..documents import Corpus, Document, language_name
 from ..documents.boilerplate import KINDS as LINE_KINDS
 from ..sentencize import split_spans
 from ..types import Usage
-from .offline_page import faq_questions, names_in, procedure_questions, resolver, topic
+from .offline_page import (
+    faq_questions,
+    glossary_questions,
+    name_questions,
+    names_in,
+    procedure_questions,
+    resolver,
+    topic,
+)
 from .offline_questions import Made, questions_for
 from .types import Candidate, Context, Request
 
@@ -42,7 +50,7 @@ _VAGUE_TERM = re.compile(r"^What (?:is|are) (?:a|an) [a-z]+\?$")
 #: Most questions one sentence gives (each with its own answer: "When did X land?" and "Who walked ...?").
 PER_SENTENCE = 2
 #: Kinds taken only where a file has nothing better (``extra["filler"]``; see :mod:`.build`): a yes/no
-#: question about a statement the page makes in the affirmative.
+#: question about a statement the page makes in the affirmative (and "What is <a heading's name>?").
 FILLERS = frozenset({"yes/no"})
 
 
@@ -95,6 +103,13 @@ class OfflineGenerator:
         for q, answer, p in procedure_questions(doc):
             cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=2.9,
                                    extra={"fact": "procedure", "evidence": answer, "section": p.section}))
+        for q, answer, p in name_questions(doc):
+            cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=1.6,
+                                   extra={"fact": "heading", "evidence": answer, "section": p.section,
+                                          "filler": True}))
+        for q, answer, p, kind in glossary_questions(doc):
+            cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=2.4 if kind == "default" else 2.0,
+                                   extra={"fact": kind, "evidence": answer, "section": p.section}))
         resolve = resolver(doc)
         page_topic = topic(doc)
         for p in doc.passages:

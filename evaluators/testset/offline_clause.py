@@ -111,7 +111,8 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
     if is_adverb(prev) and (i < 2 or toks[i - 2].low in DETERMINERS):
         return False
     head = next((toks[k] for k in range(i - 1, -1, -1) if not is_adverb(toks[k])), prev)
-    if verb_tag(t.text) == "VBP" and not (head.low.endswith("s") and not head.low.endswith("ss")):
+    if verb_tag(t.text) == "VBP" and not (head.low.endswith("s") and not head.low.endswith("ss")) and \
+            head.low not in ("people", "children", "men", "women", "data", "media"):
         return False  # a base form after a singular word is a noun ("the power supply")
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if nxt is not None and (nxt.low in AUXILIARIES or nxt.low == "of"):
@@ -224,6 +225,11 @@ def _aside(toks: list[Tok], i: int) -> int | None:
     return None
 
 
+#: Verbs that open an instruction whatever follows ("Use built-in metrics to ...", "Configure one or more ...").
+_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable "
+                      "specify define deploy connect upload download review edit delete remove type".split())
+
+
 def read_clause(sentence: str, negation: bool = False) -> Clause | None:
     """The clause of ``sentence`` (see the module docstring); ``negation``: a negated verb group ("does
     not perform", "cannot contain") is read too, with ``Clause.negated`` set (else: None)."""
@@ -244,7 +250,8 @@ def read_clause(sentence: str, negation: bool = False) -> Clause | None:
     first = toks[0]
     # an imperative: a capitalised base-form verb opening the sentence, an object after it
     if first.is_cap and verb_tag(first.text) == "VBP" and can_be(first.text, "VERB") and len(toks) > 2 and \
-            (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap) and \
+            (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap or
+             first.low in _COMMANDS and toks[1].is_word and verb_tag(toks[1].text) not in ("VBZ", "VBD")) and \
             not any(t.low in AUXILIARIES for t in toks[1:12]) and \
             not (toks[1].is_cap and any(not t.is_cap and verb_tag(t.text) == "VBZ" and not can_be(t.text, "NOUN")
                                         for t in toks[2:12])):  # "Bare Metal Server for VPC provides ...": a name
@@ -328,7 +335,9 @@ def subject_ok(c: Clause) -> bool:
     s = c.toks[c.subj[0]:c.subj[1]]
     if not s or len(s) > 10:
         return False
-    if s[0].low in VAGUE_SUBJECT or any(t.low in PERSONAL for t in s):
+    quantified = s[0].low in ("each", "every", "all", "many", "most") and len(s) >= 2 and s[1].is_word and \
+        s[1].low not in ("of", "the") and s[1].low not in PRONOUNS  # "Each bare metal server", "Many people"
+    if s[0].low in VAGUE_SUBJECT and not quantified or any(t.low in PERSONAL for t in s):
         return False
     if s[0].low in CONJUNCTIONS or s[0].low in PREPOSITIONS or not (s[0].is_word or s[0].is_num):
         return False

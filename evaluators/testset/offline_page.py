@@ -153,7 +153,9 @@ def heading_question(heading: str) -> str | None:
     first, rest = (m.group(1), m.group(2)) if m else (h.split()[0], " ".join(h.split()[1:]))
     low = first.lower()
     lemma = verb_lemma(low)
-    if not lemma or (not m and not (low.endswith("ing") and first[:1].isupper())):
+    command = not m and first[:1].isupper() and lemma == low and not can_be(low, "NOUN") and \
+        not can_be(low, "ADJ") and len(h.split()) >= 3  # "Accelerate delivery of static files using a CDN"
+    if not lemma or (not m and not command and not (low.endswith("ing") and first[:1].isupper())):
         return None
     if lemma in ("be", "have", "do") or not rest:
         return None
@@ -178,16 +180,27 @@ def heading_question(heading: str) -> str | None:
 
 
 def procedure_questions(doc: Document) -> list[tuple[str, str, Passage]]:
-    """(question, reference answer, passage) for the first passage under a heading that names a task."""
+    """(question, reference answer, passage) for a heading that names a task: the passage under it (of its
+    first four) that holds most of the heading's words, the first on a tie."""
     out: list[tuple[str, str, Passage]] = []
     prev_section = None
-    for p in doc.passages:
+    passages = list(doc.passages)
+    for i, p in enumerate(passages):
         if p.section and p.section != prev_section:
             q = heading_question(p.section)
             if q:
-                out.append((q, _answer(p), p))
+                under = [x for x in passages[i:i + 4] if x.section == p.section]
+                best = max(under, key=lambda x: (_overlap(p.section, x.text), -x.index))
+                out.append((q, _answer(best), best))
         prev_section = p.section
     return out
+
+
+def _overlap(heading: str, text: str) -> int:
+    """How many of a heading's content words a passage holds (by their first five letters: "deliver",
+    "delivery")."""
+    stems = {w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", heading)}
+    return len(stems & {w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", text)})
 
 
 def resolver(doc: Document) -> Callable[[str], str | None]:
@@ -249,3 +262,71 @@ def topic(doc: Document) -> str | None:
             seen[name] += 1
     best = [(n, k) for k, n in seen.items() if n >= 3]
     return max(best)[1] if best else None
+
+
+_HEADING_LEAD = re.compile(r"^(?:about|introduction to|overview of|what is|what are)\s+", re.I)
+
+
+def heading_name(heading: str) -> str | None:
+    """A heading that is a name ("About Watson Assistant" -> "Watson Assistant", "IBM Cloud Satellite
+    Specialty"): two to six words, at least two capitalised, one of them a name or an acronym rather than
+    a dictionary word (so "Next Steps" is not one); None otherwise."""
+    h = _HEADING_LEAD.sub("", " ".join(heading.strip(" #*_:").split()))
+    words = h.split()
+    if not 2 <= len(words) <= 6 or re.search(r"[?.!,;:|{}<>=\\`@#\[\]()]", h) or heading_question(h):
+        return None
+    caps = [w for w in words if w[:1].isupper()]
+    if len(caps) < 2 or words[0].lower() in DETERMINERS | PREPOSITIONS or \
+            any(w.lower() in _GENRE | {"and", "or", "vs", "versus"} for w in words):
+        return None  # "Library Card FAQ", "Mars and Roman aqueducts": a page's kind, two things
+    if not any(w.isupper() and len(w) > 1 or not known(w) or any(ch.isupper() for ch in w[1:]) for w in caps):
+        return None
+    return h
+
+
+def name_questions(doc: Document) -> list[tuple[str, str, Passage]]:
+    """("What is X?", the text under it, passage) for a heading that names a thing, when the first passage
+    under it speaks of it (half the name's words in its text)."""
+    out: list[tuple[str, str, Passage]] = []
+    prev_section = None
+    for p in doc.passages:
+        if p.section and p.section != prev_section:
+            name = heading_name(p.section)
+            words = [w.lower() for w in re.findall(r"\w+", name or "")]
+            if name and sum(w in p.text.lower() for w in words) * 2 >= len(words) and len(p.text) >= 60:
+                out.append((f"What is {name}?", _answer(p), p))
+        prev_section = p.section
+    return out
+
+
+_DEF_ITEM = re.compile(r"^\s*(?P<term>[^\n:]{1,60}?)\s*\n\s*:\s+(?P<desc>\S.*)$", re.S)
+
+
+def glossary_questions(doc: Document) -> list[tuple[str, str, Passage, str]]:
+    """(question, answer, passage, kind) for a definition list's items ("--memory, -m" / ": The amount of
+    memory that is set for runs of the job. ... The default value is 0."): what the term is or does, and
+    its default value when the item states one."""
+    out: list[tuple[str, str, Passage, str]] = []
+    for p in doc.passages:
+        m = _DEF_ITEM.match(p.text)
+        if not m:
+            continue
+        term = m.group("term").split(",")[0].strip(" `*")
+        if not term or len(term.split()) > 5:
+            continue
+        name = f"the {term} option" if term.startswith("-") else term
+        desc = m.group("desc")
+        spans = split_spans(desc)
+        if not spans:
+            continue
+        first = desc[spans[0][0]:spans[0][1]].strip()
+        toks = tokens(first)
+        if len(toks) >= 4:
+            if toks[0].low in ("the", "a", "an"):
+                out.append((f"What is {name}?", first.rstrip("."), p, "term"))
+            elif toks[0].is_word and verb_lemma(toks[0].text) and toks[0].low.endswith("s"):
+                out.append((f"What does {name} {verb_lemma(toks[0].text)}?", first.rstrip("."), p, "term"))
+        dv = re.search(r"\bThe default(?: value)? is ([^\s.]+(?:\.\d+)?)\.", desc)
+        if dv:
+            out.append((f"What is the default value of {name}?", dv.group(1), p, "default"))
+    return out

@@ -34,7 +34,7 @@ from .offline_clause import (
     tag_of,
     verb_words,
 )
-from .offline_words import can_be, lower_first, tokens, verb_tag
+from .offline_words import DETERMINERS, can_be, lower_first, tokens, verb_tag
 
 _VAGUE = re.compile(r"\b(?:it|its|this|that|these|those|they|them|their|he|she|him|her|his|here|there|above|"
                     r"below|following|previous|same)\b", re.I)
@@ -260,12 +260,56 @@ def tool(c: Clause) -> tuple[str, str, str] | None:
     return None
 
 
+#: Base verbs that are nouns too but, after "to", open a purpose ("to build", "to test").
+_GOAL_VERBS = frozenset("build create use run test deploy monitor store share access update control manage process "
+                        "publish secure protect check track view report".split())
+
+
+def instruction(c: Clause) -> tuple[str, str, str] | None:
+    """An instruction with its purpose: "Use X to Y." -> "What can you use to Y?" (answer X); "Add X to Y."
+    -> "How can you Y?" (answer "Add X")."""
+    if not c.imperative or len(c.main) != 1:
+        return None
+    verb = c.main[0].low
+    for k in range(c.verb[1] + 1, min(len(c.toks) - 2, c.verb[1] + 14)):
+        t = c.toks[k]
+        if t.text in BOUNDARY or t.low in ("and", "or", "if", "when", "that", "which"):
+            return None
+        nxt = c.toks[k + 1]
+        obj = k + 2 < len(c.toks) and c.toks[k + 2].low in DETERMINERS | {"your", "you"}
+        if t.low == "to" and (verb_tag(nxt.text) == "VBP" and can_be(nxt.text, "VERB") and
+                              (not can_be(nxt.text, "NOUN") or obj) or nxt.low in _GOAL_VERBS):
+            end = next((j for j in range(k + 1, len(c.toks)) if c.toks[j].text in (";", ":", "(", ",") or
+                        c.toks[j].low in ("that", "which", "so", "where", "while", "how") or
+                        j > k + 2 and c.toks[j].low == "to" and j + 1 < len(c.toks) and
+                        verb_tag(c.toks[j + 1].text) == "VBP"), len(c.toks))
+            goal = piece(c, k + 1, end)
+            what = piece(c, c.verb[1], k)
+            if len(goal.split()) < 3 or len(what.split()) < 1 or _VAGUE.search(goal) or _VAGUE.search(what):
+                return None
+            if verb == "use":
+                return f"What can you use to {goal}?", what, "use"
+            return f"How can you {goal}?", piece(c, c.verb[0], k), "purpose"
+    return None
+
+
+def there_is(sentence: str) -> tuple[str, str, str] | None:
+    """"There is no X ..." -> "Is there a X ...?" (answer: the statement)."""
+    s = _body(sentence)
+    m = re.match(r"^There (is|are|was|were) (?:no|not any) ([a-z][\w'’ %.$-]+?)(?:,| and there| but|;|$)", s)
+    if not m or len(m.group(2).split()) < 3 or _VAGUE.search(m.group(2)):
+        return None
+    aux, rest = m.group(1), m.group(2).strip()
+    art = ("an" if rest[:1] in "aeiou" else "a") if aux in ("is", "was") else "any"
+    return f"{aux.capitalize()} there {art} {rest}?", m.group(0).rstrip(",; ").removesuffix(" and there"), "negation"
+
+
 def patterns(sentence: str, c: Clause | None) -> list[tuple[str, str, str]]:
     """Every question these patterns make of ``sentence`` (``c``: its clause, when it has one)."""
-    out = [x for x in (condition(sentence), purpose(sentence), term(sentence)) if x]
+    out = [x for x in (condition(sentence), purpose(sentence), term(sentence), there_is(sentence)) if x]
     if c is None and not out:
         c = read_clause(sentence)
     if c is not None:
-        out += [x for x in (means(c), use(c), tool(c), reason(c)) if x]
+        out += [x for x in (means(c), use(c), tool(c), reason(c), instruction(c)) if x]
     return out
 

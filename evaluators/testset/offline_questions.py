@@ -87,6 +87,8 @@ _KIND_SCORE = {"negation": 2.3, "yes/no": 1.0, "the one": 2.6,
                "definition": 1.6, "function": 1.2}
 #: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
 _YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
+_IT_IS_THAT = re.compile(r"^\s*It(?:'s| is) (?:also |now |well )?(?:a (?:fact|theorem|rule)|true|known|clear|"
+                         r"important to note|worth noting) that (?=\S)", re.I)
 _READER_KINDS = _YOU_KINDS | {"negation", "yes/no"}
 #: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
 _LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
@@ -461,6 +463,9 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
         return no("markup")
     if s.endswith(":"):
         plain = plain[:-1] + "."
+    it_is = _IT_IS_THAT.match(plain)
+    if it_is:  # "It's also a theorem that the weighted arithmetic mean is ...": the statement is the clause
+        return questions_for(s[it_is.end():], section, resolve, why)
     c = read_clause(plain)
     if c is not None and c.aux is not None and c.aux.low in AUX_BE and not c.main and c.verb[1] + 4 < len(c.toks) \
             and c.toks[c.verb[1]].low == "that":
