@@ -226,7 +226,7 @@ def _aside(toks: list[Tok], i: int) -> int | None:
 
 
 #: Verbs that open an instruction whatever follows ("Use built-in metrics to ...", "Configure one or more ...").
-_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable "
+_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable go "
                       "specify define deploy connect upload download review edit delete remove type".split())
 
 
@@ -335,6 +335,8 @@ def subject_ok(c: Clause) -> bool:
     s = c.toks[c.subj[0]:c.subj[1]]
     if not s or len(s) > 10:
         return False
+    if len(s) > 1 and is_adverb(s[0]) and s[1].low in DETERMINERS:
+        return False  # "Usually the difference is ...": an adverb run into the subject
     quantified = s[0].low in ("each", "every", "all", "many", "most") and len(s) >= 2 and s[1].is_word and \
         s[1].low not in ("of", "the") and s[1].low not in PRONOUNS  # "Each bare metal server", "Many people"
     if s[0].low in VAGUE_SUBJECT and not quantified or any(t.low in PERSONAL for t in s):

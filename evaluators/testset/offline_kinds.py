@@ -41,7 +41,7 @@ from .offline_clause import (
     tag_of,
     verb_words,
 )
-from .offline_words import AUX_BE, can_be, known, verb_tag
+from .offline_words import AUX_BE, PRONOUNS, can_be, known, verb_tag
 
 #: Words that make a statement a hedge or an opinion, not a property to ask yes or no about.
 _HEDGE = re.compile(r"\b(?:may|might|could|would|probably|likely|perhaps|maybe|seems?|think|believe|guess|"
@@ -62,7 +62,8 @@ def _end_of_question(c: Clause) -> int:
         if t.text == "(" and (pe := paren_end(c.toks, k)) is not None:
             k = pe
             continue
-        if t.text in BOUNDARY or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k)):
+        as_prep = t.low == "as" and k + 1 < len(c.toks) and c.toks[k + 1].low not in PRONOUNS  # "as virtual machines"
+        if t.text in BOUNDARY or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k) and not as_prep):
             break
         k += 1
     while k - 1 > c.verb[1] and (is_adverb(c.toks[k - 1]) or c.toks[k - 1].low in ("even", "then", "again")) and \
@@ -102,8 +103,10 @@ def _words_without_parens(c: Clause, a: int, b: int) -> str:
 def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
     """"X does not Y." -> "Does X Y?"; "X cannot Y." -> "Can X Y?"; "X Ys Z." -> "Does X Y Z?" (see the
     module docstring)."""
-    if c.imperative or not subject_ok(c) or subject_text(c).lower() in ("you", "users", "people"):
-        return None
+    you = subject_text(c).lower() == "you"
+    if c.imperative or not (subject_ok(c) or you and c.aux_word in ("can", "must")) or \
+            subject_text(c).lower() in ("users", "people"):
+        return None  # "you" only in "Can you ...?" ("You can't add service accounts to access groups")
     if c.toks[c.subj[0]].low in ("a", "an", "some", "any") or _HEDGE.search(c.front):
         return None
     aux = c.aux_word
@@ -119,6 +122,14 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
     rest = _words_without_parens(c, c.verb[1], q_end)
     if ". " in piece(c, c.subj[0], a_end):
         return None  # two sentences the splitter did not part
+    if rest.split()[:1] and rest.split()[0].lower() in ("several", "many", "some", "other", "certain"):
+        return None  # "Does X provide some offerings?": says too little to be asked
+    if rest.split()[:1] and rest.split()[0].lower() == c.toks[c.subj[1] - 1].low:
+        return None  # "Is remote access access to ...?": a definition, asked as "What is remote access?"
+    subj_toks = c.toks[c.subj[0]:c.subj[1]]
+    if not subj_toks[0].is_cap and verb_tag(subj_toks[0].text) == "VBP" and not can_be(subj_toks[0].text, "NOUN") or \
+            any(a.low == "to" and verb_tag(b.text) == "VBP" for a, b in zip(subj_toks, subj_toks[1:])):
+        return None  # "create a policy called ...", "Go to the page to view ...": an instruction, not a subject
     if q_end + 1 < len(c.toks) and c.toks[q_end].text == "," and can_be(c.toks[q_end - 1].text, "ADJ") and \
             not can_be(c.toks[q_end - 1].text, "NOUN") and can_be(c.toks[q_end + 1].text, "ADJ"):
         return None  # "using a gentle, continuous downhill gradient": the comma is inside a noun phrase

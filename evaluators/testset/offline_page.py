@@ -120,7 +120,9 @@ def faq_questions(doc: Document) -> list[tuple[str, str, Passage]]:
     prev_section = None
     prev: Passage | None = None
     for p in doc.passages:
-        if p.section.rstrip(" *_").endswith("?") and p.section != prev_section:
+        if _ONLY_A_POINTER.match(p.text):
+            pass  # "For more information, see ...": answers nothing itself
+        elif p.section.rstrip(" *_").endswith("?") and p.section != prev_section:
             answer = _answer(p)
             q = own_question(p.section, answer)
             if q:
@@ -147,8 +149,8 @@ def heading_question(heading: str) -> str | None:
     """A heading that names a task ("Creating intents", "How to rotate credentials", "Getting started
     with IBM Cloud for Financial Services") as the question a reader asks ("How do you create intents?")."""
     h = " ".join(heading.strip(" #*_:").split())
-    if not 2 <= len(h.split()) <= 12 or h.endswith(("?", ".")) or re.search(r"[|{}<>=\\`@#\[\]]", h):
-        return None
+    if not 2 <= len(h.split()) <= 12 or h.endswith(("?", ".")) or re.search(r"[|{}<>=\\`@#\[\]]", h) or h.isupper():
+        return None  # "RETAIN CURRENT PASSWORD": a keyword of code, not a task
     m = _HOW_TO.match(h)
     first, rest = (m.group(1), m.group(2)) if m else (h.split()[0], " ".join(h.split()[1:]))
     low = first.lower()
@@ -179,6 +181,9 @@ def heading_question(heading: str) -> str | None:
     return f"How do you {lemma} {rest}?"
 
 
+_ONLY_A_POINTER = re.compile(r"^\W*(?:for more information|for details|see |refer to |learn more)", re.I)
+
+
 def procedure_questions(doc: Document) -> list[tuple[str, str, Passage]]:
     """(question, reference answer, passage) for a heading that names a task: the passage under it (of its
     first four) that holds most of the heading's words, the first on a tie."""
@@ -189,9 +194,10 @@ def procedure_questions(doc: Document) -> list[tuple[str, str, Passage]]:
         if p.section and p.section != prev_section:
             q = heading_question(p.section)
             if q:
-                under = [x for x in passages[i:i + 4] if x.section == p.section]
-                best = max(under, key=lambda x: (_overlap(p.section, x.text), -x.index))
-                out.append((q, _answer(best), best))
+                under = [x for x in passages[i:i + 4] if x.section == p.section and not _ONLY_A_POINTER.match(x.text)]
+                if under:  # a passage that only points elsewhere ("For more information, see ...") answers nothing
+                    best = max(under, key=lambda x: (_overlap(p.section, x.text), -x.index))
+                    out.append((q, _answer(best), best))
         prev_section = p.section
     return out
 
@@ -248,7 +254,8 @@ def names_in(text: str) -> list[str]:
         while words and (words[0].lower() in DETERMINERS or words[0].lower() in PREPOSITIONS or
                          words[0].lower() in ("if", "when", "you", "your", "we", "it", "this")):
             words.pop(0)
-        if len(words) >= 2 and not all(known(w) and w[1:].islower() for w in words):
+        inside = bool(re.search(r"[a-z,]\s+$", text[:m.start()]))  # "an Event Notifications service": mid-sentence
+        if len(words) >= 2 and (inside or not all(known(w) and w[1:].islower() for w in words)):
             out.append(" ".join(words))
     return out
 

@@ -30,6 +30,7 @@ from .offline_clause import (
     read_clause,
     remainder,
     strip_front,
+    subject_ok,
     subject_text,
     tag_of,
     verb_words,
@@ -309,6 +310,8 @@ def patterns(sentence: str, c: Clause | None) -> list[tuple[str, str, str]]:
     out = [x for x in (condition(sentence), purpose(sentence), term(sentence), there_is(sentence)) if x]
     if c is None and not out:
         c = read_clause(sentence)
+        if c is not None and not (c.imperative or subject_text(c) == "you" or subject_ok(c)):
+            c = None  # "What is this account used for?": which account?
     if c is not None:
         out += [x for x in (means(c), use(c), tool(c), reason(c), instruction(c)) if x]
     return out

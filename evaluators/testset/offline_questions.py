@@ -87,6 +87,7 @@ _KIND_SCORE = {"negation": 2.3, "yes/no": 1.0, "the one": 2.6,
                "definition": 1.6, "function": 1.2}
 #: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
 _YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
+_RUN_IN = re.compile(r"^[A-Z][^:.;?!]{1,60}?\s:\s+(?=[A-Z])")
 _IT_IS_THAT = re.compile(r"^\s*It(?:'s| is) (?:also |now |well )?(?:a (?:fact|theorem|rule)|true|known|clear|"
                          r"important to note|worth noting) that (?=\S)", re.I)
 _READER_KINDS = _YOU_KINDS | {"negation", "yes/no"}
@@ -282,7 +283,8 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
                                          and c.toks[end].low not in ("of",)):
             end += 1
         if end - b >= 2 and end - a <= 12 and (end == len(c.toks) or c.toks[end].text in BOUNDARY) and \
-                c.toks[end - 1].is_word and verb_tag(c.toks[end - 1].text) not in ("VBZ", "VBD", "VBN", "VBG"):
+                c.toks[end - 1].is_word and (verb_tag(c.toks[end - 1].text) not in ("VBZ", "VBD", "VBN", "VBG") or
+                                             can_be(c.toks[end - 1].text, "NOUN")):
             b, nxt, figure = end, "", True
     if b - a < 1 or b - a > 10 or (b - a == 1 and c.toks[a].low in DETERMINERS):
         return None
@@ -454,6 +456,12 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
         return []
 
     s = sentence.strip()
+    if s.count('"') % 2 and s.startswith('"'):
+        s = s[1:]  # a crawled forum post opens with a stray quote mark
+    lead = _RUN_IN.match(s)
+    if lead and len(s) - lead.end() >= 20:
+        # "Context-based restrictions : You can use ...": a release note's name, then a sentence of its own
+        return questions_for(s[lead.end():], section, resolve, why)
     if len(s) < 20 or len(s) > 400:
         return no("not a sentence")
     if "?" in s or "!" in s or not (s.endswith((".", ":")) or s[-1:].isalnum() or s.endswith((")", "%"))):
@@ -489,7 +497,8 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
         if not subject_ok(c) and not you:
             c = None
     neg = read_clause(plain, negation=True)
-    if neg is not None and neg.text[:1].isalnum() and _name_subject(neg, resolve) is None and _usable(neg, None):
+    if neg is not None and neg.text[:1].isalnum() and _name_subject(neg, resolve) is None and \
+            (_usable(neg, None) or subject_text(neg) == "you" and not re.search(r"\d", plain)):
         yn = yes_no(neg, plain)
         if yn:
             options.append((yn[0], _chars(neg, yn[1]), yn[2]))
