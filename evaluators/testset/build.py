@@ -6,8 +6,8 @@
 
 Contract:
 
-* the questions are allocated over the documents in proportion to their length, every document at
-  least one when ``n`` allows (:mod:`.allocate`); the question types over the ``n`` questions in
+* the questions are allocated over the documents in proportion to the square root of their length,
+  every document at least one when ``n`` allows (:mod:`.allocate`); the question types over the ``n`` questions in
   equal shares (seeded shuffle), each document's share of every type as even as the count allows;
 * a document that gives fewer than its share hands the rest to documents that still can, in the
   same proportion; a generator that is not exhaustive (the LLM) is asked again for what is missing,
@@ -25,6 +25,7 @@ Contract:
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from collections import Counter
@@ -94,7 +95,11 @@ class _Run:
         self.progress = progress
         self.rng = random.Random(seed)
         self.docs = {d.name: d for d in corpus.documents}
-        self.weights = {d.name: float(max(d.chars, 1)) for d in corpus.documents}
+        #: Each file's length, and the weight its share of the questions follows: the square root of its
+        #: length, so a long file gets more questions than a short one without crowding the others out
+        #: (a file 100 times as long gets 10 times the questions; see docs/testset.md).
+        self.chars = {d.name: float(max(d.chars, 1)) for d in corpus.documents}
+        self.weights = {k: math.sqrt(v) for k, v in self.chars.items()}
         self.quota = allocate(self.weights, n, seed)
         self.slots = _type_slots(self.quota, types, seed)
         self.pools: dict[str, list[Candidate]] = {d: [] for d in self.docs}
@@ -263,11 +268,12 @@ class _Run:
         rows = make_rows(chosen, self.spec.id, self.gen.model)
         notes = list(dict.fromkeys(self.gen.notes))
         made = Counter(c.source for c in chosen)
-        total = sum(self.weights.values())
-        for d, k in made.items():  # a long file among short ones takes most of the questions: say so
-            if len(self.docs) > 2 and k > len(rows) / 2 and self.weights[d] > total / 2:
-                notes.append(f"{d}: {k} of the {len(rows)} questions, as it holds {self.weights[d] / total:.0%} of "
-                             "the documents' text (questions follow length; give it alone, or its parts, for fewer)")
+        total = sum(self.chars.values())
+        for d, k in made.items():  # a long file among short ones takes the largest share: say so
+            if len(self.docs) > 2 and self.chars[d] > total / 2:
+                notes.append(f"{d}: {k} of the {len(rows)} questions, as it holds {self.chars[d] / total:.0%} of "
+                             "the documents' text (questions follow the square root of a file's length, so the "
+                             "other files keep theirs; give it alone, or its parts, for more of it)")
         reasons = getattr(self.gen, "reasons", {})
         for d in sorted(self.docs):  # fewer than its share at the start: what was found there, and why it was left
             share = self.quota.get(d, 0)

@@ -72,7 +72,8 @@ _OBJECT_VERBS = frozenset(("support provide offer include contain require use st
                            "convert monitor apply add remove delete decrypt cover hold publish emit recognize analyze "
                            "extract compute calculate record log collect trigger invoke route redirect classify secure "
                            "scan index crawl import export upload share replicate restore scale deploy build update "
-                           "represent map match connect own fund pay earn lose reflect affect mean limit").split())
+                           "represent map match connect own fund pay earn lose reflect affect mean limit "
+                           "indicate involve possess teach grant highlight").split())
 #: Words after "the" that make a subject a thing to ask about ("The first thing you need to decide on is ...").
 _RANKED = frozenset("first second third last main best key only primary biggest largest most".split())
 #: First words of a complement that says little on its own ("a different entity", "a bit of").
@@ -264,6 +265,13 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         return None
     a = c.verb[1]
     b = a
+    if a < len(c.toks) and c.toks[a].low in ("how", "what", "which", "whether", "where", "when", "why") and \
+            lemma in ("indicate", "describe", "determine", "define", "specify", "show", "control", "mean"):
+        # "Endianness indicates how bytes of data are organized ...": the wh-clause is the object
+        end = next((k for k in range(a + 1, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
+        if 3 <= end - a <= 20:
+            rem = remainder(c, (a, end))
+            return (_ask(c, "What", rem), (a, end), "object") if rem is not None else None
     while b < len(c.toks):
         t = c.toks[b]
         if t.text in BOUNDARY or t.low in PREPOSITIONS or t.low in CLAUSE_WORDS or t.low in AUXILIARIES \
@@ -291,7 +299,7 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     if any(t.low in ("following", "same", "other", "more", "this", "these", "that", "those") for t in c.toks[a:b]):
         return None
     content = [t for t in c.toks[a:b] if t.low not in DETERMINERS]
-    if not any(t.is_cap or t.is_num for t in content) and (
+    if not figure and not any(t.is_cap or t.is_num for t in content) and (
             len(content) < 2 or any(t.low in _VAGUE_HEADS or t.low.endswith("er") and can_be(t.text, "ADJ")
                                     for t in content)):
         return None  # "methods", "the bucket", "a simpler way": too little to be worth asking for
