@@ -275,10 +275,13 @@ class _Run:
                              "the documents' text (questions follow the square root of a file's length, so the "
                              "other files keep theirs; give it alone, or its parts, for more of it)")
         reasons = getattr(self.gen, "reasons", {})
+        more = [f"{d} +{made[d] - self.quota.get(d, 0)}" for d in sorted(self.docs)
+                if made[d] > self.quota.get(d, 0) and self.quota.get(d, 0) > 0]
+        taken = f" (the rest taken from the files that had more: {', '.join(more)})" if more else ""
         for d in sorted(self.docs):  # fewer than its share at the start: what was found there, and why it was left
             share = self.quota.get(d, 0)
             if d in reasons and 0 < made[d] < share:
-                notes.append(f"{d}: {made[d]} of its {share} questions; {reasons[d]}")
+                notes.append(f"{d}: {made[d]} of its {share} questions{taken}; {reasons[d]}")
         skipped = list(self.corpus.skipped) + [
             Skipped(d, next((n.split(": ", 1)[1] for n in notes if n.startswith(d + ": ")),
                             "no question this generator could make of it"))

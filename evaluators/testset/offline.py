@@ -87,7 +87,8 @@ class OfflineGenerator:
                                   "writes English questions (use the llm generator)")
                 continue
             cands, left = self._candidates(doc)
-            self.reasons[doc.name] = self._reason(doc, left, len(cands))
+            fillers = sum(bool(c.extra.get("filler")) for c in cands)
+            self.reasons[doc.name] = self._reason(doc, left, len(cands), fillers)
             if not cands:
                 self.notes.append(f"{doc.name}: {self.reasons[doc.name]}")
             out[doc.name] = cands
@@ -141,7 +142,7 @@ class OfflineGenerator:
                 not_unique
         return cands, left
 
-    def _reason(self, doc: Document, left: Counter[str], made: int) -> str:
+    def _reason(self, doc: Document, left: Counter[str], made: int, fillers: int = 0) -> str:
         chrome: Counter[str] = Counter()
         for d in doc.dropped:
             if _FACTISH.search(doc.text[d.start:d.end]):
@@ -150,6 +151,8 @@ class OfflineGenerator:
         parts = [f"{n} in {LINE_KINDS.get(k, k)}" for k, n in chrome.most_common()]
         parts += [f"{n} {_LEFT_WORDS.get(k, k)}" for k, n in left.most_common()]
         head = f"{made} question{'s' if made != 1 else ''} made"
+        if fillers:
+            head += f" ({fillers} of them asked only when no file has a better one: yes/no, a heading's name)"
         if not found:
             return f"{head}; no other sentence states a date, a number, a name or a defined term in a form the " \
                    "offline rules turn into a question"
