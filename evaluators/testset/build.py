@@ -25,7 +25,6 @@ Contract:
 
 from __future__ import annotations
 
-import math
 import random
 import threading
 from collections import Counter
@@ -34,7 +33,7 @@ from typing import Any, Sequence
 
 from ..documents import Corpus, Skipped, read_documents
 from ..registry import RegistryError
-from .allocate import allocate, top_up
+from .allocate import allocate, length_weights, top_up
 from .dedupe import Deduper, embed
 from .registry import GeneratorSpec, get_generator
 from .rows import make_rows
@@ -99,7 +98,7 @@ class _Run:
         #: length, so a long file gets more questions than a short one without crowding the others out
         #: (a file 100 times as long gets 10 times the questions; see docs/testset.md).
         self.chars = {d.name: float(max(d.chars, 1)) for d in corpus.documents}
-        self.weights = {k: math.sqrt(v) for k, v in self.chars.items()}
+        self.weights = length_weights(self.chars)
         self.quota = allocate(self.weights, n, seed)
         self.slots = _type_slots(self.quota, types, seed)
         self.pools: dict[str, list[Candidate]] = {d: [] for d in self.docs}

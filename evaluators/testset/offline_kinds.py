@@ -153,7 +153,8 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
             return None
         do = {"VBD": "Did", "VBZ": "Does"}.get(tag, "Do")
         q = f"{do} {subj} {verb_words(c, True)} {rest}"
-    decl = f"{subj} {aux or 'will'} {verb_words(c, not aux)} {rest}"
+    modal = aux if aux and aux not in ("do", "does", "did") else "will"  # "X will perform encryption" reads back
+    decl = f"{subj} {modal} {verb_words(c, modal == 'will')} {rest}"
     if not reads_back(decl, subj):
         return None
     q = " ".join(f"{q} {front_text(c)}".split()).rstrip(" ,;:") + "?"
