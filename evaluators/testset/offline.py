@@ -130,7 +130,7 @@ class OfflineGenerator:
                             left["subject not named"] += 1
                             continue
                         m = Made(f"{m.question[:-1]} in {name}?", m.answer, m.kind, m.score + 0.8)
-                    extra = {"fact": m.kind, "evidence": sentence, "section": p.section}
+                    extra: dict[str, Any] = {"fact": m.kind, "evidence": sentence, "section": p.section}
                     if m.kind in FILLERS:
                         extra["filler"] = True
                     cands.append(Candidate(m.question, m.answer, (p,), "single_hop", doc.name,

@@ -158,6 +158,8 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
     if not reads_back(decl, subj):
         return None
     q = " ".join(f"{q} {front_text(c)}".split()).rstrip(" ,;:") + "?"
+    if you and re.search(r"\d", q):
+        return None  # "Can you submit 100 requests per minute?": a limit that depends on what the page leaves unsaid
     return q, (c.subj[0], a_end), "negation" if c.negated else "yes/no"
 
 

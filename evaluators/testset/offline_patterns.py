@@ -105,6 +105,8 @@ def condition(sentence: str) -> tuple[str, str, str] | None:
     word = _COND[first]
     if _imperative(main):
         q = f"What should you do {word} {cond}?"
+    elif main.lower().startswith(("you will have to ", "you will need to ")):
+        q = f"What do you have to do {word} {cond}?"
     elif main.lower().startswith(("you can ", "you must ", "you should ", "you need ", "you have to ")):
         q = f"What {main.split()[1].lower()} you do {word} {cond}?" if main.split()[1].lower() != "need" else \
             f"What do you need to do {word} {cond}?"

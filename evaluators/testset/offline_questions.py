@@ -290,7 +290,8 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
                                          c.toks[end].low in AUXILIARIES or c.toks[end].low in PREPOSITIONS
                                          and c.toks[end].low not in ("of",)):
             end += 1
-        if end - b >= 2 and end - a <= 12 and (end == len(c.toks) or c.toks[end].text in BOUNDARY) and \
+        if end - b >= 2 and end - a <= 12 and (end == len(c.toks) or c.toks[end].text in BOUNDARY or
+                                                c.toks[end].low in ("that", "which", "who")) and \
                 c.toks[end - 1].is_word and (verb_tag(c.toks[end - 1].text) not in ("VBZ", "VBD", "VBN", "VBG") or
                                              can_be(c.toks[end - 1].text, "NOUN")):
             b, nxt, figure = end, "", True
@@ -466,6 +467,8 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
     s = sentence.strip()
     if s.count('"') % 2 and s.startswith('"'):
         s = s[1:]  # a crawled forum post opens with a stray quote mark
+    elif s.count('"') % 2 and s.endswith('"'):
+        s = s[:-1]  # ... and closes with one
     lead = _RUN_IN.match(s)
     if lead and len(s) - lead.end() >= 20:
         # "Context-based restrictions : You can use ...": a release note's name, then a sentence of its own
@@ -506,7 +509,7 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
             c = None
     neg = read_clause(plain, negation=True)
     if neg is not None and neg.text[:1].isalnum() and _name_subject(neg, resolve) is None and \
-            (_usable(neg, None) or subject_text(neg) == "you" and not re.search(r"\d", plain)):
+            (_usable(neg, None) or subject_text(neg) == "you"):
         yn = yes_no(neg, plain)
         if yn:
             options.append((yn[0], _chars(neg, yn[1]), yn[2]))

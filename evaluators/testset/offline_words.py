@@ -78,7 +78,7 @@ ADVERBS = _set("also only just still already often usually always generally typi
                "roughly nearly almost around originally initially eventually currently recently previously "
                "automatically directly immediately successfully unexpectedly")
 #: Words that open a sentence by linking it to the previous one; the question drops them.
-LINKERS = ("however", "for example", "for instance", "in addition", "additionally", "also", "moreover",
+LINKERS = ("yes", "no", "however", "for example", "for instance", "in addition", "additionally", "also", "moreover",
            "furthermore", "in fact", "in general", "generally", "typically", "by default", "note that",
            "in practice", "today", "currently", "historically", "originally")
 #: Adjectives a proper name is made of, kept capitalised at the start of a question.
