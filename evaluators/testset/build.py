@@ -39,6 +39,9 @@ from .registry import GeneratorSpec, get_generator
 from .rows import make_rows
 from .types import QUESTION_TYPES, Candidate, Context, Progress, Request, TestsetError, TestsetResult
 
+#: Kinds whose answer is a whole statement (a yes/no question's): one inside another kept answer of the
+#: file asks the same thing again.
+_STATEMENTS = frozenset({"yes/no", "negation"})
 #: Most rounds of asking a non-exhaustive generator again for the questions still missing.
 MAX_ROUNDS = 3
 #: Most questions one run makes.
@@ -182,9 +185,26 @@ class _Run:
                       self.rng.random(), i) for i, c in enumerate(options)]
             best = options[min(keyed)[4]]
             pool.remove(best)
+            if self._same_answer(d, best):
+                self.dropped["question whose answer another question of its file already has"] += 1
+                continue
             if self.dedupe.accept(best.question, self.vectors[best.question], best.ground_truth):
                 return best
             self.dropped["near-duplicate of a question already kept"] += 1
+
+    def _same_answer(self, d: str, c: Candidate) -> bool:
+        """Whether a question of ``d`` already kept has this one's answer (one inside the other, four words
+        at least): "Does IBM Cloud Transit Gateway perform encryption?" beside the FAQ's "How does my transit
+        gateway handle encryption ...?" whose answer holds it."""
+        a = " ".join(c.ground_truth.lower().split()).strip(" .")
+        for k in self.chosen[d]:
+            if not ({c.extra.get("fact"), k.extra.get("fact")} & _STATEMENTS):
+                continue  # a fact inside a longer answer is a question of its own ("When do explorers meet?")
+            b = " ".join(k.ground_truth.lower().split()).strip(" .")
+            short, long = sorted((a, b), key=len)
+            if len(short.split()) >= 4 and short in long:
+                return True
+        return False
 
     def fill(self) -> bool:
         """The second phase: fillers allowed, the questions still missing given to the files that have
