@@ -270,6 +270,9 @@ def test_a_verb_the_dictionary_does_not_hold_is_read_by_its_ending_after_a_named
     "The counter holds the number of milliseconds since 1 January 1970 00:00:00 UTC.",  # not a "when"
     "You can submit 100 requests per minute.",
     "Index funds may invest in index components directly.",  # a hedge is no property to ask yes or no about
+    "Read carefully the letter you've got from the IRS.",  # an instruction, not "Did read carefully ...?"
+    "From here, you can view the enterprise details, accounts, users, and billing information.",  # from where?
+    "Remote access is access to organizational information systems by users.",  # not "Is remote access access ...?"
 ])
 def test_sentences_that_would_give_a_poor_question_give_none(sentence):
     made = question_for(sentence)

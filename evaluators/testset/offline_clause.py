@@ -35,6 +35,7 @@ from .offline_words import (
     Tok,
     can_be,
     guessed_verb,
+    is_participle,
     known,
     lower_first,
     tokens,
@@ -174,8 +175,8 @@ def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok
             j += 1
         elif is_aux and not main and t.is_word and not t.is_cap and verb_tag(t.text) in ("VBN", "VBD", "VBG", "VBP") \
                 and t.low not in PREPOSITIONS and t.low not in DETERMINERS:
-            if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not can_be(t.text, "VERB"):
-                break
+            if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not is_participle(t.text):
+                break  # "Remote access is access to ...": a base form after "is" is a noun ("is set" is a verb)
             if toks[start].low in AUX_HAVE and verb_tag(t.text) == "VBP" and can_be(t.text, "ADJ"):
                 break  # "index funds have lower costs": "have" is the verb, "lower" an adjective
             main.append(t)
@@ -226,7 +227,8 @@ def _aside(toks: list[Tok], i: int) -> int | None:
 
 
 #: Verbs that open an instruction whatever follows ("Use built-in metrics to ...", "Configure one or more ...").
-_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable go "
+_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable go read "
+                      "make check note keep see try ensure verify follow find contact call visit "
                       "specify define deploy connect upload download review edit delete remove type".split())
 
 

@@ -107,8 +107,8 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
     if c.imperative or not (subject_ok(c) or you and c.aux_word in ("can", "must")) or \
             subject_text(c).lower() in ("users", "people"):
         return None  # "you" only in "Can you ...?" ("You can't add service accounts to access groups")
-    if c.toks[c.subj[0]].low in ("a", "an", "some", "any") or _HEDGE.search(c.front):
-        return None
+    if c.toks[c.subj[0]].low in ("a", "an", "some", "any") or _HEDGE.search(c.front) or _LEANS.search(c.front):
+        return None  # "From here, you can view ...": from where?
     aux = c.aux_word
     if aux in ("may", "might", "could", "would", "do", "does", "did") and not c.negated:
         return None

@@ -170,6 +170,14 @@ def guessed_verb(word: str) -> tuple[str, str] | None:
     return lemma, "VBD" if low.endswith("ed") else "VBZ"
 
 
+@lru_cache(maxsize=4096)
+def is_participle(word: str) -> bool:
+    """Whether a base-looking form is also its verb's past participle ("set", "put", "run"; not "access")."""
+    low = word.lower()
+    lemma = verb_lemma(low)
+    return bool(lemma) and low in (_lex().getInflection(lemma, "VBN") or ())
+
+
 def past(lemma: str, form: str = "") -> str:
     """The past form of a verb: ``form`` itself when it is a regular "-ed" form, else the dictionary's
     (its inflection tables load on first use)."""
