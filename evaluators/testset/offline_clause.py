@@ -92,6 +92,8 @@ def strip_front(sentence: str) -> int:
                 rest += 1
             while rest < len(sentence) and sentence[rest] == " ":
                 rest += 1
+            if sentence[rest:rest + 2] in ("- ", "– ", "— "):  # "Otherwise - IRA is not ..."
+                rest += 2
             return rest
     return off
 
@@ -337,8 +339,8 @@ def subject_ok(c: Clause) -> bool:
     s = c.toks[c.subj[0]:c.subj[1]]
     if not s or len(s) > 10:
         return False
-    if len(s) > 1 and is_adverb(s[0]) and s[1].low in DETERMINERS:
-        return False  # "Usually the difference is ...": an adverb run into the subject
+    if len(s) > 1 and is_adverb(s[0]) and s[1].low in DETERMINERS or any(t.text in ("-", "–", "—") for t in s):
+        return False  # "Usually the difference is ...", "Otherwise - IRA is ...": no subject of its own
     quantified = s[0].low in ("each", "every", "all", "many", "most") and len(s) >= 2 and s[1].is_word and \
         s[1].low not in ("of", "the") and s[1].low not in PRONOUNS  # "Each bare metal server", "Many people"
     if s[0].low in VAGUE_SUBJECT and not quantified or any(t.low in PERSONAL for t in s):

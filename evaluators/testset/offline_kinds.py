@@ -63,7 +63,8 @@ def _end_of_question(c: Clause) -> int:
             k = pe
             continue
         as_prep = t.low == "as" and k + 1 < len(c.toks) and c.toks[k + 1].low not in PRONOUNS  # "as virtual machines"
-        if t.text in BOUNDARY or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k) and not as_prep):
+        if t.text in BOUNDARY or t.text == "-" or (t.low in CLAUSE_WORDS and not joins_names(c.toks, k) and
+                                                  not as_prep):
             break
         k += 1
     while k - 1 > c.verb[1] and (is_adverb(c.toks[k - 1]) or c.toks[k - 1].low in ("even", "then", "again")) and \
@@ -77,7 +78,7 @@ def _end_of_answer(c: Clause) -> int:
     k = c.verb[1]
     while k < len(c.toks):
         t = c.toks[k]
-        if t.text in (";", ":", "—", "–"):
+        if t.text in (";", ":", "—", "–", "-"):
             break
         if t.low in ("and", "but", "so", "while", "whereas", "although") and k + 1 < len(c.toks) and \
                 (c.toks[k + 1].low in ("must", "should", "can", "cannot", "will", "is", "are", "does", "do", "it",

@@ -78,8 +78,8 @@ ADVERBS = _set("also only just still already often usually always generally typi
                "roughly nearly almost around originally initially eventually currently recently previously "
                "automatically directly immediately successfully unexpectedly")
 #: Words that open a sentence by linking it to the previous one; the question drops them.
-LINKERS = ("yes", "no", "however", "for example", "for instance", "in addition", "additionally", "also", "moreover",
-           "furthermore", "in fact", "in general", "generally", "typically", "by default", "note that",
+LINKERS = ("yes", "no", "otherwise", "however", "for example", "for instance", "in addition", "additionally", "also",
+           "moreover", "furthermore", "in fact", "in general", "generally", "typically", "by default", "note that",
            "in practice", "today", "currently", "historically", "originally")
 #: Adjectives a proper name is made of, kept capitalised at the start of a question.
 PROPER_ADJ = _set("german english french spanish italian chinese japanese american british european "
