@@ -236,8 +236,9 @@ def test_compare_and_the_gate_take_the_answer_metrics_by_name():
     assert c.pair("A", "B", "over_refusal").verdict == "a_better"  # lower is better
     page = changes_page(c, "A", "B", "answer_correctness")
     assert page.total == 6 and len(page.changes) == 6
-    gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})
-    assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness"]
+    gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})  # over_refusal: a ceiling
+    assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness", "over_refusal"]
+    assert evaluate_gate(a, {"answer_correctness": 0.5, "over_refusal": 0.0}).passed
 
 
 def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, loopback_settings):
