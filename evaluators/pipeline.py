@@ -4,8 +4,9 @@ Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
-metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics when some response
-of the call cites (``evaluators.citations``) -> ``RunResult``. A case that cannot be scored is kept
+metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics on every case when
+some response of the run cites (``evaluators.citations``; decided once per run:
+``EvalOptions.citation_run``, else over the cases of the call) -> ``RunResult``. A case that cannot be scored is kept
 with its reason; the others still score.
 """
 
@@ -19,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from . import trace_metrics
 from .appcost import app_call
 from .citations import score_results as citation_metrics
+from .citations import with_plan as with_citation_plan
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
@@ -130,8 +132,9 @@ class Evaluation:
     (building it, checking the options) is paid once per run, not once per chunk.
 
     ``evaluate_batch`` is ``Evaluation(...).run(cases)``. A run cut into chunks decides how its
-    retrieval metrics match passages over all its cases first (``retrieval.with_plan`` into the
-    options); without that decision each ``run`` call makes its own over its cases."""
+    retrieval metrics match passages, and whether it is judged for citations, over all its cases first
+    (``retrieval.with_plan`` and ``citations.with_plan`` into the options); without those decisions
+    each ``run`` call makes its own over its cases."""
 
     def __init__(self, method: str = "trace", options: EvalOptions | None = None, *, engine: str = "local",
                  ray_address: str | None = None, **option_overrides: Any) -> None:
@@ -193,10 +196,13 @@ class Evaluation:
         if opts.retrieval_run is None:  # this call is the whole run: decide its matching over it
             opts = with_plan(opts, case_list)
             settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
+        if opts.citation_run is None:  # likewise whether it is judged for citations
+            opts = with_citation_plan(opts, case_list)
+            settings = {**settings, "citation_run": opts.citation_run.model_dump() if opts.citation_run else None}
         final = _add_retrieval_metrics(final, opts)
         final, tool_warnings = _add_tool_call_metrics(final, opts)
         warnings += tool_warnings
-        final = _add_citation_metrics(final)
+        final = _add_citation_metrics(final, opts)
         t_metrics = time.perf_counter() - tm
         return RunResult(
             method=method,
@@ -341,10 +347,10 @@ def _add_tool_call_metrics(results: list[CaseResult], opts: EvalOptions) -> tupl
     return out, warnings
 
 
-def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
-    """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
-    citation marker; nothing otherwise."""
-    per_case = citation_metrics(results)
+def _add_citation_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
+    """Each case's citation metrics (``evaluators.citations``) when the run cites (``opts.citation_run``,
+    decided over all its cases); nothing otherwise."""
+    per_case = citation_metrics(results, opts.citation_run)
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
