@@ -42,7 +42,7 @@ import numpy as np
 from bench import machine
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, available
 from bench.lodo_harness import evaluate, prepare
-from bench.results_file import write_result
+from bench.results_file import finish
 from evaluators.labelers.heuristic import HeuristicMethod
 from evaluators.options import EvalOptions
 from evaluators.types import is_special_key
@@ -197,10 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.keys_only:
         tab = evaluate(data, lab_for, args.n_boot)
         record["lodo"] = {"domains": tab["domains"], "macro": tab["macro"]}
-    record["seconds"] = round(time.perf_counter() - t0, 1)
-    if args.write:
-        print("wrote", write_result(args.write, record))
-    return 0
+    return finish(record, t0, args.write)
 
 
 if __name__ == "__main__":
