@@ -35,8 +35,9 @@ single closest sentence).
 
 The verdict stays the combiner's. The parts carried nowhere may move P(supported) only through fitted
 offsets (:func:`uncarried_features`, :func:`with_uncarried`; ``support_params.json``'s ``uncarried``):
-none ships — fitted leave-one-domain-out they came out zero, and the hard rules lowered adherence
-AUROC on some dev set (``bench/uncarried_verdict.py``).
+none ships — fitted leave-one-domain-out on the combiner's P they came out zero, with P recalibrated
+in the fit they lowered adherence AUROC on six dev sets, and the hard rules (an uncarried name, an
+uncarried number) on several (``bench/uncarried_verdict.py``).
 """
 
 from __future__ import annotations
