@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluators.comparison import Comparison
+from evaluators.comparison import Comparison, short_bound
 from evaluators.comparison import short_number as num
 from evaluators.retrieval import is_retrieval_metric, split
 
@@ -39,7 +39,7 @@ def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, s
             continue
         text = f"{num(s.mean_a)} → {num(s.mean_b)} {MARKS.get(p.verdict, '·')}"
         if got[1] is None:
-            ci = (f", 95 % CI {num(s.ci_low, True)} to {num(s.ci_high, True)}"
+            ci = (f", 95 % CI {short_bound(s.ci_low)} to {short_bound(s.ci_high)}"
                   if s.ci_low is not None and s.ci_high is not None else "")
             text = f"MRR: {text} (B − A {num(s.diff or 0.0, True)}{ci})"
         texts[m] = text
