@@ -172,11 +172,22 @@ def test_missing_values_are_left_out_and_counted():
     assert "on 2 paired questions (2 more paired but without a score in both runs, left out)" in text
 
 
-def test_identical_runs_have_no_difference_and_a_zero_width_interval():
+def test_identical_runs_have_no_difference_and_an_interval_of_what_they_cannot_rule_out():
+    """No question changed: p = 1 and the interval is how much could change on questions not asked
+    (the Wilson upper end of the share that changes, 0 of 50, times the metric's range)."""
+    from scipy.stats import binomtest
+
     a = np.linspace(0, 1, 50)
-    s = paired_stats(a, a.copy())
-    assert (s.diff, s.ci_low, s.ci_high, s.p_value) == (0.0, 0.0, 0.0, 1.0)
+    s = paired_stats(a, a.copy(), metric="adherence")
+    top = binomtest(0, 50).proportion_ci(method="wilson").high
+    assert (s.diff, s.p_value, s.changed) == (0.0, 1.0, 0) and (s.ci_low, s.ci_high) == pytest.approx((-top, top))
     assert (s.wins, s.ties, s.losses) == (0, 50, 0)
+    t = compare_tables([table("a", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)]),
+                        table("b", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)])], ["adherence"])
+    p = t.pair("a", "b")
+    assert p.verdict == "no_difference" and p.text.startswith("b and a give the same adherence on all 50 paired")
+    assert "(95 % CI -0.07 to +0.07: a difference on questions not asked is not ruled out)" in p.text
+    assert t.worse_than("adherence", 0.0) is None
 
 
 def test_holm_matches_the_textbook_procedure():

@@ -3,8 +3,9 @@
 * the difference of the means, B − A, over the cases both runs scored, its p-value and its
   interval from **one procedure**: the paired sign-flip test and the interval that inverts it
   (:mod:`.signflip`: exact for small or tied samples, seeded random sign flips above, its normal
-  limit past 2,000 cases; for a 0/1 metric the test is the exact McNemar test). 0 lies outside the
-  interval exactly when p ≤ 1 − level: the verdict, the interval and p cannot disagree;
+  limit past 2,000 changed cases; for a 0/1 metric the test is the exact McNemar test), the
+  interval built on the questions that changed and the share that did. 0 lies outside the interval
+  exactly when p ≤ 1 − level: the verdict, the interval and p cannot disagree;
 * **Holm**'s step-down correction of the p-values of several pairs (:func:`holm`), and each pair's
   interval at the level Holm tested it at (:func:`holm_factors`): with three runs the pair Holm
   tests first gets a 98.3 % interval, and again 0 lies outside it exactly when the corrected p is
@@ -212,9 +213,9 @@ def paired_stats_many(a: np.ndarray, b: np.ndarray, *, seed: int = 0, level: flo
             continue
         se = float(dk.std(ddof=1)) / math.sqrt(n)
         lo, hi = t.bounds[factor]
-        if t.changed == 0:  # an identical rerun: no case moved
-            out.append(PairStats(**base, ci_low=0.0, ci_high=0.0, p_value=1.0, detectable=z_detect * se,
-                                 method="exact", note="every paired case has the same value in both runs"))
+        if t.changed == 0:  # an identical rerun: no case moved (the interval: what n questions cannot rule out)
+            out.append(PairStats(**base, ci_low=lo, ci_high=hi, p_value=1.0, detectable=z_detect * se,
+                                 method="no case changed", note="every paired case has the same value in both runs"))
             continue
         # the estimate inside its interval (the equal-size test reads the changes at their mean size);
         # on the side of 0 the test decided, so 0 stays where it was
@@ -253,7 +254,7 @@ def holm_factors(p_values: Sequence[float | None], alpha: float = 1.0 - LEVEL) -
     """The factor f at which Holm's procedure decided each p-value (None stays None): the pair of
     rank r (smallest p first) among m is tested at α/(m − r + 1) while every smaller p was rejected;
     from the first one not rejected on, every pair at the level of that one. Its interval at
-    1 − α/f (:meth:`PairStats.at`) leaves 0 out exactly when its Holm-corrected p is ≤ α: since
+    1 − α/f (``paired_stats(..., factor=f)``) leaves 0 out exactly when its Holm-corrected p is ≤ α: since
     f·p is what :func:`holm` compares, for the rejected pairs f·p ≤ α, and for the others f·p is at
     least the first unrejected one's, which is above α."""
     idx = [i for i, p in enumerate(p_values) if p is not None]

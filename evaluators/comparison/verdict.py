@@ -81,10 +81,12 @@ def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float
         lo, hi = sorted((abs(s.ci_low), abs(s.ci_high)))
         return (f"{b} is {word} than {a} on {metric} by {num(abs(s.diff))} ({pct} CI {num(lo)}–{num(hi)}), "
                 f"{on}{tail}.")
-    if s.ci_low is not None and s.ci_low == s.ci_high == s.diff == 0.0:
+    if s.changed == 0 and s.p_value is not None and s.wins == s.losses == 0 and s.diff == 0.0:
+        ci = (f" ({pct} CI {bound(s.ci_low)} to {bound(s.ci_high)}: a difference on questions not asked is not "
+              "ruled out)" if s.ci_low is not None and s.ci_high is not None else "")
         return (f"{b} and {a} give the same {metric} on all {s.n} paired questions"
                 + (f" with a score in both runs ({s.n_missing} more paired but without one, left out)"
-                   if s.n_missing else "") + ": no difference.")
+                   if s.n_missing else "") + f": no difference{ci}.")
     if s.ci_low is None or s.ci_high is None:
         return (f"No detectable difference between {b} and {a} on {metric} ({s.note}; {b} − {a} = "
                 f"{num(s.diff, True)}{', ' + pt if pt else ''}).")
