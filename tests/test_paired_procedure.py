@@ -174,3 +174,26 @@ def test_higher_and_lower_count_only_changes_at_the_metric_resolution():
     assert resolution("hit@1") == 1.0 and resolution("overall_supported") == 1.0
     assert resolution("ndcg@5") < 1e-6 and resolution("a metric nobody registered") == 0.01
     assert "0.01" in resolution_words("expected_adherence") and "0/1" in resolution_words("hit@3")
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_the_apps_latency_interval_and_p_agree(n):
+    """"B is 22 % slower (95 % CI +8 % to +43 %) … p" came from a bootstrap and a Wilcoxon test; now one
+    sign-flip test gives p and the interval of the ratio, so slower / faster is said exactly when the
+    interval leaves 1 out."""
+    from evaluators.comparison import compare_app
+
+    rng = np.random.default_rng(n)
+    for k in range(12):
+        a = rng.lognormal(0, 0.5, n)
+        b = a * rng.lognormal(0.04 * k - 0.2, 0.3, n)
+        tok, none = np.full(n, 10.0), np.zeros(n)
+        d = compare_app("A", "B", {"latency_s": a, "tokens": tok, "failed": none},
+                        {"latency_s": b, "tokens": tok, "failed": none})
+        lat = d.latency
+        lo, hi = lat["ci_low"], lat["ci_high"]
+        said = lat["verdict"] != "same"
+        assert said == (lat["p_value"] <= ALPHA)
+        if lo is not None and hi is not None:
+            assert said == (not lo <= 1.0 <= hi) and lo <= lat["ratio"] <= hi
+        assert ("sign-flip p" in d.lines[0]) == said

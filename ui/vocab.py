@@ -140,9 +140,10 @@ COMPARE_TERMS: dict[str, str] = {
                                 "interval includes 0, and so the p-value is above 0.05 (after Holm's "
                                 "correction with several pairs). It is not proof the versions are equal: "
                                 "see the smallest detectable difference.",
-    "Wilcoxon signed-rank": "The paired test used for the app's latency and tokens: it compares the two "
-                            "versions question by question by ranks, so a few very slow calls do not "
-                            "dominate.",
+    "sign-flip test": "The paired test behind every verdict of Compare, the app's latency included: if the "
+                      "two versions were alike, each question's change would be as likely up as down; p is "
+                      "how often flipping the changes' signs at random gives a total at least as far from 0. "
+                      "Exact, whatever the scores' shape; for a yes/no metric it is McNemar's exact test.",
 }
 
 

@@ -20,9 +20,9 @@ from ..data import md_escape
 MARKS = {"b_better": "▲", "a_better": "▼"}
 APP_HELP = ("Read from the app's own calls (each case's latency, tokens and error, as the target runner "
             "recorded them), on the questions both versions were asked. Latency: the ratio of mean latencies "
-            "with a paired bootstrap interval and a paired Wilcoxon test; slower / faster only when the "
-            "interval excludes 1. Tokens: the ratio of the sums. Errors: an exact McNemar test on the "
-            "questions only one version failed.")
+            "with its interval and p from one paired sign-flip test; slower / faster when the interval "
+            "excludes 1, which is exactly when p is at most 0.05. Tokens: the ratio of the sums. Errors: an "
+            "exact McNemar test on the questions only one version failed.")
 
 
 def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, str]:
