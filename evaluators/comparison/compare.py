@@ -24,7 +24,7 @@ from .app import AppDiff, compare_app
 from .changes import Change, pick, with_sentences
 from .conversations import by_conversation
 from .matching import ComparisonError, Matching, common_rows, match, pair
-from .paired import PairStats, RankedMean, holm, holm_factors, paired_stats, paired_stats_many, standings
+from .paired import PairStats, RankedMean, holm, holm_factors, paired_stats_many, standings
 from .table import COMPARED_TRACE, RunTable, table_from_file, table_from_run
 from .verdict import Verdict, higher_is_better, sentence, verdict
 
@@ -274,11 +274,8 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
         # each pair's interval at the level Holm tested it at: 0 outside it exactly when p_adjusted <= alpha
         factors = holm_factors(raw, 1.0 - level) if n >= 3 else [1] * len(raw)
         done = []
-        for (i, j), p, p_adj, f in zip(index_pairs, result_pairs[m], adjusted, factors):
-            s = p.stats
-            if f and f != 1:
-                s = paired_stats(tables[i].values[m][paired[i, j].rows_a], tables[j].values[m][paired[i, j].rows_b],
-                                 seed=seed, level=level, n_tests=n_tests, metric=m, factor=f)
+        for p, p_adj, f in zip(result_pairs[m], adjusted, factors):
+            s = p.stats.at(f) if f and p.stats.intervals else p.stats
             v = verdict(s, p_adj, direction[m])
             done.append(replace(p, stats=s, p_adjusted=p_adj, verdict=v, text=sentence(p.a, p.b, m, s, v, p_adj,
                                                                                         n_tests)))

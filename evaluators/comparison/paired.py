@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -125,11 +125,23 @@ class PairStats:
     factor: int = 1
     #: cases whose value changed (the others carry no evidence either way)
     changed: int = 0
+    #: the interval at every factor a correction may test this pair at (:meth:`at`)
+    intervals: dict[int, tuple[float | None, float | None]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def ci_level(self) -> float:
         """The level of ``ci_low`` – ``ci_high``."""
         return 1.0 - (1.0 - self.level) / self.factor
+
+    def at(self, factor: int) -> "PairStats":
+        """These statistics with the interval at level 1 − (1 − level) / ``factor`` (computed with
+        them: ``paired_stats_many(..., n_tests=…)`` gives every factor up to the number of pairs)."""
+        if factor == self.factor:
+            return self
+        if factor not in self.intervals:
+            raise KeyError(f"no interval at factor {factor} (computed: {sorted(self.intervals)})")
+        lo, hi = self.intervals[factor]
+        return replace(self, ci_low=lo, ci_high=hi, factor=factor)
 
 
 def _batches(n_boot: int, n: int) -> list[int]:
@@ -189,7 +201,8 @@ def paired_stats_many(a: np.ndarray, b: np.ndarray, *, seed: int = 0, level: flo
     d = b - a
     both = np.isfinite(d)
     alpha = 1.0 - level
-    tests = paired_tests(np.where(both, d, np.nan), alpha=alpha, factor=factor, draws=draws, seed=seed,
+    factors = sorted({factor, *range(1, max(1, n_tests) + 1)})
+    tests = paired_tests(np.where(both, d, np.nan), alpha=alpha, factors=factors, draws=draws, seed=seed,
                          spans=[span(m) for m in names])
     z_detect = _z(1 - alpha / max(1, n_tests) / 2) + _z(POWER)
     out = []
@@ -215,18 +228,24 @@ def paired_stats_many(a: np.ndarray, b: np.ndarray, *, seed: int = 0, level: flo
         lo, hi = t.bounds[factor]
         if t.changed == 0:  # an identical rerun: no case moved (the interval: what n questions cannot rule out)
             out.append(PairStats(**base, ci_low=lo, ci_high=hi, p_value=1.0, detectable=z_detect * se,
-                                 method="no case changed", note="every paired case has the same value in both runs"))
+                                 method="no case changed", note="every paired case has the same value in both runs",
+                                 intervals=dict(t.bounds)))
             continue
-        # the estimate inside its interval (the equal-size test reads the changes at their mean size);
-        # on the side of 0 the test decided, so 0 stays where it was
-        lo = None if lo is None else min(lo, base["diff"])
-        hi = None if hi is None else max(hi, base["diff"])
+        lo, hi = _around((lo, hi), base["diff"])
         note = "" if lo is not None and hi is not None else (
             f"{t.changed} changed question{'s' if t.changed != 1 else ''} are too few for an interval at "
             f"{level_words(1.0 - alpha / factor)}")
         out.append(PairStats(**base, ci_low=lo, ci_high=hi, p_value=t.p_value, detectable=z_detect * se,
-                             method=f"paired {t.method}", note=note, changed=t.changed))
+                             method=f"paired {t.method}", note=note, changed=t.changed,
+                             intervals={f: _around(b, base["diff"]) for f, b in t.bounds.items()}))
     return out
+
+
+def _around(bounds: tuple[float | None, float | None], diff: float) -> tuple[float | None, float | None]:
+    """An interval stretched to hold the estimate (the equal-size test reads the changes at their
+    mean size); on the side of 0 the test decided, so 0 stays where it was."""
+    lo, hi = bounds
+    return (None if lo is None else min(lo, diff), None if hi is None else max(hi, diff))
 
 
 def span(metric: str | None) -> float | None:
@@ -254,7 +273,7 @@ def holm_factors(p_values: Sequence[float | None], alpha: float = 1.0 - LEVEL) -
     """The factor f at which Holm's procedure decided each p-value (None stays None): the pair of
     rank r (smallest p first) among m is tested at α/(m − r + 1) while every smaller p was rejected;
     from the first one not rejected on, every pair at the level of that one. Its interval at
-    1 − α/f (``paired_stats(..., factor=f)``) leaves 0 out exactly when its Holm-corrected p is ≤ α: since
+    1 − α/f (:meth:`PairStats.at`) leaves 0 out exactly when its Holm-corrected p is ≤ α: since
     f·p is what :func:`holm` compares, for the rejected pairs f·p ≤ α, and for the others f·p is at
     least the first unrejected one's, which is above α."""
     idx = [i for i, p in enumerate(p_values) if p is not None]

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
 
 import numpy as np
 
@@ -110,7 +112,7 @@ def _bounds_and_p(r: _Ranges, mean: float, alpha: float, factors: list[int]) -> 
     sides = {}
     for name, ends, sign in (("high", r.highs, -1.0), ("low", r.lows, 1.0)):
         if equal:
-            sides[name] = (ends, None)
+            sides[name] = (ends if len(factors) == 1 else np.sort(ends), None)
         else:
             order = np.argsort(sign * ends, kind="stable")
             cw = np.cumsum(r.weights[order])  # type: ignore[index]
@@ -132,6 +134,8 @@ def _bounds_and_p(r: _Ranges, mean: float, alpha: float, factors: list[int]) -> 
             k = _first_over(f, alpha, cum, total)
             if cum is not None:
                 v = float(ends[k - 1])
+            elif len(factors) > 1:  # sorted once (ascending) for every factor
+                v = float(ends[total - k] if name == "high" else ends[k - 1])
             elif name == "high":
                 v = float(np.partition(ends, total - k)[total - k])  # the k-th largest
             else:
@@ -194,14 +198,26 @@ def _random_many(d: np.ndarray, ok: np.ndarray, draws: int, seed: int) -> tuple[
     col_of, cols = _distinct(filled)
     mask_of, masks = _distinct(ok.astype(float))
     both = np.hstack([cols, masks])
-    rng = np.random.default_rng(seed)
     out = np.empty((draws, both.shape[1]))
     step = max(1, _CELLS // max(1, n_rows))
-    for start in range(0, draws, step):
-        b = min(step, draws - start)
-        signs = rng.integers(0, 2, (b, n_rows), dtype=np.int8).astype(float) * 2.0 - 1.0
-        out[start:start + b] = signs @ both
+    if draws * n_rows <= _CELLS:  # one block: the same for every pair of runs of this many cases
+        out[:] = _signs(n_rows, draws, seed) @ both
+    else:
+        rng = np.random.default_rng(seed)
+        for start in range(0, draws, step):
+            b = min(step, draws - start)
+            signs = rng.integers(0, 2, (b, n_rows), dtype=np.int8).astype(float) * 2.0 - 1.0
+            out[start:start + b] = signs @ both
     return out[:, col_of], out[:, cols.shape[1] + mask_of]
+
+
+@lru_cache(maxsize=2)
+def _signs(n_rows: int, draws: int, seed: int) -> np.ndarray:
+    """The seeded random sign vectors of one block (drawn as the blockwise loop draws its first and
+    only block), kept for the next pair of runs with as many cases (read-only)."""
+    signs = np.random.default_rng(seed).integers(0, 2, (draws, n_rows), dtype=np.int8).astype(float) * 2.0 - 1.0
+    signs.setflags(write=False)
+    return signs
 
 
 def _distinct(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -240,9 +256,10 @@ def _normal(d: np.ndarray, alpha: float, factors: list[int]) -> tuple[float, dic
     return p, out
 
 
-def _same_size(e: np.ndarray, alpha: float, factor: int) -> tuple[float, tuple[float, float]]:
-    """Changes all of one size v: p and η's interval from the exact binomial test of P(up) = θ,
-    η = v·(2θ − 1) (at θ = ½ the sign-flip test: McNemar's for 0/1 values)."""
+def _same_size(e: np.ndarray, alpha: float, factors: Sequence[int]
+               ) -> tuple[float, dict[int, tuple[float | None, float | None]]]:
+    """Changes all of one size v: p and η's interval at each factor from the exact binomial test of
+    P(up) = θ, η = v·(2θ − 1) (at θ = ½ the sign-flip test: McNemar's for 0/1 values)."""
     from scipy.special import bdtr, bdtrc
 
     m, x, v = len(e), int((e > 0).sum()), float(np.abs(e).mean())
@@ -252,38 +269,41 @@ def _same_size(e: np.ndarray, alpha: float, factor: int) -> tuple[float, tuple[f
         low = float(bdtr(x, m, theta))  # P(X <= x)
         return min(1.0, 2.0 * min(up, low))
 
-    def kept(theta: float) -> bool:
-        return factor * p_at(theta) > alpha
-
-    def bisect(good: float, bad: float) -> float:
-        for _ in range(50):
-            mid = (good + bad) / 2.0
-            if kept(mid):
-                good = mid
-            else:
-                bad = mid
-        return good
-
     p = p_at(0.5)
     mle = x / m
-    if kept(0.5):  # 0 inside: each end searched between the certain side and ½
-        lo = 0.0 if kept(0.0) else bisect(0.5, 0.0)
-        hi = 1.0 if kept(1.0) else bisect(0.5, 1.0)
-    elif mle > 0.5:  # both ends above ½ (returned ends are kept, ½ is not: strictly above)
-        lo = bisect(mle, 0.5)
-        hi = 1.0 if kept(1.0) else bisect(mle, 1.0)
-    else:
-        hi = bisect(mle, 0.5)
-        lo = 0.0 if kept(0.0) else bisect(mle, 0.0)
-    return p, (v * (2.0 * lo - 1.0), v * (2.0 * hi - 1.0))
+    out: dict[int, tuple[float | None, float | None]] = {}
+    for f in factors:
+        def kept(theta: float, f: int = f) -> bool:
+            return f * p_at(theta) > alpha
+
+        def bisect(good: float, bad: float) -> float:
+            for _ in range(50):
+                mid = (good + bad) / 2.0
+                if kept(mid):
+                    good = mid
+                else:
+                    bad = mid
+            return good
+
+        if kept(0.5):  # 0 inside: each end searched between the certain side and ½
+            lo = 0.0 if kept(0.0) else bisect(0.5, 0.0)
+            hi = 1.0 if kept(1.0) else bisect(0.5, 1.0)
+        elif mle > 0.5:  # both ends above ½ (returned ends are kept, ½ is not: strictly above)
+            lo = bisect(mle, 0.5)
+            hi = 1.0 if kept(1.0) else bisect(mle, 1.0)
+        else:
+            hi = bisect(mle, 0.5)
+            lo = 0.0 if kept(0.0) else bisect(mle, 0.0)
+        out[f] = (v * (2.0 * lo - 1.0), v * (2.0 * hi - 1.0))
+    return p, out
 
 
 def _psi(m: int, n: int, alpha: float) -> tuple[float, float]:
     """Wilson interval of the share of cases that change (m of n) at 1 − α."""
-    from scipy.stats import binomtest
+    from ..stats import wilson
 
-    ci = binomtest(m, n).proportion_ci(confidence_level=1.0 - alpha, method="wilson")
-    return float(ci.low), float(ci.high)
+    ci = wilson(m, n, level=1.0 - alpha)
+    return float(ci.low), float(ci.high)  # type: ignore[arg-type]
 
 
 def _scaled(eta: tuple[float | None, float | None], eta_hat: float, m: int, n: int, alpha: float,
@@ -317,41 +337,48 @@ def _scaled(eta: tuple[float | None, float | None], eta_hat: float, m: int, n: i
     return (near_end, far_end) if sign > 0 else (far_end, near_end)
 
 
-def paired_tests(d: np.ndarray, *, alpha: float = 0.05, factor: int = 1, draws: int = DRAWS, seed: int = 0,
-                 spans: list[float | None] | None = None) -> list[Flip | None]:
+def paired_tests(d: np.ndarray, *, alpha: float = 0.05, factors: Sequence[int] = (1,), draws: int = DRAWS,
+                 seed: int = 0, spans: list[float | None] | None = None) -> list[Flip | None]:
     """The test of every column of ``d`` (cases × columns of B − A; NaN = no pair), each on its own
-    present cases, with the interval at 1 − α/``factor``; None for a column with fewer than 2 of
-    them. ``spans``: the largest |B − A| each metric can take (its range; an end of η's interval
-    the test cannot bound — too few changes — becomes it, or stays None)."""
+    present cases, with the interval at 1 − α/f for every ``f`` of ``factors`` (Holm's levels: one
+    pass gives them all); None for a column with fewer than 2 of them. ``spans``: the largest |B − A|
+    each metric can take (its range; an end of η's interval the test cannot bound — too few changes —
+    becomes it, or stays None)."""
     d = np.asarray(d, dtype=float)
     if d.ndim != 2:
         raise ValueError(f"paired_tests: a (cases × columns) array, got shape {d.shape}")
     spans = spans or [None] * d.shape[1]
-    fs = [factor]
+    fs = sorted(set(factors) | {1})
     ok = np.isfinite(d)
     scale = np.nanmax(np.abs(np.where(ok, d, 0.0)), axis=0) if d.size else np.zeros(d.shape[1])
     changed = ok & (np.abs(np.where(ok, d, 0.0)) > _TIE * np.maximum(1.0, scale))
     out: list[Flip | None] = [None] * d.shape[1]
     random_cols: list[int] = []
+
+    def scaled(eta: dict[int, tuple[float | None, float | None]], e: np.ndarray, n: int, span: float | None
+               ) -> dict[int, tuple[float | None, float | None]]:
+        return {f: _scaled(eta[f], float(e.mean()), len(e), n, alpha / f, span) for f in fs}
+
     for j in range(d.shape[1]):
         n, e = int(ok[:, j].sum()), d[changed[:, j], j]
         m = len(e)
         if n < 2:
             continue
         if m == 0:  # nothing changed here: how much could change elsewhere is ψ's upper end, either way
-            top, span = _psi(0, n, alpha / factor)[1], spans[j]
-            out[j] = Flip(n, 0, 1.0, {factor: (None, None) if span is None else (-top * span, top * span)},
+            span = spans[j]
+            out[j] = Flip(n, 0, 1.0, {f: (None, None) if span is None else
+                                      (-(top := _psi(0, n, alpha / f)[1]) * span, top * span) for f in fs},
                           "no case changed")
             continue
         mags = np.abs(e)
         if float(mags.max() - mags.min()) <= SAME_SIZE * float(mags.max()):
-            p, eta = _same_size(e, alpha, factor)
-            out[j] = Flip(n, m, p, {factor: _scaled(eta, float(e.mean()), m, n, alpha / factor, spans[j])},
+            p, eta = _same_size(e, alpha, fs)
+            out[j] = Flip(n, m, p, scaled(eta, e, n, spans[j]),
                           "exact binomial test of the changes' direction (McNemar's exact test for 0/1 values)")
             continue
         if m > RANDOM_MAX_N:
             p, b = _normal(e, alpha, fs)
-            out[j] = Flip(n, m, p, {factor: _scaled(b[factor], float(e.mean()), m, n, alpha / factor, spans[j])},
+            out[j] = Flip(n, m, p, scaled(b, e, n, spans[j]),
                           f"sign-flip test, normal limit of its law (more than {RANDOM_MAX_N:,} changed cases)")
             continue
         r = _exact(e)
@@ -359,8 +386,7 @@ def paired_tests(d: np.ndarray, *, alpha: float = 0.05, factor: int = 1, draws: 
             random_cols.append(j)
             continue
         p, b = _bounds_and_p(r, float(e.mean()), alpha, fs)
-        out[j] = Flip(n, m, p, {factor: _scaled(b[factor], float(e.mean()), m, n, alpha / factor, spans[j])},
-                      f"sign-flip test, {r.method}")
+        out[j] = Flip(n, m, p, scaled(b, e, n, spans[j]), f"sign-flip test, {r.method}")
     if random_cols:
         sums, ks = _random_many(np.where(changed[:, random_cols], d[:, random_cols], np.nan),
                                 changed[:, random_cols], draws, seed)
@@ -372,7 +398,7 @@ def paired_tests(d: np.ndarray, *, alpha: float = 0.05, factor: int = 1, draws: 
             neg_sum = np.concatenate([[0.0], (total - sums[:, i]) / 2.0])
             r = _ranges(pos_sum, neg_sum, pos_n, m, mean, float(np.abs(e).sum()), None, "")
             p, b = _bounds_and_p(r, mean, alpha, fs)
-            out[j] = Flip(n, m, p, {factor: _scaled(b[factor], mean, m, n, alpha / factor, spans[j])},
+            out[j] = Flip(n, m, p, scaled(b, e, n, spans[j]),
                           f"sign-flip test, {draws:,} random sign flips (seed {seed})")
     return out
 
