@@ -44,8 +44,8 @@ def rows(cases, prepared, label_outs, gold_of) -> list[dict[str, Any]]:
             if sp["special"] is not None or p["doc_kind"] != "prose" or not any(k in kidx for k in s.supporting_keys):
                 continue
             pts = parts.parts_of(sp["text"])
-            car, weight = parts._carriers_and_weights(pts, p["doc"])
-            greedy = parts._greedy(pts, car, weight, S[si], parts.MAX_KEYS)
+            car, weight = parts.carriers_and_weights(pts, p["doc"])
+            greedy = parts.greedy(pts, car, weight, S[si], parts.MAX_KEYS)
             idx, X = parts.candidate_rows(car, weight, S[si], p["doc"], greedy)
             g = {kidx[k] for k in gold}
             out.append({"idx": idx, "X": X, "greedy": greedy, "gold": g,

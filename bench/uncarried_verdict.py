@@ -36,7 +36,7 @@ import numpy as np
 from bench import machine
 from bench.lodo_data import DOMAINS, available
 from bench.lodo_harness import outcomes, prepare
-from bench.lodo_metrics import _auroc
+from bench.lodo_metrics import auroc
 from bench.results_file import finish
 from evaluators.labelers import heuristic_parts as parts
 from evaluators.labelers.heuristic import HeuristicMethod
@@ -112,7 +112,7 @@ def paired(cases, before, after, key: str, n: int, seed: int = 7) -> dict[str, A
     y = np.asarray([int(c.hallucinated) for c in cases])
     a = np.asarray([o[key] for o in before])
     b = np.asarray([o[key] for o in after])
-    out: dict[str, Any] = {"before": _auroc(y, a), "after": _auroc(y, b)}
+    out: dict[str, Any] = {"before": auroc(y, a), "after": auroc(y, b)}
     if out["before"] is None:
         return out
     out["delta"] = out["after"] - out["before"]
@@ -124,7 +124,7 @@ def paired(cases, before, after, key: str, n: int, seed: int = 7) -> dict[str, A
         va, vb, vd = [], [], []
         for _ in range(n):
             ii = np.concatenate([idx[g] for g in rng.choice(ug, size=len(ug), replace=True)])
-            x, z = _auroc(y[ii], a[ii]), _auroc(y[ii], b[ii])
+            x, z = auroc(y[ii], a[ii]), auroc(y[ii], b[ii])
             if x is not None and z is not None:
                 va.append(x)
                 vb.append(z)

@@ -100,8 +100,8 @@ def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts
     m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
     p = prepared[0]
     pts = hp.parts_of(p["sent"][0]["text"])
-    car, weight = hp._carriers_and_weights(pts, p["doc"])
-    greedy = hp._greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
+    car, weight = hp.carriers_and_weights(pts, p["doc"])
+    greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
     idx, X = hp.candidate_rows(car, weight, p["S"][0], p["doc"], greedy)
     assert X.shape == (len(idx), len(hp.SELECT_FEATURES)) and idx[:len(greedy)] == greedy
     copy = list(hp.SELECT_FEATURES).index("copy")

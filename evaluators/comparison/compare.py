@@ -25,7 +25,7 @@ from .app import AppDiff, compare_app
 from .changes import Change, pick, with_sentences
 from .conversations import by_conversation
 from .matching import ComparisonError, Matching, common_rows, match, pair
-from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
+from .paired import PairStats, RankedMean, holm, holm_factors, paired_stats_many, standings
 from .table import COMPARED_TRACE, RunTable, table_from_file, table_from_run
 from .tools import ToolDiff, compare_tools
 from .verdict import Verdict, higher_is_better, sentence, verdict
@@ -273,16 +273,22 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
         pr = paired[i, j]
         many = paired_stats_many(np.column_stack([tables[i].values[m][pr.rows_a] for m in wanted]),
                                  np.column_stack([tables[j].values[m][pr.rows_b] for m in wanted]),
-                                 n_boot=n_boot, seed=seed, level=level, n_tests=n_tests)
+                                 seed=seed, level=level, n_tests=n_tests, metrics=wanted)
         for m, s in zip(wanted, many):
             result_pairs[m].append(PairResult(tables[i].name, tables[j].name, m, len(pr), len(pr.unmatched_a),
                                               len(pr.unmatched_b), s, None, "no_difference", ""))
     for m in wanted:
-        stats = [p.stats for p in result_pairs[m]]
-        adjusted = holm([s.p_value for s in stats]) if n >= 3 else [s.p_value for s in stats]
-        result_pairs[m] = [replace(p, p_adjusted=p_adj, verdict=(v := verdict(p.stats, p_adj, direction[m])),
-                                   text=sentence(p.a, p.b, m, p.stats, v, p_adj, n_tests))
-                           for p, p_adj in zip(result_pairs[m], adjusted)]
+        raw = [p.stats.p_value for p in result_pairs[m]]
+        adjusted = holm(raw) if n >= 3 else raw
+        # each pair's interval at the level Holm tested it at: 0 outside it exactly when p_adjusted <= alpha
+        factors = holm_factors(raw, 1.0 - level) if n >= 3 else [1] * len(raw)
+        done = []
+        for p, p_adj, f in zip(result_pairs[m], adjusted, factors):
+            s = p.stats.at(f) if f and p.stats.intervals else p.stats
+            v = verdict(s, p_adj, direction[m])
+            done.append(replace(p, stats=s, p_adjusted=p_adj, verdict=v, text=sentence(p.a, p.b, m, s, v, p_adj,
+                                                                                        n_tests)))
+        result_pairs[m] = done
     result_standings = _standings(tables, common, wanted, direction, n_boot=n_boot, seed=seed, level=level)
 
     _attach_changes(tables, paired, index_pairs, result_pairs, headline, direction[headline], top)

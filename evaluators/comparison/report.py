@@ -18,7 +18,8 @@ from . import left_out
 from .compare import Comparison
 from .conversations import lines as conversation_lines
 from .listing import changes_page
-from .verdict import num
+from .paired import level_words
+from .verdict import bound, num, p_value
 
 
 def _ids(ids: list[str], k: int = 8) -> str:
@@ -105,7 +106,6 @@ def answer_regression_lines(c: Comparison, a: str, b: str, top: int = 5) -> list
     return out
 
 
-
 def tool_lines(c: Comparison, a: str, b: str) -> list[str]:
     """The tool-call metrics of ``b`` against ``a`` as one table, then the tools ``b`` stopped or
     started calling, each with the questions (when the runs record tool calls)."""
@@ -125,24 +125,31 @@ def tool_lines(c: Comparison, a: str, b: str) -> list[str]:
 def retrieval_table(c: Comparison, a: str, b: str, metrics: list[str], title: str = "Retrieval metrics"
                     ) -> list[str]:
     """The retrieval (or other) metrics of ``b`` against ``a`` as one compact table (a line per metric:
-    the two means, B − A with its interval, the verdict in a word)."""
+    the two means, B − A with its interval and p — both from one test, so they agree —, how many
+    questions went up and down, the verdict in a word)."""
     pct = f"{c.level:.0%}".replace("%", " %")
     rows = [c.pair(a, b, m) for m in metrics]
     n = sorted({p.stats.n for p in rows})
     on = f"{n[0]} paired questions" if len(n) == 1 else f"{n[0]}–{n[-1]} paired questions"
     width = max(6, *(len(m) for m in metrics))
+    p_word = "p, corrected" if c.corrected else "p"
     out = [f"{title}, {b} against {a} ({on}; better / worse only where the {pct} interval of B − A "
-           "excludes 0):", f"  {'metric':<{width}}  {a[:8]:>8}  {b[:8]:>8}  {'B − A':>7}  {pct + ' CI':<17}  verdict"]
+           f"excludes 0, which is where p ≤ {1 - c.level:.2g}: both come from one test):",
+           f"  {'metric':<{width}}  {a[:8]:>8}  {b[:8]:>8}  {'B − A':>7}  {pct + ' CI':<17}  {p_word:>8}  "
+           f"{'up / down':>9}  verdict"]
     for p in rows:
         s = p.stats
         if s.diff is None:
-            out.append(f"  {p.metric:<{width}}  {'n/a':>8}  {'n/a':>8}  {'':>7}  {'':<17}  {s.note}")
+            out.append(f"  {p.metric:<{width}}  {'n/a':>8}  {'n/a':>8}  {'':>7}  {'':<17}  {'':>8}  {'':>9}  {s.note}")
             continue
-        ci = f"{num(s.ci_low, True)} to {num(s.ci_high, True)}" if s.ci_low is not None and s.ci_high is not None \
+        ci = f"{bound(s.ci_low)} to {bound(s.ci_high)}" if s.ci_low is not None and s.ci_high is not None \
             else "n/a"
+        if s.factor != 1 and s.ci_low is not None:
+            ci += f" ({level_words(s.ci_level)})"
         word = {"b_better": "better", "a_better": "worse"}.get(p.verdict, "no difference")
         out.append(f"  {p.metric:<{width}}  {num(s.mean_a or 0.0):>8}  {num(s.mean_b or 0.0):>8}  "
-                   f"{num(s.diff, True):>7}  {ci:<17}  {word}")
+                   f"{num(s.diff, True):>7}  {ci:<17}  {p_value(p.p_adjusted):>8}  "
+                   f"{f'{s.wins} / {s.losses}':>9}  {word}")
     return out
 
 

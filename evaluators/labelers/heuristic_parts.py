@@ -241,7 +241,7 @@ def carriers(part: Part, doc: DocIndex) -> set[int]:
     return out
 
 
-def _greedy(parts: Sequence[Part], car: list[set[int]], weight: list[float], sims: np.ndarray,
+def greedy(parts: Sequence[Part], car: list[set[int]], weight: list[float], sims: np.ndarray,
             max_keys: int) -> list[int]:
     """Steps 1-3 of the module docstring: the anchor, then the carriers of the most uncarried weight."""
     anchor = int(np.argmax(sims))
@@ -355,8 +355,8 @@ def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KE
     n = len(doc.infos)
     if n == 0:
         return Attribution(parts, [], [None] * len(parts), [False] * len(parts), [0.0] * len(parts))
-    car, weight = _carriers_and_weights(parts, doc)
-    chosen = _greedy(parts, car, weight, sims, max_keys)
+    car, weight = carriers_and_weights(parts, doc)
+    chosen = greedy(parts, car, weight, sims, max_keys)
     model = load_selector() if selector == "shipped" else selector
     if isinstance(model, dict) and "coef" in model:
         idx, X = candidate_rows(car, weight, sims, doc, chosen)
@@ -367,7 +367,7 @@ def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KE
     return Attribution(parts, chosen, carrier, [bool(c) for c in car], weight)
 
 
-def _carriers_and_weights(parts: Sequence[Part], doc: DocIndex) -> tuple[list[set[int]], list[float]]:
+def carriers_and_weights(parts: Sequence[Part], doc: DocIndex) -> tuple[list[set[int]], list[float]]:
     """Per part: the document sentences that carry it and its weight (module docstring, step 2)."""
     n = len(doc.infos)
     car = [carriers(p, doc) for p in parts]
