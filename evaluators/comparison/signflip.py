@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -82,6 +82,18 @@ class _Ranges:
     weights: np.ndarray | None
     method: str
 
+
+
+def _boundary(kept: Callable[[float], bool], good: float, bad: float, steps: int) -> float:
+    """The last value from ``good`` towards ``bad`` that ``kept`` still holds (a test not rejected):
+    an end of the interval that inverts the test, found by bisection in ``steps`` halvings."""
+    for _ in range(steps):
+        mid = (good + bad) / 2.0
+        if kept(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 def _first_over(f: int, alpha: float, cum: np.ndarray | None, total: int) -> int:
     """The smallest count (1-based) whose share, times ``f``, is above ``alpha``: ``cum`` the
@@ -277,13 +289,7 @@ def _same_size(e: np.ndarray, alpha: float, factors: Sequence[int]
             return f * p_at(theta) > alpha
 
         def bisect(good: float, bad: float) -> float:
-            for _ in range(50):
-                mid = (good + bad) / 2.0
-                if kept(mid):
-                    good = mid
-                else:
-                    bad = mid
-            return good
+            return _boundary(kept, good, bad, 50)
 
         if kept(0.5):  # 0 inside: each end searched between the certain side and ½
             lo = 0.0 if kept(0.0) else bisect(0.5, 0.0)
@@ -434,13 +440,7 @@ def ratio_test(x: np.ndarray, y: np.ndarray, *, alpha: float = 0.05, draws: int 
         return p_at(r) > alpha
 
     def bisect(good: float, bad: float) -> float:
-        for _ in range(60):
-            mid = (good + bad) / 2.0
-            if kept(mid):
-                good = mid
-            else:
-                bad = mid
-        return good
+        return _boundary(kept, good, bad, 60)
 
     p = p_at(1.0)
     est = big_y / big_x
