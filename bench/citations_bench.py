@@ -27,7 +27,7 @@ import numpy as np
 
 from bench import machine
 from bench.lodo_data import ragbench_key, read_shared
-from bench.results_file import write_result
+from bench.results_file import finish
 from evaluators.citations import find
 
 
@@ -141,10 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         rr = evaluate_batch(cs, "trace").results
         record["by_rule"][name] = {**figures(rr), "cases": len(cs), "seconds": round(time.perf_counter() - t, 1)}
         print(name, record["by_rule"][name])
-    record["seconds"] = round(time.perf_counter() - t0, 1)
-    if args.write:
-        print("wrote", write_result(args.write, record))
-    return 0
+    return finish(record, t0, args.write)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ Per task and headline metric:
 
 * **ranking** — Spearman between the leaderboard's means and the human rate of responses without a
   hallucination (goal >= 0.9);
-* **pairwise verdicts** — for the 15 pairs, ours (paired bootstrap + t-test, Holm over the 15) against
-  the humans' (exact McNemar test on the binary labels of the same sources, Holm over the 15): how
+* **pairwise verdicts** — for the 15 pairs, ours (the one paired test of docs/compare.md, Holm over the
+  15) against the humans' (exact McNemar test on the binary labels of the same sources, Holm over the 15): how
   many agree (goal >= 13 of 15) and how many point the opposite way (goal 0);
 * **regressions** — the top-10 regressions of every ordered pair (30: each pair's regressions and,
   reversed, its improvements): the share humans confirm (the baseline's response has no hallucination,

@@ -67,7 +67,7 @@ def outcome(labels: SentenceLabels, lc: Any) -> dict[str, Any]:
     return out
 
 
-def _auroc(y, s) -> float | None:
+def auroc(y, s) -> float | None:
     from sklearn.metrics import roc_auc_score
 
     y = np.asarray(y, dtype=int)
@@ -111,16 +111,16 @@ def domain_figures(cases: Sequence[Any], outs: Sequence[dict[str, Any]], n_boot:
     g = [c.group for c in cases]
     res: dict[str, Any] = {"n": len(cases), "hallucinated": int(sum(y))}
     score = [o["score"] for o in outs]
-    res["auroc"] = _auroc(y, score)
-    res["auroc_ci"] = boot_ci(y, score, g, _auroc, n_boot) if n_boot else None
+    res["auroc"] = auroc(y, score)
+    res["auroc_ci"] = boot_ci(y, score, g, auroc, n_boot) if n_boot else None
     expected = [o["expected"] for o in outs]
-    res["auroc_expected"] = _auroc(y, expected)
-    res["auroc_expected_ci"] = boot_ci(y, expected, g, _auroc, n_boot) if n_boot else None
-    res["auroc_minp"] = _auroc(y, [o["minp"] for o in outs])
+    res["auroc_expected"] = auroc(y, expected)
+    res["auroc_expected_ci"] = boot_ci(y, expected, g, auroc, n_boot) if n_boot else None
+    res["auroc_minp"] = auroc(y, [o["minp"] for o in outs])
     res["f1"] = _f1(y, [o["flag"] for o in outs])
     res["flag_rate"] = float(np.mean([o["flag"] for o in outs]))
     novel = [o["novel"] for o in outs]
-    res["naive_auroc"] = _auroc(y, novel)
+    res["naive_auroc"] = auroc(y, novel)
     if naive_cut is not None:
         res["naive_cut"] = naive_cut
         res["naive_f1"] = _f1(y, [v > naive_cut for v in novel])
@@ -133,7 +133,7 @@ def domain_figures(cases: Sequence[Any], outs: Sequence[dict[str, Any]], n_boot:
                 sp.append(1.0 - p)
     if sy:
         res["sentences"] = len(sy)
-        res["sentence_auroc"] = _auroc(sy, sp)
+        res["sentence_auroc"] = auroc(sy, sp)
     ctx = [(c, o) for c, o in zip(cases, outs) if c.has_context_labels and c.scores]
     if ctx:
         for m, key in (("relevance", "rel"), ("utilization", "util"), ("completeness", "comp")):

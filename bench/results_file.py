@@ -23,3 +23,14 @@ def write_result(name: str, record: Any, *, indent: int = 1, ensure_ascii: bool 
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(record, indent=indent, ensure_ascii=ensure_ascii) + "\n", encoding="utf-8")
     return path
+
+
+def finish(record: dict[str, Any], started: float, name: str | None) -> int:
+    """A bench's last step: its seconds since ``started`` (``time.perf_counter()``) into ``record``,
+    written as ``name`` when given (``--write``); the exit status 0."""
+    import time
+
+    record["seconds"] = round(time.perf_counter() - started, 1)
+    if name:
+        print("wrote", write_result(name, record))
+    return 0

@@ -185,7 +185,7 @@ def check(method: str) -> dict[str, Any]:
 def cost(scan_cases: int) -> dict[str, Any]:
     from evaluators.datasets.stream import open_cases
     from evaluators.options import EvalOptions
-    from evaluators.resultfiles.run import plan_retrieval
+    from evaluators.resultfiles.run import plan_run
     from evaluators.retrieval import score_cases
 
     corpus, questions = load_mtrag()
@@ -208,7 +208,7 @@ def cost(scan_cases: int) -> dict[str, Any]:
             fh.write(json.dumps(row) + "\n")
     stream = open_cases(big)
     t0 = time.perf_counter()
-    opts = plan_retrieval(EvalOptions(), stream)
+    opts = plan_run(EvalOptions(), stream)
     scan = time.perf_counter() - t0
     t0 = time.perf_counter()
     n = sum(len(chunk.cases) for chunk in open_cases(big))

@@ -3,6 +3,8 @@ supporting keys RAGBench's annotator gave, beside the naive reference (the singl
 
     .venv/bin/python -m bench.support_keys --write support_keys_after      # all ten domains
     .venv/bin/python -m bench.support_keys --keys-only --domains hotpotqa  # key figures only, quick
+    .venv/bin/python -m bench.support_keys --fit --write support_keys_fit  # the fitted selector, LODO
+    .venv/bin/python -m bench.support_keys --fit --write-params            # ... and ship it (all 7 subsets)
 
 On the seven RAGBench dev subsets (RAGBench's own sentence split and keys, ``bench/lodo_data.py``) and
 through the product's own code path (``HeuristicMethod.label_prepared`` with the shipped parameters,
@@ -18,13 +20,19 @@ the features of ``bench/lodo_harness.prepare``), per subset:
   AUROC (and expected-adherence AUROC) on every dev domain, utilization / completeness RMSE against
   RAGBench's stored scores (``--keys-only`` skips RAGTruth and MTRAG).
 
-Nothing is fitted here: the attribution's settings are fixed (``evaluators/labelers/heuristic_parts.py``);
-the labeler's own fitted parameters (context models) were fitted before this issue.
+Without ``--fit`` nothing is fitted: the attribution as it ships (``evaluators/labelers/heuristic_parts.py``,
+with ``support_params.json`` when it ships); the labeler's own fitted parameters (context models) were
+fitted before this issue. ``--fit``: the selector of the supporting keys (``bench/support_fit.py``) is
+fitted leave-one-domain-out — each subset's keys come from a selector fitted on the other six — and
+scored beside the greedy set (no selector) and the naive reference; the LODO table then uses the
+fold's selector too (utilization takes the keys). ``--write-params`` fits it on all seven subsets and
+writes ``support_params.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from typing import Any
@@ -33,8 +41,10 @@ import numpy as np
 
 from bench import machine
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, available
-from bench.lodo_harness import evaluate, prepare, shipped_labeler
-from bench.results_file import write_result
+from bench.lodo_harness import evaluate, prepare
+from bench.results_file import finish
+from evaluators.labelers.heuristic import HeuristicMethod
+from evaluators.options import EvalOptions
 from evaluators.types import is_special_key
 
 
@@ -90,12 +100,40 @@ def key_figures(cases, prepared, label_outs) -> dict[str, Any]:
     return out
 
 
+def labeler(support: dict[str, Any] | str | None):
+    """What ships (adherence / context / confidence params as they ship) with the key selector
+    ``support`` ("shipped", None = the greedy set, or fold-fitted params)."""
+    method = HeuristicMethod()
+    settings = method._settings(EvalOptions())
+
+    def run(domain, cases, prepared):
+        return method.label_prepared([c.item for c in cases], prepared, settings, support=support)
+
+    return run
+
+
+def _rounded(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return float(f"{obj:.6g}")
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_rounded(v) for v in obj]
+    return obj
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--domains", default=None)
     ap.add_argument("--keys-only", action="store_true", help="RAGBench key figures only (no AUROC table)")
     ap.add_argument("--n-boot", type=int, default=0)
     ap.add_argument("--write", default=None, help="bench/results/<NAME>.json")
+    ap.add_argument("--fit", action="store_true", help="fit the key selector leave-one-domain-out")
+    ap.add_argument("--greedy", action="store_true", help="score the greedy set (no selector)")
+    ap.add_argument("--utilized", default=None, choices=["chosen", "carriers"],
+                    help="which keys utilization counts (heuristic_parts.UTILIZED; default: as it ships)")
+    ap.add_argument("--write-params", action="store_true",
+                    help="with --fit: fit on all seven subsets, write evaluators/labelers/support_params.json")
     args = ap.parse_args(argv)
     os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
     if not available():
@@ -103,15 +141,43 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     domains = ([d.strip() for d in args.domains.split(",")] if args.domains
                else list(RAGBENCH_DOMAINS if args.keys_only else DOMAINS))
+    if args.utilized:
+        from evaluators.labelers import heuristic_parts
+
+        heuristic_parts.UTILIZED = args.utilized
     data = prepare(domains, "ragbench")
-    lab = shipped_labeler(legacy=False)
     t0 = time.perf_counter()
+    selectors: dict[str, Any] = {}
+    record: dict[str, Any] = {**machine.stamp()}
+    if args.fit:
+        from bench import support_fit
+
+        greedy = labeler(None)
+        rows = {d: support_fit.rows(*data[d], greedy(d, *data[d]), _gold) for d in data if d in RAGBENCH_DOMAINS}
+        for d in rows:
+            selectors[d] = support_fit.fit_selector({e: v for e, v in rows.items() if e != d})
+            print(f"  selector without {d}: threshold {selectors[d]['threshold']} (inner macro R "
+                  f"{selectors[d]['inner_macro_recall']:.3f} P {selectors[d]['inner_macro_precision']:.3f})")
+        record["selectors"] = selectors
+        record["greedy_keys"] = {d: key_figures(*data[d], greedy(d, *data[d])) for d in rows}
+        if args.write_params:
+            full = support_fit.fit_selector(rows)
+            full = {**full, "by": "bench/support_keys.py --fit --write-params (bench/support_fit.py)",
+                    "figures": "leave-one-domain-out: bench/results/support_keys_fit.json"}
+            from evaluators.labelers.heuristic_parts import SELECTOR_PATH
+
+            SELECTOR_PATH.write_text(json.dumps(_rounded(full), indent=1) + "\n", encoding="utf-8")
+            print("wrote", SELECTOR_PATH)
+
+    def lab_for(d: str):
+        return labeler(selectors[d]) if d in selectors else labeler(None if args.greedy else "shipped")
+
     keys: dict[str, Any] = {}
     for d, (cases, prepared) in data.items():
         if d not in RAGBENCH_DOMAINS:
             continue
         t = time.perf_counter()
-        outs = lab(d, cases, prepared)
+        outs = lab_for(d)(d, cases, prepared)
         keys[d] = key_figures(cases, prepared, outs)
         keys[d]["label_seconds"] = round(time.perf_counter() - t, 2)
         f = keys[d]["supported"]
@@ -119,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
               f" whole {f['trace']['whole_set_named']:.3f} k {f['trace']['keys_named_mean']:.2f}"
               f" | naive R {f['naive']['recall']:.3f} P {f['naive']['precision']:.3f}"
               f" | gold k {f['trace']['gold_keys_mean']:.2f}  ({keys[d]['label_seconds']} s)")
-    record: dict[str, Any] = {**machine.stamp(), "keys": keys}
+    record["keys"] = keys
+    record["utilized"] = args.utilized or "shipped"
     for which in ("supported", "all"):
         rows = [k[which] for k in keys.values() if k[which].get("trace")]
         if rows:
@@ -128,12 +195,9 @@ def main(argv: list[str] | None = None) -> int:
                 for nm in ("trace", "naive")}
     print("macro (supported):", record.get("macro", {}).get("supported"))
     if not args.keys_only:
-        tab = evaluate(data, lambda d: lab, args.n_boot)
+        tab = evaluate(data, lab_for, args.n_boot)
         record["lodo"] = {"domains": tab["domains"], "macro": tab["macro"]}
-    record["seconds"] = round(time.perf_counter() - t0, 1)
-    if args.write:
-        print("wrote", write_result(args.write, record))
-    return 0
+    return finish(record, t0, args.write)
 
 
 if __name__ == "__main__":

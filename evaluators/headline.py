@@ -26,6 +26,7 @@ from .answers.names import ANSWER_RECALL, DECLINED, OVER_REFUSAL
 from .export import CONVERSATION_COLUMNS
 from .retrieval import is_retrieval_metric
 from .retrieval.names import MRR
+from .toolcalls import is_toolcall_metric
 from .types import EXPECTED_ADHERENCE, OVERALL_SUPPORTED, SENTENCE_COUNTS, TRACE_METRICS
 
 
@@ -105,7 +106,7 @@ class Reach:
 @dataclass(frozen=True)
 class Headline:
     """The figures of :func:`headline`. ``stats``: :func:`summary` of every metric column (retrieval
-    metrics too: the Results page draws those as a table, not as cards)."""
+    and tool-call metrics too: the Results page draws each as a table, not as cards)."""
 
     method: str
     num_cases: int
@@ -184,7 +185,7 @@ def headline(df: pd.DataFrame, method: str, intervals: Mapping[str, Any] | None 
     cards = []
     for _, row in stats.iterrows():
         name = str(row["metric"])
-        if is_retrieval_metric(name):
+        if is_retrieval_metric(name) or is_toolcall_metric(name):  # each a table of its own on Results
             continue
         iv = ivs.get(name) or {}
         cards.append(Card(metric=name, mean=_number(row["mean"]), std=_number(row["std"]), n=int(row["n"]),

@@ -34,6 +34,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence, cast
 
+from .citations import with_plan as with_citation_plan
 from .jobs_worker import Backend, ChunkDone, WorkerDied, WorkerProcess, backend_from_env, release_memory, run_chunk
 from .limits import CallLedger
 from .llm.settings import LLMSettings
@@ -190,6 +191,7 @@ class JobQueue:
         kept in the run's settings (what tells apart runs of one app on two question sets)."""
         self._check_room(owner)
         options = with_plan(options, cases)  # retrieval matched by id or text: decided over the whole run
+        options = with_citation_plan(options, cases)  # citation metrics on every case or on none
         settings = {"method": method, **options.public_dict(), **({"app_run": dict(app_run)} if app_run else {})}
         run_id = self.store.start(method, cases, name=name or None, settings=settings,
                                   owner=owner, needs_key=needs_key)

@@ -29,6 +29,17 @@ class RetrievalRun(BaseModel):
     reason: str = ""
 
 
+class CitationRun(BaseModel):
+    """Whether one run is judged for citations, decided over the whole run before it is cut into
+    chunks (``evaluators.citations.plan``): ``cited`` when some response of the run carries a citation
+    marker — then every case of the run gets the citation metrics, else none; ``reason`` in words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cited: bool
+    reason: str = ""
+
+
 class EvalOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -56,11 +67,17 @@ class EvalOptions(BaseModel):
     #: The run's decision (set by the library before a run is cut into chunks; None: each
     #: ``Evaluation.run`` call decides over its own cases). Not a user setting.
     retrieval_run: RetrievalRun | None = None
+    #: The run's citation decision (set like ``retrieval_run``; None: each call decides over its
+    #: own cases). Not a user setting.
+    citation_run: CitationRun | None = None
     #: Whether an agent's tool calls must follow the reference calls' order (``strict``) or not
     #: (``any``) (``--tool-order``); a case's own ``tool_call_order`` overrides it.
     tool_call_order: Literal["strict", "any"] = "strict"
     #: Answer correctness against ``ground_truth`` (``--answer-correctness``): see :data:`AnswerCorrectness`.
     answer_correctness: AnswerCorrectness = "auto"
+    #: Judge an agent's goal accuracy with the run's LLM, one call per agent case (``--no-goal-accuracy``:
+    #: no call; without an LLM it is not available either way: ``evaluators.toolcalls.goal``).
+    goal_accuracy: bool = True
 
     @field_validator("retrieval_k", mode="before")
     @classmethod

@@ -4,10 +4,12 @@ Flow: cases -> validation -> sentencize -> method labels (in chunks, so progress
 cancellation are fine-grained) -> ``trace_metrics.compute`` -> optional family metrics -> retrieval
 metrics of the cases with reference passages (``evaluators.retrieval``; matched by id or text as
 decided once per run: ``EvalOptions.retrieval_run``, else over the cases of the call) -> tool-call
-metrics of the cases with tool calls (``evaluators.toolcalls``) -> citation metrics when some response
-of the call cites (``evaluators.citations``) -> answer metrics of every scored case
-(``evaluators.answers``: declined / over-refusal, and correctness against ``ground_truth``) ->
-``RunResult``. A case that cannot be scored is kept with its reason; the others still score.
+metrics of the cases with tool calls (``evaluators.toolcalls``; goal accuracy by the run's LLM, or
+the reason it has none: ``toolcalls.goal``) -> citation metrics on every case when some response of
+the run cites (``evaluators.citations``; decided once per run: ``EvalOptions.citation_run``, else over
+the cases of the call) -> answer metrics of every scored case (``evaluators.answers``: declined /
+over-refusal, and correctness against ``ground_truth``) -> ``RunResult``. A case that cannot be scored
+is kept with its reason; the others still score.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .answers.reference import NOTE_KEY
 from .answers.scoring import estimate as estimate_answers
 from .appcost import app_call
 from .citations import score_results as citation_metrics
+from .citations import with_plan as with_citation_plan
 from .conversations import question_of
 from .methods import CHUNK_SIZE, Method, get_method
 from .options import EvalOptions
@@ -137,8 +140,9 @@ class Evaluation:
     (building it, checking the options) is paid once per run, not once per chunk.
 
     ``evaluate_batch`` is ``Evaluation(...).run(cases)``. A run cut into chunks decides how its
-    retrieval metrics match passages over all its cases first (``retrieval.with_plan`` into the
-    options); without that decision each ``run`` call makes its own over its cases."""
+    retrieval metrics match passages, and whether it is judged for citations, over all its cases first
+    (``retrieval.with_plan`` and ``citations.with_plan`` into the options); without those decisions
+    each ``run`` call makes its own over its cases."""
 
     def __init__(self, method: str = "trace", options: EvalOptions | None = None, *, engine: str = "local",
                  ray_address: str | None = None, **option_overrides: Any) -> None:
@@ -200,10 +204,15 @@ class Evaluation:
         if opts.retrieval_run is None:  # this call is the whole run: decide its matching over it
             opts = with_plan(opts, case_list)
             settings = {**settings, "retrieval_run": opts.retrieval_run.model_dump() if opts.retrieval_run else None}
+        if opts.citation_run is None:  # likewise whether it is judged for citations
+            opts = with_citation_plan(opts, case_list)
+            settings = {**settings, "citation_run": opts.citation_run.model_dump() if opts.citation_run else None}
         final = _add_retrieval_metrics(final, opts)
         final, tool_warnings = _add_tool_call_metrics(final, opts)
         warnings += tool_warnings
-        final = _add_citation_metrics(final)
+        final, goal_warnings = _add_goal_accuracy(final, opts)
+        warnings += goal_warnings
+        final = _add_citation_metrics(final, opts)
         final = _add_answer_metrics(final, opts, method)
         t_metrics = time.perf_counter() - tm
         return RunResult(
@@ -349,10 +358,22 @@ def _add_tool_call_metrics(results: list[CaseResult], opts: EvalOptions) -> tupl
     return out, warnings
 
 
-def _add_citation_metrics(results: list[CaseResult]) -> list[CaseResult]:
-    """Each case's citation metrics (``evaluators.citations``) when some response of the call carries a
-    citation marker; nothing otherwise."""
-    per_case = citation_metrics(results)
+def _add_goal_accuracy(results: list[CaseResult], opts: EvalOptions) -> tuple[list[CaseResult], list[str]]:
+    """Each agent case's ``goal_accuracy`` (one LLM call, or the reason it has none:
+    ``evaluators.toolcalls.goal``) and its usage; nothing for a run of no agent."""
+    from .toolcalls.goal import judge
+
+    values, usages, warnings = judge(results, opts)
+    out = [r if v is None else r.model_copy(update={"metrics": {v.name: v, **r.metrics}, "usage": r.usage + u})
+           for r, v, u in zip(results, values, usages)]
+    return out, warnings
+
+
+
+def _add_citation_metrics(results: list[CaseResult], opts: EvalOptions) -> list[CaseResult]:
+    """Each case's citation metrics (``evaluators.citations``) when the run cites (``opts.citation_run``,
+    decided over all its cases); nothing otherwise."""
+    per_case = citation_metrics(results, opts.citation_run)
     return [r.model_copy(update={"metrics": {**r.metrics, **m}}) if m else r for r, m in zip(results, per_case)]
 
 
@@ -404,5 +425,10 @@ def estimate(
         out["family_metrics"] = estimate_metric_cost([it.case for it in items], opts)
     if (answers := estimate_answers([it.case for it in items], opts, method)) is not None:
         out["answer_correctness"] = answers  # one correctness call per case with a reference (LLM methods)
+    from .toolcalls.goal import estimate as estimate_goal
+
+    goal = estimate_goal([it.case for it in items], opts)
+    if goal is not None:  # an agent's goal accuracy: one call per case (reported apart from the method's)
+        out["goal_accuracy"] = goal
     return out
 

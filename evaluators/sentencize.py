@@ -252,9 +252,12 @@ def split_sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in split_spans(text)]
 
 
+@lru_cache(maxsize=2048)
 def document_pieces(text: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, text) of the sentences of a document: its facts when it is structured (see
-    the module's docstring), else its prose sentences."""
+    the module's docstring), else its prose sentences. Cached per text: a retrieval repeats
+    passages (817 QA cases of the shared files hold 2,571 documents, 1,370 distinct), and each is
+    parsed once."""
     st = structured.parse(text, split_spans)
     if st is not None:
         return tuple((f.start, f.end, f.text) for f in st.facts)

@@ -6,10 +6,14 @@
     # (Turn(speaker='user', text='Which plans are there?'), Turn(speaker='agent', text='Basic and Pro.'))
 
 Accepted: a list (or its JSON text) of turns, each ``{speaker, text}`` (MTRAG), the chat
-``{role, content}`` shape (OpenAI, LangChain ``{type, content}``/``{role, text}``), or a bare string
-(one user turn). Speakers: ``user`` / ``human`` → user; ``assistant`` / ``agent`` / ``ai`` / ``bot``
-/ ``model`` → agent. System and tool messages are not turns of the conversation and are left out.
-Content given as a list of parts (``[{"type": "text", "text": …}]``) is joined.
+``{role, content}`` shape (OpenAI, LangChain ``{type, content}``/``{role, text}``), or a **transcript**:
+text whose turns each start with a speaker and a colon (``User: … / Assistant: …``, one per line or
+on one line; also ``Human:``, ``AI:``, ``Q:`` / ``A:``, ``**User:**``, ``- user:`` …), read turn by
+turn with a note saying so (:data:`TRANSCRIPT_NOTE`: the loader puts it on the case). Text that is
+neither — no speaker to tell who said what — is an error. Speakers: ``user`` / ``human`` → user;
+``assistant`` / ``agent`` / ``ai`` / ``bot`` / ``model`` → agent. System and tool messages are not
+turns of the conversation and are left out. Content given as a list of parts
+(``[{"type": "text", "text": …}]``) is joined.
 
 Anything else raises :class:`HistoryError` with a message that names the turn and what is wrong
 (the caller adds file, row and column). Foundations: imports only :mod:`evaluators.types`.
@@ -18,6 +22,7 @@ Anything else raises :class:`HistoryError` with a message that names the turn an
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .types import Turn
@@ -32,6 +37,20 @@ _AGENT = {"assistant", "agent", "ai", "bot", "model", "system_response", "answer
 _SKIPPED = {"system", "developer", "tool", "function", "ipython"}
 _SPEAKER_KEYS = ("speaker", "role", "type", "author", "from", "sender")
 _TEXT_KEYS = ("text", "content", "message", "utterance", "value")
+
+
+#: How a note about a history read from a transcript starts (the loader shows it on the case).
+TRANSCRIPT_NOTE = "history read as a transcript"
+#: Speakers a transcript may name, beside those of the list shapes (lower case).
+_TRANSCRIPT_SPEAKERS = {"q": "user", "you": "user", "me": "user", "a": "agent"}
+_WORDS = sorted({*_USER, *_AGENT, *_SKIPPED, *_TRANSCRIPT_SPEAKERS} - {"question", "answer"} | {"question", "answer"},
+                key=len, reverse=True)
+_WORD = "|".join(re.escape(w).replace("_", "[ _]") for w in _WORDS)
+#: A speaker at the start of a line: "User:", "**User:**", "- user:", "> Assistant:".
+_LINE_SPEAKER = re.compile(rf"^[ \t]*(?:[-*>•][ \t]+)?(?:\*\*|__)?({_WORD})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*",
+                           re.IGNORECASE | re.MULTILINE)
+#: A speaker inside a line (a one-line transcript): capitalised, after a space — "… Assistant: …".
+_INLINE_SPEAKER = re.compile(rf"(?<=\s)(?:\*\*)?(?=[A-Z])((?i:{_WORD}))(?:\*\*)?:(?:\*\*)?[ \t]*")
 
 
 class HistoryError(ValueError):
@@ -54,7 +73,7 @@ def read_history(value: Any) -> tuple[tuple[Turn, ...], list[str]]:
                 raise HistoryError(f"history looks like JSON but is not valid JSON ({exc.msg} at "
                                    f"character {exc.pos})") from None
         else:
-            return (Turn(speaker="user", text=s),), []
+            return _transcript(s)
     if isinstance(value, dict):
         for key in ("messages", "turns", "history"):  # {"messages": [...]} wrappers
             if isinstance(value.get(key), list):
@@ -124,6 +143,52 @@ def _text_of(raw: Any) -> str | None:
         texts = [p for p in parts if isinstance(p, str) and p.strip()]
         return "\n".join(texts) if texts else None
     return None
+
+
+def _transcript(text: str) -> tuple[tuple[Turn, ...], list[str]]:
+    """The turns of a transcript ("User: … / Assistant: …"), with the note that says it was read as
+    one; HistoryError when the text names no speaker or has words before the first one."""
+    marks = [(m.start(), m.end(), m.group(1)) for m in _LINE_SPEAKER.finditer(text)]
+    if not marks or marks[0][0] != len(text) - len(text.lstrip()):
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        what = ("names no speaker" if not marks else
+                f"has text before its first speaker ({first[:60]!r})")
+        raise HistoryError(f"history is text that {what}; give a list of turns ({{speaker, text}} or "
+                           "{role, content}) or a transcript whose turns start with a speaker, one per line "
+                           "(\"User: …\" / \"Assistant: …\")")
+    pieces: list[tuple[str, str]] = []
+    for k, (_, end, who) in enumerate(marks):
+        stop = marks[k + 1][0] if k + 1 < len(marks) else len(text)
+        body = text[end:stop]
+        # a one-line transcript: further speakers inside the turn ("User: hi Assistant: hello")
+        inner = list(_INLINE_SPEAKER.finditer(body))
+        cut = 0
+        for m in inner:
+            pieces.append((who, body[cut:m.start()]))
+            who, cut = m.group(1), m.end()
+        pieces.append((who, body[cut:]))
+    turns: list[Turn] = []
+    skipped = 0
+    for i, (who, body) in enumerate(pieces, start=1):
+        word = " ".join(who.lower().replace("_", " ").split())
+        speaker = _TRANSCRIPT_SPEAKERS.get(word, word.replace(" ", "_"))
+        if not body.strip():
+            raise HistoryError(f"history turn {i} of the transcript ({who}:) has no text")
+        turn = _turn({"speaker": speaker, "text": body.strip()}, i)
+        if turn is None:
+            skipped += 1
+        else:
+            turns.append(turn)
+    if not turns:
+        raise HistoryError("history is a transcript without a user or assistant turn")
+    notes = [f"{TRANSCRIPT_NOTE}: {len(turns)} turn{'s' if len(turns) != 1 else ''} from its speaker lines ("
+             + ", ".join(t.speaker for t in turns[:6]) + (" …" if len(turns) > 6 else "") + ")"]
+    if skipped:
+        notes.append(f"{skipped} system / tool line(s) of the transcript left out (not turns of the conversation)")
+    if len(turns) > MAX_TURNS:
+        notes.append(f"history has {len(turns)} turns; the last {MAX_TURNS} are kept")
+        turns = turns[-MAX_TURNS:]
+    return tuple(turns), notes
 
 
 def history_dicts(turns: tuple[Turn, ...]) -> list[dict[str, str]]:

@@ -98,7 +98,7 @@ if spec.needs_llm or llm_metrics:
     except Exception as exc:  # noqa: BLE001 - e.g. bad metric parameters: say so, keep the page
         st.error(f"Could not estimate: {exc}")
     if est is not None:
-        fam = est.get("family_metrics") or {}
+        fam = jobs.metric_llm(est)  # the family metrics', answer correctness's and an agent's goal accuracy calls
         st.write("**Before you run** (estimate, no LLM call made)")
         c = st.columns(4)
         c[0].metric("LLM calls", f"{jobs.estimated_calls(est):,}")

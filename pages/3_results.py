@@ -12,7 +12,7 @@ from evaluators.retrieval import is_retrieval_metric
 from evaluators.store import RunSummary
 from evaluators.types import TRACE_METRICS
 from ui import charts, history, layout, plot, share, state, tables, vocab
-from ui.results import conversations_view, open_results, results_view, traces_view, which_run
+from ui.results import conversations_view, open_results, results_view, tools_view, traces_view, which_run
 
 st.title("Results")
 if notice := state.pop_notice():
@@ -80,6 +80,7 @@ if not retrieval.empty:
         st.warning(off_map, icon=":material/travel_explore:")
     st.dataframe(retrieval, width="stretch")
     st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
+tools_view.render(figures.stats, card_ci, run)  # an agent's run: its tool-call metrics in one table, goal accuracy
 if (note := results_view.matching_note(run.settings)):  # the app's ids mean nothing to the test set
     st.warning(f"Retrieval: {note}", icon=":material/link_off:")
 

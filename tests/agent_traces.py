@@ -187,3 +187,37 @@ def genai_spans(expect: list[Expect]) -> list[Any]:
                 pass
     provider.shutdown()
     return list(exporter.get_finished_spans())
+
+
+_CACHE: list[AgentRun] = []
+
+
+def run_agent_cached() -> AgentRun:
+    """:func:`run_agent` once per process (the agent modules share it when they share a worker)."""
+    if not _CACHE:
+        _CACHE.append(run_agent())
+    return _CACHE[0]
+
+
+def check(cases, agent: AgentRun, fmt: str, latency: bool = True) -> None:
+    """Every question of the agent is a case whose calls, documents and answer are what it did."""
+    by_q = {c.question: c for c in cases}
+    assert len(cases) == len(agent.expect), [c.question for c in cases]
+    for e in agent.expect:
+        c = by_q[e.question]
+        assert c.response == e.answer, fmt
+        got = [(t.name, t.arguments, t.status) for t in c.tool_calls]
+        assert got == e.calls, (fmt, got)
+        assert list(c.documents) == e.documents, (fmt, c.documents)
+        brought = sorted(i for t in c.tool_calls for i in t.documents)
+        assert brought == list(range(len(c.documents))) or set(brought) == set(range(len(c.documents))), fmt
+        for t in c.tool_calls:
+            if t.status == "error":
+                assert t.error and "not found" in t.error and not t.documents, fmt
+            else:
+                assert t.result, fmt
+            if latency:
+                assert t.latency_s is not None and t.latency_s >= 0, fmt
+            if t.name == "search_docs" and t.status == "ok":
+                assert t.query == t.arguments["query"] and t.documents, fmt
+        assert c.metadata["trace_format"] == fmt

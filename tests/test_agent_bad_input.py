@@ -72,7 +72,7 @@ def test_a_reference_call_to_an_unknown_tool_is_named_and_the_case_scored(tmp_pa
     cases = [{**_plain(c), "reference_tool_calls": [{"name": "search_docs", "arguments": c.tool_calls[0].arguments},
                                                     {"name": "lookup_ordr", "arguments": {"order_id": "A-2"}}]}
              for c in res.cases]
-    run = evaluate_batch(cases)
+    run = evaluate_batch(cases, goal_accuracy=False)  # (offline it would add its own warning: not available)
     assert len(run.warnings) == 2 and all("'lookup_ordr'" in w and "no call of the run used" in w
                                           for w in run.warnings)
     for r in run.results:

@@ -21,6 +21,7 @@ import pytest
 from evaluators.datasets import load_cases, load_questions
 from evaluators.pipeline import evaluate_batch
 from evaluators.targets import load_target, run_target
+from evaluators.toolcalls import COMPARED, COUNTED
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "data" / "sample_agent_questions.jsonl"
@@ -54,7 +55,9 @@ def test_sixty_questions_give_the_values_worked_out_by_hand(runs):
                 assert got == pytest.approx(value, abs=1e-4), (r.case.id, rows[r.case.id]["kind"], name, got)
             checked += 1
     assert checked == 60 * 12
-    assert not runs["agent_v1"].warnings
+    from evaluators.toolcalls.goal import OFFLINE
+
+    assert runs["agent_v1"].warnings == (f"goal_accuracy: {OFFLINE}",)  # no unknown tool; trace: no LLM judge
 
 
 def test_a_version_that_stopped_calling_a_tool_is_caught_by_compare(runs):
@@ -68,6 +71,45 @@ def test_a_version_that_stopped_calling_a_tool_is_caught_by_compare(runs):
     c = compare_runs([a, b], ["trajectory_superset"], names=["v1", "v2"])
     pair = c.pairs["trajectory_superset"][0]
     assert pair.verdict == "a_better"
+    assert c.tools_between("v1", "v2").sentences == ["v2 stopped calling lookup_order on 11 questions"]
+
+
+def test_cli_compare_of_the_two_versions_says_which_tools_v2_stopped_calling(runs, tmp_path, capsys):
+    """``compare`` on the two versions' results files: the tool-call metrics with their paired
+    verdicts (one table), the tool v2 stopped calling with its questions, in the text and the JSON;
+    a gate on a tool-call metric trips."""
+    from evaluators.cli import main
+    from evaluators.cli.common import write_json
+    from evaluators.export import to_json_dict
+
+    files = []
+    for v in ("agent_v1", "agent_v2"):
+        files.append(str(tmp_path / f"{v}.json"))
+        write_json(files[-1], to_json_dict(runs[v]))
+    out = tmp_path / "cmp.json"
+    code = main(["compare", *files, "--json", str(out), "--fail-on-regression", "trajectory_superset=0.05"])
+    text, err = capsys.readouterr()
+    assert code == 1 and "REGRESSION: agent_v2 is worse than agent_v1 on trajectory_superset" in err
+    assert "Tool-call metrics, agent_v2 against agent_v1" in text
+    table = text.split("Tool-call metrics")[1].split("\n\n")[0].splitlines()[2:]
+    rows = {line.split()[0]: line for line in table}
+    assert list(rows) == [*COMPARED, *COUNTED]  # goal accuracy: none offline
+    assert rows["trajectory_superset"].endswith("worse") and rows["tool_call_f1"].endswith("worse")
+    assert rows["failed_tool_calls"].endswith("no difference")
+    assert rows["tool_steps"].endswith("better")  # fewer steps: lower is better for a count
+    v2 = {r.case.id: {t.name for t in r.case.tool_calls} for r in runs["agent_v2"].results}
+    dropped = [r.case.id for r in runs["agent_v1"].results
+               if "lookup_order" in {t.name for t in r.case.tool_calls} and "lookup_order" not in v2[r.case.id]]
+    assert len(dropped) == 11
+    assert f"agent_v2 stopped calling lookup_order on 11 questions ({', '.join(dropped[:8])} … (+3))" in text
+    assert "Other metrics" in text and "on tool_call_f1 by" not in text.split("Tool-call metrics")[0]
+    d = json.loads(out.read_text())
+    assert d["tool_changes"] == [{"a": "agent_v1", "b": "agent_v2", "n_paired": 60,
+                                  "sentences": ["agent_v2 stopped calling lookup_order on 11 questions"],
+                                  "stopped_calling": {"lookup_order": {"questions": 11, "ids": dropped}},
+                                  "started_calling": {}}]
+    pair = d["other_metrics"]["tool_call_f1"]["pairs"][0]
+    assert pair["verdict"] == "a_better" and pair["n_compared"] == 60
 
 
 # ---------------------------------------------------------------------------------- ragas / DeepEval
@@ -153,3 +195,11 @@ def _as_written(a, b):
     from evaluators.toolcalls import same
 
     return all((a[k] == b[k]) == same(a[k], b[k]) for k in a.keys() & b.keys())
+
+
+def test_docs_show_the_sample_agents_target_file_as_it_is():
+    doc = (ROOT / "docs" / "targets.md").read_text(encoding="utf-8")
+    agent = (ROOT / "data" / "sample_targets" / "agent_v1.yaml").read_text(encoding="utf-8")
+    assert agent in doc and "tool_calls: tool_calls" in agent
+    v2 = (ROOT / "data" / "sample_targets" / "agent_v2.yaml").read_text(encoding="utf-8")
+    assert v2 == agent.replace("1", "2")  # "the same with answer_v2"

@@ -303,9 +303,10 @@ def test_compare_and_the_gate_take_the_answer_metrics_by_name():
     from evaluators.comparison import changes_page, compare_runs
     from evaluators.gate import evaluate_gate
 
-    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks"} for i in range(6)]
+    # 12 questions, 8 declined under B: one-way changes McNemar can tell (p = 0.008; 4 of 6 it cannot)
+    cases = [{"id": f"q{i}", "question": Q_LEAVE, "documents": [LEAVE], "ground_truth": "16 weeks"} for i in range(12)]
     a = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
-    b = evaluate_batch([{**c, "response": "I don't know." if i < 4 else "Primary carers get 12 weeks at full pay."}
+    b = evaluate_batch([{**c, "response": "I don't know." if i < 8 else "Primary carers get 12 weeks at full pay."}
                         for i, c in enumerate(cases)])
     c = compare_runs([a, b], names=["A", "B"])
     for m in ("answer_correctness", "declined", "over_refusal"):
@@ -313,7 +314,7 @@ def test_compare_and_the_gate_take_the_answer_metrics_by_name():
     assert c.pair("A", "B", "answer_correctness").verdict == "a_better"
     assert c.pair("A", "B", "over_refusal").verdict == "a_better"  # lower is better
     page = changes_page(c, "A", "B", "answer_correctness")
-    assert page.total == 6 and len(page.changes) == 6
+    assert page.total == 12 and len(page.changes) == 10  # a page of 10, worst first
     gate = evaluate_gate(b, {"answer_correctness": 0.5, "over_refusal": 0.0})  # over_refusal: a ceiling
     assert not gate.passed and [f.metric for f in gate.failures] == ["answer_correctness", "over_refusal"]
     assert evaluate_gate(a, {"answer_correctness": 0.5, "over_refusal": 0.0}).passed

@@ -73,7 +73,7 @@ def test_slower_more_tokens_and_failures_in_words_with_paired_tests():
     d = compare_app("A", "B", _pairs(1.0), _pairs(1.3, seed=1, fail={3, 9, 20}, tok=112))
     slower, tokens, errors = d.lines
     assert slower.startswith("B is 30 % slower than A (mean") and "p95" in slower
-    assert "paired Wilcoxon p < 0.001" in slower
+    assert "paired sign-flip p < 0.001" in slower
     assert d.latency["verdict"] == "slower" and d.latency["ci_low"] == pytest.approx(1.3) == d.latency["ratio"]
     assert d.latency["n"] == 77  # the questions both versions answered
     assert tokens.startswith("B used 12 % more tokens than A") and "8,960 vs 8,000" in tokens

@@ -31,7 +31,7 @@ def test_history_shapes():
     turns, notes = read_history(json.dumps(chat))
     assert turns == want and "system" in notes[0]
     assert read_history({"messages": mtrag})[0] == want
-    assert read_history("Hello?")[0] == (Turn(speaker="user", text="Hello?"),)
+    assert read_history("User: Hello?")[0] == (Turn(speaker="user", text="Hello?"),)  # a transcript
     assert read_history(None) == ((), []) and read_history([]) == ((), [])
 
 
@@ -43,6 +43,7 @@ def test_history_shapes():
     (["hi"], "turn 1 is bare text"),
     ("[{oops", "not valid JSON"),
     ({"foo": 1}, "keys foo"),
+    ("Hello?", "history is text that names no speaker"),
 ])
 def test_bad_history_is_named(bad, words):
     with pytest.raises(HistoryError, match=words.replace("(", r"\(").replace(")", r"\)")):

@@ -211,3 +211,61 @@ def test_inspect_draws_each_marker_as_a_link_to_its_document_and_marks_uncarried
     assert all(f'id="rag-doc-{i}"' in d for i, d in enumerate(documents_html(sc, r.labels)))
     evil = evaluate({"question": "q", "documents": ["<b>x</b> in 2001."], "response": "<script>x</script> 2001 [1]."})
     assert "<script>" not in response_html(from_spans(evil.case, evil.spans), evil.labels)
+
+
+# ---------------------------------------------------------------- one decision per run, whatever its chunks
+CHUNKED = [  # the only citing answer is in the middle: chunks of one case see it in one chunk only
+    {"id": "first", "question": "What happened to WLUR?", "documents": list(DOCS),
+     "response": "The journalism department gave up WLUR in 2001."},
+    {"id": "cites", "question": "What happened to WLUR?", "documents": list(DOCS),
+     "response": "The journalism department gave up WLUR in 2001 [1]."},
+    {"id": "last", "question": "What happened to WLUR?", "documents": list(DOCS),
+     "response": "The station is a strictly extracurricular activity."},
+]
+CITATION_METRICS = {"citation_recall", "citation_precision", "uncited_claims"}
+
+
+def _has_citation_metrics(results) -> list[bool]:
+    return [CITATION_METRICS <= set(r.metrics) for r in results]
+
+
+def test_a_run_in_chunks_has_citation_metrics_on_every_case(tmp_path):
+    """evaluate_batch in chunks of one, a file evaluated chunk by chunk and a dashboard job in chunks of
+    one: every case of the run is judged for citations (the uncited ones count), not only the chunk
+    that holds the citing answer; a run with no marker anywhere gets none on any case."""
+    import json
+
+    from evaluators import evaluate_batch
+    from evaluators.jobs import JobQueue, options_from_settings
+    from evaluators.options import EvalOptions
+    from evaluators.resultfiles import evaluate_file
+    from evaluators.store import RunStore
+
+    run = evaluate_batch(CHUNKED, "trace", chunk_size=1)
+    assert _has_citation_metrics(run.results) == [True, True, True]
+    assert run.settings["citation_run"]["cited"] is True and "cites ([1])" in run.settings["citation_run"]["reason"]
+    assert run.results[0].value("uncited_claims") == 1.0 and run.results[1].value("uncited_claims") == 0.0
+
+    src = tmp_path / "cases.jsonl"
+    src.write_text("".join(json.dumps(c) + "\n" for c in CHUNKED), encoding="utf-8")
+    fr = evaluate_file(src, "trace", out=tmp_path / "r.jsonl", chunk_rows=1)
+    assert fr.top["settings"]["citation_run"]["cited"] is True
+    assert fr.tally.values("uncited_claims") == [1.0, 0.0, 1.0]
+
+    q = JobQueue(RunStore(tmp_path / "runs.sqlite3"))
+    try:
+        from evaluators.types import TestCase
+
+        job = q.submit("o", [TestCase(**c) for c in CHUNKED], "trace", EvalOptions(), chunk_size=1)
+        assert q.wait(job.id, 120) == "finished"
+        stored = q.store.load(job.id, owner="o")
+    finally:
+        q.wait_idle(30)
+    assert _has_citation_metrics(stored.results) == [True, True, True]
+    assert options_from_settings(stored.settings).citation_run.cited is True  # a resumed run keeps it
+
+    plain = [{**c, "response": c["response"].replace(" [1]", "")} for c in CHUNKED]
+    src.write_text("".join(json.dumps(c) + "\n" for c in plain), encoding="utf-8")
+    fr = evaluate_file(src, "trace", out=tmp_path / "p.jsonl", chunk_rows=1)
+    assert fr.top["settings"]["citation_run"]["cited"] is False
+    assert "uncited_claims" not in fr.top and fr.tally.values("uncited_claims") == []

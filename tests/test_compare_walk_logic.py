@@ -91,8 +91,8 @@ def test_cards_of_a_repeated_question_show_their_source():
 
 # ---------------------------------------------------------------------------------- item 5
 def test_changing_the_baseline_keeps_a_comparable_candidate_or_says_which_runs_fit():
-    v1 = save("v1", cases("a", [GOOD] * 8))
-    v2 = save("v2", cases("b", [BAD] * 4 + [GOOD] * 4))
+    v1 = save("v1", cases("a", [GOOD] * 12))  # 6 answers changed, all one way: McNemar's p = 0.03
+    v2 = save("v2", cases("b", [BAD] * 6 + [GOOD] * 6))
     other = save("other questions", [TestCase(id=f"o{i}", question=f"What about Lyon {i}?", response=GOOD,
                                               documents=(DOC,)) for i in range(4)])
     at = page(app().run(), "5_compare")

@@ -93,42 +93,55 @@ def test_unmatched_cases_are_listed_and_every_comparison_says_how_it_matched():
 
 
 # ---------------------------------------------------------------------------------- statistics
-def test_paired_interval_and_p_value_match_scipy():
-    from scipy.stats import bootstrap, ttest_rel
+def test_paired_p_value_is_the_sign_flip_test_and_the_interval_holds_the_estimate():
+    """p of B − A is the paired sign-flip (permutation) test, here against all 2^10 sign vectors by
+    hand; its interval holds the mean difference; seeded, so the same figures again."""
+    import itertools
 
+    a = np.array([0.9, 0.8, 0.75, 1.0, 0.6, 0.95, 0.7, 0.85, 0.5, 0.9])
+    b = np.array([0.7, 0.6, 0.5, 0.9, 0.55, 0.55, 0.7, 0.6, 0.45, 0.95])
+    d = b - a
+    signs = np.array(list(itertools.product([1, -1], repeat=10)))
+    by_hand = float(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12))
+    s = paired_stats(a, b)
+    assert s.diff == pytest.approx(float(d.mean())) and s.p_value == pytest.approx(by_hand)
+    assert s.ci_low <= s.diff <= s.ci_high < 0 and s.p_value <= 0.05
+    assert (s.wins, s.ties, s.losses) == (1, 1, 8) and s.changed == 9
+    assert "sign-flip" in s.method and "all 512 sign patterns" in s.method and paired_stats(a, b) == s
+
+
+def test_a_sample_too_big_to_enumerate_draws_seeded_sign_flips():
     rng = np.random.default_rng(3)
     a = rng.uniform(0.4, 1.0, 120)
-    b = np.clip(a - 0.05 + rng.normal(0, 0.1, 120), 0, 1)
-    s = paired_stats(a, b, n_boot=20_000, seed=1)
-    ref = bootstrap((a, b), lambda x, y, axis=-1: np.mean(y - x, axis=axis), paired=True, method="percentile",
-                    n_resamples=20_000, rng=np.random.default_rng(7))
-    assert s.diff == pytest.approx(float(np.mean(b - a)))
-    assert s.ci_low == pytest.approx(ref.confidence_interval.low, abs=0.004)
-    assert s.ci_high == pytest.approx(ref.confidence_interval.high, abs=0.004)
-    assert s.p_value == pytest.approx(ttest_rel(b, a).pvalue, rel=1e-9)
-    assert (s.wins, s.ties, s.losses) == (int(((b - a) > 5e-4).sum()), int((abs(b - a) <= 5e-4).sum()),
-                                          int(((b - a) < -5e-4).sum()))
-    # seeded: the same figures again; another seed moves the interval a little, not the estimate
-    assert paired_stats(a, b, n_boot=20_000, seed=1) == s
-    other = paired_stats(a, b, n_boot=2000, seed=2)
-    assert other.diff == s.diff and other.ci_low != s.ci_low
+    b = np.clip(a - 0.03 + rng.normal(0, 0.1, 120), 0, 1)
+    s = paired_stats(a, b, seed=1)
+    assert "20,000 random sign flips (seed 1)" in s.method
+    assert paired_stats(a, b, seed=1) == s
+    d = b - a
+    signs = np.random.default_rng(9).choice([-1.0, 1.0], (200_000, 120))
+    reference = float(np.mean(np.abs(signs @ d) >= abs(d.sum())))
+    assert s.p_value == pytest.approx(reference, abs=0.006)
+    assert (s.p_value <= 0.05) == (not s.ci_low <= 0 <= s.ci_high)
 
 
-def test_large_runs_use_the_t_interval_and_the_normal_law_of_the_means(monkeypatch):
-    """Above BOOTSTRAP_MAX_N pairs the interval is scipy's paired t interval, and the leaderboard's
-    intervals come from the means' normal law (the bootstrap's limit) instead of 2,000 resamples."""
-    from scipy.stats import ttest_rel
+def test_large_runs_use_the_normal_law_of_the_sign_flips_and_of_the_means(monkeypatch):
+    """Above RANDOM_MAX_N changed cases p comes from the sign-flip sum's normal limit; above
+    BOOTSTRAP_MAX_N the leaderboard's intervals come from the means' normal law."""
+    from scipy.stats import norm
 
     from evaluators.comparison import paired as paired_mod
+    from evaluators.comparison import signflip
 
+    monkeypatch.setattr(signflip, "RANDOM_MAX_N", 50)
     monkeypatch.setattr(paired_mod, "BOOTSTRAP_MAX_N", 50)
     rng = np.random.default_rng(5)
     a = rng.uniform(0, 1, 400)
     b = np.clip(a + rng.normal(0.03, 0.1, 400), 0, 1)
     s = paired_stats(a, b)
-    ref = ttest_rel(b, a).confidence_interval(0.95)
-    assert s.method == "paired t interval"
-    assert (s.ci_low, s.ci_high) == pytest.approx((ref.low, ref.high))
+    d = (b - a)[b != a]
+    assert "normal limit" in s.method
+    assert s.p_value == pytest.approx(2 * norm.sf(abs(d.sum()) / np.sqrt((d ** 2).sum())))
+    assert (s.p_value <= 0.05) == (not s.ci_low <= 0 <= s.ci_high)
     st = paired_mod.standings(np.column_stack([a, b]))
     for col, x in zip((a, b), st):
         half = 1.96 * col.std(ddof=1) / np.sqrt(len(col))
@@ -141,17 +154,17 @@ def test_the_detectable_difference_is_the_power_formula():
 
     rng = np.random.default_rng(0)
     a, b = rng.uniform(size=80), rng.uniform(size=80)
-    s = paired_stats(a, b, n_boot=100)
+    s = paired_stats(a, b)
     se = np.std(b - a, ddof=1) / np.sqrt(80)
     assert s.detectable == pytest.approx((norm.ppf(0.975) + norm.ppf(0.8)) * se)
-    assert paired_stats(a, b, n_boot=100, n_tests=15).detectable == pytest.approx(
+    assert paired_stats(a, b, n_tests=15).detectable == pytest.approx(
         (norm.ppf(1 - 0.05 / 30) + norm.ppf(0.8)) * se)
 
 
 def test_missing_values_are_left_out_and_counted():
     a = np.array([0.5, np.nan, 0.7, 0.9])
     b = np.array([0.6, 0.4, np.nan, 1.0])
-    s = paired_stats(a, b, n_boot=100)
+    s = paired_stats(a, b)
     assert (s.n, s.n_missing) == (2, 2) and s.diff == pytest.approx(0.1)
     ta = table("a", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)])
     tb = table("b", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(b)])
@@ -159,11 +172,22 @@ def test_missing_values_are_left_out_and_counted():
     assert "on 2 paired questions (2 more paired but without a score in both runs, left out)" in text
 
 
-def test_identical_runs_have_no_difference_and_a_zero_width_interval():
+def test_identical_runs_have_no_difference_and_an_interval_of_what_they_cannot_rule_out():
+    """No question changed: p = 1 and the interval is how much could change on questions not asked
+    (the Wilson upper end of the share that changes, 0 of 50, times the metric's range)."""
+    from scipy.stats import binomtest
+
     a = np.linspace(0, 1, 50)
-    s = paired_stats(a, a.copy())
-    assert (s.diff, s.ci_low, s.ci_high, s.p_value) == (0.0, 0.0, 0.0, 1.0)
+    s = paired_stats(a, a.copy(), metric="adherence")
+    top = binomtest(0, 50).proportion_ci(method="wilson").high
+    assert (s.diff, s.p_value, s.changed) == (0.0, 1.0, 0) and (s.ci_low, s.ci_high) == pytest.approx((-top, top))
     assert (s.wins, s.ties, s.losses) == (0, 50, 0)
+    t = compare_tables([table("a", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)]),
+                        table("b", [(str(i), f"Q{i}?", [], v) for i, v in enumerate(a)])], ["adherence"])
+    p = t.pair("a", "b")
+    assert p.verdict == "no_difference" and p.text.startswith("b and a give the same adherence on all 50 paired")
+    assert "(95 % CI -0.07 to +0.07: a difference on questions not asked is not ruled out)" in p.text
+    assert t.worse_than("adherence", 0.0) is None
 
 
 def test_holm_matches_the_textbook_procedure():
@@ -334,22 +358,3 @@ def test_the_default_headline_follows_the_method():
     for x in t:
         x.method = "gpt_labeling"
     assert compare_tables(t, n_boot=50).metric == "adherence"
-
-
-def test_an_interval_that_leaves_0_out_beside_no_verdict_says_why():
-    """The interval and the paired test must both agree before a verdict; when only the interval
-    leaves 0 out (a borderline case, or the correction for several pairs), the words say so instead
-    of printing an interval that excludes 0 next to "no detectable difference"."""
-    from evaluators.comparison.paired import PairStats
-    from evaluators.comparison.verdict import sentence, verdict
-
-    s = PairStats(n=16, n_missing=0, mean_a=0.9, mean_b=0.73, diff=-0.17, ci_low=-0.33, ci_high=-0.0004,
-                  p_value=0.04, wins=2, ties=9, losses=5, detectable=0.2, method="paired bootstrap")
-    assert verdict(s, 0.081) == "no_difference"
-    text = sentence("v1", "v2", "adherence", s, "no_difference", 0.081, 2)
-    assert text.startswith("No detectable difference between v2 and v1 on adherence")
-    assert "CI -0.33 to -0.000" in text and "= 0.081 after correcting for the 2 pairs" in text
-    assert "the interval leaves 0 out, but the paired test's p is not below 0.05 once corrected" in text
-    assert "could have detected" not in text
-    inside = PairStats(**{**s.__dict__, "ci_high": 0.01})
-    assert "leaves 0 out" not in sentence("v1", "v2", "adherence", inside, "no_difference", 0.081, 2)

@@ -27,7 +27,8 @@ def test_put_get_and_no_text_stored(tmp_path):
     assert c.clear() == 2 and c.stats()["vectors"] == 0
 
 
-def test_size_cap_evicts_least_recently_used(tmp_path):
+def test_size_cap_evicts_least_recently_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "TOUCH_S", 0.0)  # every read marks its row (the product: to the hour)
     row = 3 * 4 + C._ROW_OVERHEAD
     c = C.EmbeddingCache(tmp_path / "cap.sqlite3", max_mb=10 * row / 1024 / 1024)
     for i in range(10):
@@ -36,6 +37,21 @@ def test_size_cap_evicts_least_recently_used(tmp_path):
     c.put("m", ["t10", "t11"], np.zeros((2, 3), np.float32))
     left = set(c.get("m", [f"t{i}" for i in range(12)]))
     assert len(left) <= 10 and "t0" in left and "t11" in left and "t1" not in left
+
+
+def test_a_row_read_again_within_the_hour_is_not_written_again(tmp_path):
+    import sqlite3
+
+    c = C.EmbeddingCache(tmp_path / "touch.sqlite3")
+    c.put("m", ["old", "new"], np.zeros((2, 3), np.float32))
+    with sqlite3.connect(tmp_path / "touch.sqlite3") as con:
+        con.execute("UPDATE vectors SET used = used - 7200 WHERE h = ?", (C.text_key("old"),))
+        before = dict(con.execute("SELECT h, used FROM vectors").fetchall())
+    assert set(c.get("m", ["old", "new"])) == {"old", "new"}
+    with sqlite3.connect(tmp_path / "touch.sqlite3") as con:
+        after = dict(con.execute("SELECT h, used FROM vectors").fetchall())
+    assert after[C.text_key("new")] == before[C.text_key("new")]  # read within the hour: untouched
+    assert after[C.text_key("old")] > before[C.text_key("old")] + 7000  # two hours old: marked used
 
 
 def test_rerun_encodes_only_new_sentences(tmp_path, monkeypatch):

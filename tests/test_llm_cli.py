@@ -42,8 +42,14 @@ def test_cli_gpt_labeling_then_rerun_from_cache(llm_server, cli_args, tmp_path):
     d = json.loads(out.read_text())
     assert d["method"] == "gpt_labeling" and d["num_samples"] == n
     assert d["num_scored"] == n, d["errors"]
-    assert d["usage"]["calls"] == n
-    assert llm_server.count == n  # one call per case
+    # one labeling call per case, and one answer-correctness call per case with a reference answer
+    n_ref = sum(1 for line in DATA.read_text().splitlines() if line.strip() and json.loads(line).get("ground_truth"))
+    assert 0 < n_ref <= n
+    judged = sum(1 for r in d["detailed_results"] if r["metrics"].get("answer_correctness") is not None)
+    assert judged == n_ref, "the stand-in answers the correctness prompt too"
+    calls = d["usage"]["calls"]  # a declined answer or reference is scored without a call
+    assert n < calls <= n + n_ref, d["usage"]
+    assert llm_server.count == calls
     assert all(r["labeled_by"] == "gpt_labeling" for r in d["detailed_results"])
     assert llm_server.requests[0].headers["authorization"] == f"Bearer {SECRET}"
     assert d["settings"]["llm"]["model"] == "loopback-judge"
@@ -55,8 +61,8 @@ def test_cli_gpt_labeling_then_rerun_from_cache(llm_server, cli_args, tmp_path):
     p2 = run_cli(*cli_args, "--out", str(out2), env_extra=env)
     assert p2.returncode == 0, p2.stderr[-2000:]
     d2 = json.loads(out2.read_text())
-    assert llm_server.count == n
-    assert d2["usage"]["calls"] == 0 and d2["usage"]["cached_calls"] == n
+    assert llm_server.count == calls
+    assert d2["usage"]["calls"] == 0 and d2["usage"]["cached_calls"] == calls
     assert d2["adherence"] == d["adherence"]
 
 

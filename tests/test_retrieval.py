@@ -197,16 +197,33 @@ def test_the_decision_is_made_over_the_whole_file_not_per_chunk(tmp_path, fake_m
     assert fr.top["settings"]["retrieval_run"] == {"match": "text", "reason": "set explicitly (match: text)"}
 
 
-def test_a_file_without_reference_columns_is_not_read_twice(tmp_path, fake_method, monkeypatch):
+def test_a_file_without_reference_columns_is_pre_scanned_only_for_citations(tmp_path, fake_method, monkeypatch):
+    """No reference column: retrieval needs no pre-scan; the one pre-scan (whether some response cites,
+    ``citations.plan``) stops at the first response with a marker."""
     from evaluators.resultfiles import run as run_mod
 
-    opened = []
+    opened: list = []
     real = run_mod.open_cases
-    monkeypatch.setattr(run_mod, "open_cases", lambda *a, **k: opened.append(a) or real(*a, **k))
-    src = _write(tmp_path / "plain.jsonl", [{"id": "a", "question": "q?", "response": SKY, "documents": [SKY]}])
-    fr = evaluate_file(src, "ui_fake", out=tmp_path / "r.json")
-    assert len(opened) == 1 and fr.top["settings"]["retrieval_run"]["match"] == "none"
+
+    def counting(*a, **k):
+        s = real(*a, **k)
+        opened.append(s)
+        return s
+
+    monkeypatch.setattr(run_mod, "open_cases", counting)
+    rows_ = [{"id": f"a{i}", "question": "q?", "response": SKY + (" [1]" if i == 0 else ""), "documents": [SKY]}
+             for i in range(6)]
+    src = _write(tmp_path / "plain.jsonl", rows_)
+    fr = evaluate_file(src, "ui_fake", out=tmp_path / "r.json", chunk_rows=2)
+    main_reader, pre_scan = opened  # the pre-scan read the first chunk only (it cites)
+    assert pre_scan.rows_read == 2 and main_reader.rows_read == 6
+    assert fr.top["settings"]["retrieval_run"]["match"] == "none"
+    assert fr.top["settings"]["citation_run"]["cited"] is True
     assert not any("@" in k for k in fr.top)
+    opened.clear()
+    fr = evaluate_file(src, "ui_fake", out=tmp_path / "s.json", chunk_rows=2, options=EvalOptions(
+        citation_run={"cited": False, "reason": "decided before"}))  # a resumed run's own decision
+    assert len(opened) == 1 and fr.top["settings"]["citation_run"]["cited"] is False
 
 
 def test_evaluate_batch_gives_values_means_and_intervals(fake_method):

@@ -74,3 +74,77 @@ def test_the_llm_reply_keeps_all_supporting_keys():
                                               "fully_supported": True, "explanation": "x"}]})
         labels = to_labels(reply, item)
         assert labels.sentences[0].supporting_keys == ("1b", "1c", "1d", "0b"), keys
+
+
+# ---------------------------------------------------------------- the fitted selector, utilization, the verdict
+COPIED = ("The museum opened in 1912 on the harbour front. It holds 4,000 paintings.",
+          "Visitors arrive by ferry. The museum opened in 1912 on the harbour front.",
+          "The cafe serves soup. Parking is scarce.")
+
+
+def _prepared(response: str, docs=COPIED):
+    from evaluators.labelers.heuristic import HeuristicMethod
+    from evaluators.options import EvalOptions
+    from evaluators.sentencize import sentencize_case
+    from evaluators.types import TestCase
+
+    m = HeuristicMethod()
+    item = sentencize_case(TestCase(id="m", question="When did the museum open?", documents=docs, response=response))
+    _, prepared = m.featurize([item], EvalOptions())
+    return m, item, m._settings(EvalOptions()), prepared
+
+
+def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts():
+    from evaluators.labelers import heuristic_parts as hp
+
+    m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
+    p = prepared[0]
+    pts = hp.parts_of(p["sent"][0]["text"])
+    car, weight = hp.carriers_and_weights(pts, p["doc"])
+    greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
+    idx, X = hp.candidate_rows(car, weight, p["S"][0], p["doc"], greedy)
+    assert X.shape == (len(idx), len(hp.SELECT_FEATURES)) and idx[:len(greedy)] == greedy
+    copy = list(hp.SELECT_FEATURES).index("copy")
+    keys = item.doc_keys
+    other = {"0a": "1b", "1b": "0a"}[keys[greedy[0]]]  # the same sentence in the other document
+    assert X[idx.index(keys.index(other)), copy] == 1.0
+    k = len(hp.SELECT_FEATURES)
+    only_copies = {"mean": [0.0] * k, "scale": [1.0] * k, "coef": [0.0] * (k - 1) + [20.0], "intercept": -10.0,
+                   "threshold": 0.5}
+    labels = m.label_prepared([item], prepared, settings, support=only_copies)[0].labels
+    assert labels.sentences[0].supporting_keys == (keys[greedy[0]], other)  # the anchor first, then its copy
+    none_pass = {**only_copies, "threshold": 1.1}
+    labels = m.label_prepared([item], prepared, settings, support=none_pass)[0].labels
+    assert labels.sentences[0].supporting_keys == (keys[greedy[0]],)
+
+
+def test_the_shipped_selector_names_another_documents_copy_and_utilization_counts_what_the_verdict_rests_on(
+        monkeypatch):
+    from evaluators.labelers import heuristic_parts as hp
+
+    assert hp.load_selector() is not None, "support_params.json ships"
+    m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
+    labels = m.label_prepared([item], prepared, settings)[0].labels
+    assert set(labels.sentences[0].supporting_keys) == {"0a", "1b"} and labels.sentences[0].fully_supported
+    assert {"0a", "1b"} <= set(labels.utilized_keys)
+    att = hp.attribute(prepared[0]["sent"][0]["text"], prepared[0]["S"][0], prepared[0]["doc"])
+    assert hp.UTILIZED == "carriers"  # only the sentences that carry a part: not the copy
+    assert [item.doc_keys[i] for i in hp.utilized_by(att)] == [item.doc_keys[att.chosen[0]]]
+    monkeypatch.setattr(hp, "UTILIZED", "chosen")
+    assert sorted(item.doc_keys[i] for i in hp.utilized_by(att)) == ["0a", "1b"]
+
+
+def test_parts_carried_nowhere_move_p_only_through_fitted_offsets():
+    from evaluators.labelers import heuristic_parts as hp
+
+    m, item, settings, prepared = _prepared("The museum opened in 1912 and holds 7,500 sculptures by Rodin.")
+    att = hp.attribute(prepared[0]["sent"][0]["text"], prepared[0]["S"][0], prepared[0]["doc"], selector=None)
+    feats = hp.uncarried_features(att, "When did the museum open?")
+    assert feats[0] == 1.0 and feats[1] == 1.0 and 0 < feats[2] < 1  # 7,500 and Rodin carried nowhere
+    assert hp.with_uncarried(0.9, feats, [0.0, 0.0, 0.0]) == 0.9
+    assert hp.with_uncarried(0.9, feats, [-2.0, 0.0, 0.0]) < 0.6
+    base = m.label_prepared([item], prepared, settings, support=None)[0].labels.sentences[0].score
+    moved = m.label_prepared([item], prepared, settings, support={"uncarried": {"coef": [-20.0, 0.0, 0.0]}})
+    assert moved[0].labels.sentences[0].score < base and not moved[0].labels.sentences[0].fully_supported
+    whole = hp.attribute("The museum opened in 1912.", prepared[0]["S"][0], prepared[0]["doc"], selector=None)
+    assert hp.uncarried_features(whole) == (0.0, 0.0, 0.0)

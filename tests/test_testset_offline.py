@@ -65,10 +65,15 @@ def test_a_fact_becomes_a_grammatical_question_whose_answer_it_is(sentence, ques
     "See https://example.com/docs for the 2024 release notes.",  # markup
     "Because no analysts are needed, index funds have lower costs since 1976.",  # fact in a subordinate clause
     "The password can be 6 - 8 characters.",  # a range, not one number
-    "Measurements from the last 30 days are kept.",  # a window, not a fact
 ])
 def test_sentences_the_rules_are_not_sure_of_give_no_question(sentence):
     assert question_for(sentence) is None
+
+
+def test_a_window_is_not_a_fact_but_the_statement_may_be_asked_yes_or_no():
+    made = question_for("Measurements from the last 30 days are kept.")
+    assert made is not None and made.kind == "yes/no"  # never "How many days ...?" with "30" as the answer
+    assert made.question == "Are measurements from the last 30 days kept?"
 
 
 def test_allocation_follows_length_with_every_file_used_when_n_allows():

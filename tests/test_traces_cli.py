@@ -180,7 +180,8 @@ def test_sender_keeps_what_phoenix_accepts(rag_app, tmp_path):
     finally:
         rec.close()
     assert report.unknown_spans == [gone]
-    assert report.span_annotations == 6 * (len(run.scored) - 1)  # every other root span, 6 metrics each
+    per_span = 6 + 2  # the TRACE metrics, declined and over_refusal (every metric a case has)
+    assert report.span_annotations == per_span * (len(run.scored) - 1)  # every other root span
     assert any(f"span {short} has no document at position 1" in x for x in report.problems)
     assert report.document_annotations > 0
     refuse = Recorder(lambda path, body: (401, {"detail": "Unauthorized"}))

@@ -48,27 +48,39 @@ def progress_text(done: int, total: int, elapsed: float, eta: float | None = Non
 
 
 # ---- limits ------------------------------------------------------------------------------------
-#: The parts of an estimate whose calls come on top of the method's (family metrics, answer correctness).
-EXTRA_CALLS = ("family_metrics", "answer_correctness")
+#: The parts of an estimate whose calls come on top of the method's.
+EXTRA_CALLS = ("family_metrics", "answer_correctness", "goal_accuracy")
+
+
+def metric_llm(estimate: dict[str, Any] | None) -> dict[str, Any]:
+    """The LLM calls an estimate counts apart from the method's: the family metrics', answer correctness
+    (one call per case with a reference answer) and an agent's goal accuracy (one call per agent case),
+    added up (calls, tokens, cost, whether every price is known)."""
+    parts = [p for k in EXTRA_CALLS if isinstance(p := (estimate or {}).get(k), dict)]
+    out: dict[str, Any] = {k: sum(p.get(k) or 0 for p in parts)
+                           for k in ("calls", "prompt_tokens", "completion_tokens")}
+    out["cost_usd"] = sum(float(p.get("cost_usd") or 0.0) for p in parts)
+    out["price_known"] = all(p.get("price_known") is not False for p in parts)
+    return out
 
 
 def uses_llm(method: str, estimate: dict[str, Any] | None) -> bool:
-    return get_method(method).needs_llm or any(((estimate or {}).get(k) or {}).get("calls") for k in EXTRA_CALLS)
+    return get_method(method).needs_llm or bool(metric_llm(estimate)["calls"])
 
 
 def estimated_calls(estimate: dict[str, Any] | None) -> int:
     e = estimate or {}
-    return int(e.get("calls") or 0) + sum(int((e.get(k) or {}).get("calls") or 0) for k in EXTRA_CALLS)
+    return int(e.get("calls") or 0) + int(metric_llm(e)["calls"])
 
 
 def cost_text(estimate: dict[str, Any] | None) -> str:
     """The estimated cost for people: "$0.0107", or "unknown" when a model has no price (the
     library then counts it as $0, which is not the real cost)."""
     e = estimate or {}
-    extra = [e.get(k) or {} for k in EXTRA_CALLS]
-    if e.get("cost_usd") is None or e.get("price_known") is False or any(x.get("price_known") is False for x in extra):
+    fam = metric_llm(e)
+    if e.get("cost_usd") is None or e.get("price_known") is False or fam.get("price_known") is False:
         return "unknown"
-    return f"${e['cost_usd'] + sum(x.get('cost_usd') or 0.0 for x in extra):,.4f}"
+    return f"${e['cost_usd'] + fam['cost_usd']:,.4f}"
 
 
 def default_run_name(method: str, filename: str) -> str:

@@ -117,16 +117,20 @@ COMPARE_TERMS: dict[str, str] = {
               "answer sentence is backed by the documents), adherence otherwise.",
     "paired": "Both versions answered the same questions, so each question is compared with itself: how hard a "
               "question is cancels out, and far fewer questions are needed to see a real difference.",
-    "interval": "95 % interval: the range the true difference lies in with 95 % confidence. It comes from "
-                "2,000 resamples of the paired questions (seeded: the same figures every time). If it "
-                "excludes 0 and the p-value is below 0.05, the difference is real (a verdict needs both).",
+    "interval": "95 % interval: the range the true difference lies in with 95 % confidence — every "
+                "difference the paired test behind the p-value does not rule out, so it leaves 0 out exactly "
+                "when p is at most 0.05: the interval, p and the verdict always agree. Exact for small samples "
+                "(random sign flips, seeded, for larger ones: the same figures every time).",
     "p": "p-value: how often a difference at least this large would appear by chance if both versions were "
-         "equally good (paired t-test). Below 0.05 counts as a difference.",
+         "equally good (paired sign-flip test: each question's change is as likely up as down; for a yes/no "
+         "metric the exact McNemar test). At most 0.05 counts as a difference.",
     "holm": "With three or more runs many pairs are tested at once, and some would look different by luck: "
             "Holm's method raises each p-value to account for the number of pairs.",
     "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
                   "difference smaller than this can hide in the noise: add questions to see it.",
-    "wins": "Questions where the candidate scores higher (win), the same within 0.0005 (tie) or lower (loss).",
+    "wins": "Questions where the candidate scores higher, the same or lower — at the metric's resolution: a "
+            "yes/no metric counts changed answers, a share of sentences (adherence …) or a retrieval metric "
+            "any change, a probability or a score (expected adherence …) changes of at least 0.01.",
     "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
                    "with its case id (and its source where a question repeats), both scores and the "
                    "candidate's answer sentences that are not fully supported (saying which of them the "
@@ -134,12 +138,13 @@ COMPARE_TERMS: dict[str, str] = {
     "rank": "Rank 1 = best mean. The range shows where the rank falls in 95 % of resamples: overlapping "
             "ranges mean the order is not settled.",
     "no detectable difference": "The verdict when the questions do not show a difference: the 95 % "
-                                "interval includes 0, or the p-value is not below 0.05 (after Holm's "
+                                "interval includes 0, and so the p-value is above 0.05 (after Holm's "
                                 "correction with several pairs). It is not proof the versions are equal: "
                                 "see the smallest detectable difference.",
-    "Wilcoxon signed-rank": "The paired test used for the app's latency and tokens: it compares the two "
-                            "versions question by question by ranks, so a few very slow calls do not "
-                            "dominate.",
+    "sign-flip test": "The paired test behind every verdict of Compare, the app's latency included: if the "
+                      "two versions were alike, each question's change would be as likely up as down; p is "
+                      "how often flipping the changes' signs at random gives a total at least as far from 0. "
+                      "Exact, whatever the scores' shape; for a yes/no metric it is McNemar's exact test.",
 }
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Annotated, Any, Sequence
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -145,10 +147,19 @@ def to_judged(reply: CorrectnessReply, reference: str, response: str) -> tuple[J
     return Judged(sentences=tuple(out_facts)), Judged(sentences=tuple(out_sents))
 
 
+@dataclass(frozen=True)
+class Failed:
+    """A correctness call that gave no usable judgment: why (key-free), and what its attempts cost
+    (a reply that could not be used was still paid for: it counts in the run's usage)."""
+
+    reason: str
+    usage: Usage = dc_field(default_factory=Usage)
+
+
 def judge_with_llm(triples: Sequence[tuple[str, str, str]], settings: Any
-                   ) -> list[tuple[Judged, Judged, Usage] | str]:
-    """Per ``(question, reference, response)``: (recall side, precision side, usage), or the reason the
-    call failed. One call per triple (plus at most one re-ask), cached."""
+                   ) -> list[tuple[Judged, Judged, Usage] | Failed]:
+    """Per ``(question, reference, response)``: (recall side, precision side, usage), or :class:`Failed`
+    (the reason and the usage of the failed attempts). One call per triple (plus at most one re-ask), cached."""
     from ..llm.keys import check_settings
     from ..llm.shared import get_client
 
@@ -157,7 +168,7 @@ def judge_with_llm(triples: Sequence[tuple[str, str, str]], settings: Any
     try:
         check_settings(settings, "answer correctness")
     except LLMUnavailable as exc:
-        return [str(exc)] * len(triples)
+        return [Failed(str(exc))] * len(triples)
     client = get_client(settings)
 
     def one(q: str, ref: str, resp: str):
@@ -168,12 +179,12 @@ def judge_with_llm(triples: Sequence[tuple[str, str, str]], settings: Any
             return recall_side, precision_side, res.usage
         return run
 
-    out: list[tuple[Judged, Judged, Usage] | str] = []
+    out: list[tuple[Judged, Judged, Usage] | Failed] = []
     for r in client.run_all([one(*t) for t in triples]):
         if isinstance(r, StructuredCallError):
-            out.append(f"answer correctness (LLM): {r.reason}")
+            out.append(Failed(f"answer correctness (LLM): {r.reason}", r.usage))
         elif isinstance(r, Exception):
-            out.append(f"answer correctness (LLM) failed: {type(r).__name__}: {r}")
+            out.append(Failed(f"answer correctness (LLM) failed: {type(r).__name__}: {r}"))
         else:
             out.append(r)
     return out
@@ -184,4 +195,4 @@ def _checked(reply: CorrectnessReply, reference: str, response: str) -> Correctn
     return reply
 
 
-__all__ = ["CorrectnessReply", "PROMPT_VERSION", "build_messages", "facts_of", "judge_with_llm", "to_judged"]
+__all__ = ["CorrectnessReply", "Failed", "PROMPT_VERSION", "build_messages", "facts_of", "judge_with_llm", "to_judged"]

@@ -139,13 +139,13 @@ def _score_cases(results: Sequence[CaseResult], options: Any, method: str
     for i in (i for i in range(n) if (i, "recall") in slots):
         sides[i] = (judged[slots[(i, "recall")]], judged[slots[(i, "precision")]])
     if llm_cases:
-        from .llm import judge_with_llm
+        from .llm import Failed, judge_with_llm
 
         got = judge_with_llm([(results[i].case.question, refs[i][0] or "", results[i].case.response)
                               for i in llm_cases], getattr(options, "llm", None))
         for i, g in zip(llm_cases, got):
-            if isinstance(g, str):
-                sides[i] = g
+            if isinstance(g, Failed):
+                sides[i], usage[i] = g.reason, g.usage
             else:
                 sides[i] = (g[0], g[1])
                 usage[i] = g[2]

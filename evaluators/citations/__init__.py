@@ -14,14 +14,17 @@ A marker names a document by its **1-based position** (``[1]`` = the first docum
 title a document has (``[policy.pdf]``, a ``[^1]: policy.pdf`` footnote). The markers are left out of a
 sentence's text when it is judged (``strip``; ``trace`` and the LLM prompt read the sentence without
 them), and every claim's citations are judged with ALCE's definitions of citation recall and
-precision on the labels of whichever method labelled the case. ``evaluate`` / ``evaluate_batch`` add
-the three metrics to every case of a call in which some response carries a marker (``CaseResult.metrics``,
-family ``"citations"``), so the run's means, intervals, ``--fail-under``, ``compare`` and
-``--fail-on-regression`` take them by name; a call with no marker anywhere gets none.
+precision on the labels of whichever method labelled the case. A run adds the three metrics to every
+case when some response **of the run** carries a marker (``CaseResult.metrics``, family ``"citations"``),
+so the run's means, intervals, ``--fail-under``, ``compare`` and ``--fail-on-regression`` take them by
+name; a run with no marker anywhere gets none. The decision is made once per run, before it is cut into
+chunks (``plan``: ``EvalOptions.citation_run``), so a file or a dashboard run evaluated chunk by chunk
+has them on every case or on none.
 
 Modules (this package's surface is below):
 
 * ``markers`` — the marker styles, the documents they name, what is no marker (years, code, indexes);
+* ``plan`` — the run's decision (does some response of the run cite?), made over all its cases;
 * ``judge`` — per sentence: its citations, whether they support it, which are irrelevant; per case the
   three values and their details.
 """
@@ -30,9 +33,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..options import CitationRun
 from ..types import CaseResult, MetricValue
 from .judge import SentenceCitations, assign, case_values, doc_of, judge
 from .markers import MAX_CITATION, Marker, Ref, find, footnote_definitions, strip, titles
+from .plan import CiteScan, plan_run, with_plan
 
 FAMILY = "citations"
 
@@ -86,10 +91,11 @@ def case_metrics(result: CaseResult, required: bool = False) -> dict[str, Metric
     return out
 
 
-def score_results(results: Sequence[CaseResult]) -> list[dict[str, MetricValue]]:
-    """Per case its citation metrics: for every scored case when some response of ``results``
-    carries a marker (an answer that forgot its citations counts), else none."""
-    cites = any(find(r.case.response, r.case.documents, r.case.document_ids) for r in results)
+def score_results(results: Sequence[CaseResult], run: CitationRun | None = None) -> list[dict[str, MetricValue]]:
+    """Per case its citation metrics: for every scored case when the run cites (``run``, the run's
+    decision made over all its cases: ``plan``; None: decided over ``results``, the whole run when
+    called once) — an answer that forgot its citations counts — else none."""
+    cites = run.cited if run is not None else plan_run(r.case for r in results).cited
     if not cites:
         return [{} for _ in results]
     return [case_metrics(r, required=True) for r in results]
@@ -101,6 +107,6 @@ def details_of(result: CaseResult) -> dict[str, Any]:
     return dict(mv.details) if mv is not None else {}
 
 
-__all__ = ["DECLARATIONS", "FAMILY", "MAX_CITATION", "Marker", "Ref", "SentenceCitations", "assign",
+__all__ = ["DECLARATIONS", "FAMILY", "MAX_CITATION", "CiteScan", "Marker", "Ref", "SentenceCitations", "assign",
            "case_metrics", "case_values", "details_of", "doc_of", "find", "footnote_definitions", "judge",
-           "metric_names", "score_results", "strip", "titles"]
+           "metric_names", "plan_run", "score_results", "strip", "titles", "with_plan"]

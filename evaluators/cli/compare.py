@@ -29,8 +29,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "compare", help="which run is better: paired statistics over the questions the runs share",
         description="Compare results files of the same questions (written by `evaluate --out`), the first "
-                    "as the baseline: per metric the mean difference with a 95%% paired-bootstrap interval, "
-                    "a p-value (Holm-corrected with three or more runs), win/tie/loss counts and a verdict; "
+                    "as the baseline: per metric the mean difference with its 95%% interval and p-value, both from "
+                    "one paired sign-flip test (exact McNemar for 0/1 metrics; Holm-corrected with three or "
+                    "more runs), higher/same/lower counts and a verdict; "
                     "the regressions, worst first. Exit codes: 0 ok, 1 --fail-on-regression tripped, "
                     "2 bad input.",
     )
@@ -44,8 +45,10 @@ def add_parser(sub: Any) -> None:
                    help="exit 1 when the last run is worse than the first on METRIC by more than DELTA with "
                         "95%% confidence (repeatable)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="regressions / improvements listed per pair")
-    p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--n-boot", type=int, default=2000, metavar="N",
+                   help="bootstrap resamples of the leaderboard's intervals (three or more runs)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (above 16 changed "
+                   "questions) and of the leaderboard's resamples")
     p.add_argument("--allow-unfinished", action="store_true",
                    help="compare the cases a results file of an interrupted run holds (default: exit 2; "
                         "finish it with `evaluate ... --resume`)")

@@ -107,6 +107,9 @@ def add_retrieval_arguments(parser: Any) -> None:
     g.add_argument("--match", choices=("auto", "id", "text"), default="auto",
                    help="match retrieved passages to the references by id, by text, or auto (default: ids when "
                         "any retrieved id of the run is a reference id, else text)")
+    parser.add_argument("--no-goal-accuracy", action="store_true",
+                        help="agents: no LLM call for goal accuracy (did the agent achieve what was asked: one call "
+                             "per case with tool calls, in runs with an LLM; offline it is not available)")
     parser.add_argument("--tool-order", choices=("strict", "any"), default="strict",
                         help="tool-call metrics (cases with reference_tool_calls): must the agent's calls follow "
                              "the reference's order (strict, default) or not (any); a case's own "
@@ -124,7 +127,8 @@ def retrieval_options(args: argparse.Namespace, options: EvalOptions) -> EvalOpt
 
     update: dict[str, Any] = {"retrieval_match": getattr(args, "match", None) or "auto",
                               "tool_call_order": getattr(args, "tool_order", None) or "strict",
-                              "answer_correctness": getattr(args, "answer_correctness", None) or "auto"}
+                              "answer_correctness": getattr(args, "answer_correctness", None) or "auto",
+                              "goal_accuracy": not getattr(args, "no_goal_accuracy", False)}
     if getattr(args, "k", None):
         try:
             update["retrieval_k"] = parse_k(args.k)
@@ -199,6 +203,7 @@ def print_summary(d: dict[str, Any]) -> None:
     print(f"method: {d.get('method')}  cases: {d.get('num_samples')}  scored: {d.get('num_scored')}  "
           f"errors: {d.get('num_errors')}")
     from ..retrieval import is_retrieval_metric
+    from ..toolcalls import GOAL
 
     skip = {"num_samples", "num_scored", "num_errors", "schema_version"}
     intervals = d.get("intervals") or {}
@@ -212,6 +217,9 @@ def print_summary(d: dict[str, Any]) -> None:
             print(f"  {k:<28} {v:.4f}{ci}")
         elif v is None and k in CORE_THRESHOLD_METRICS:
             print(f"  {k:<28} n/a")
+        elif v is None and k == GOAL:  # an agent's goal accuracy without an LLM: said, not guessed
+            why = next((w.split(": ", 1)[1] for w in d.get("warnings") or () if w.startswith(f"{GOAL}: ")), "")
+            print(f"  {k:<28} n/a" + (f" — {why}" if why else ""))
     if d.get("conversations"):  # a run of turns of chats: by turn, and the worst conversations
         from ..conversations.grouping import summary_lines
 
@@ -390,6 +398,8 @@ def evaluate_input(args: argparse.Namespace) -> int:
     if traced is not None:  # annotation files / Phoenix: the cases of this session
         sent = send_back(args, RunResult(method=args.method, results=tuple(kept)), out, traced)
     print_summary(out)
+    for w in (out.get("warnings") or [])[: max(0, args.max_errors_shown)]:  # the run's: unknown tools …
+        eprint(f"warning: {w}")
     errors = fr.tally.errors
     if errors:
         eprint(f"warning: {len(errors)} case(s) could not be scored, e.g. {errors[0][0]}: {errors[0][1]}")

@@ -12,7 +12,7 @@ import argparse
 from typing import Sequence
 
 from . import agreement, cache, compare, encoder, evaluate, run, testset
-from .common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_THRESHOLD, UsageError, eprint, first_use_notes
+from .common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_THRESHOLD, UsageError, eprint, first_use_notes, relaxed_gc
 
 #: One module per command; each has ``add_parser(subparsers)`` setting ``func``.
 COMMANDS = (evaluate, run, agreement, compare, cache, encoder, testset)
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: 0 for --help, 2 for bad syntax
         return int(exc.code or 0)
     try:
-        with first_use_notes():
+        with first_use_notes(), relaxed_gc():
             return int(args.func(args))
     except UsageError as exc:
         eprint(f"error: {exc}")

@@ -5,12 +5,13 @@ Contract: :func:`app_columns` turns a case's metadata into the per-case numbers 
 ``evaluators.appcost``); :func:`compare_app` compares the paired rows of two runs and says it in
 words, beside the quality verdict:
 
-* **latency** — over the questions both versions answered: the ratio of mean latencies B / A with a
-  paired percentile bootstrap interval (the questions resampled, each keeping its two latencies), a
-  paired Wilcoxon signed-rank p-value, and p50 / p95 of each ("B is 30 % slower than A (…), p50 1.2 s
-  vs 0.9 s, p95 1.9 s vs 1.4 s"); slower / faster only when the interval excludes 1 and p < 0.05;
-* **tokens** — over the questions both report tokens for: the ratio of the sums with the same
-  bootstrap ("B used 12 % more tokens than A (…)");
+* **latency** — over the questions both versions answered: the ratio of mean latencies B / A, its
+  p-value and interval from one test (``signflip.ratio_test``: the paired sign-flip test of B − A, and
+  every ratio r for which that test of B − r·A is not rejected), so the interval leaves 1 out exactly
+  when p ≤ 0.05, exactly when it says slower / faster; and p50 / p95 of each ("B is 30 % slower than A
+  (…), p50 1.2 s vs 0.9 s, p95 1.9 s vs 1.4 s");
+* **tokens** — over the questions both report tokens for: the ratio of the sums with a paired
+  percentile bootstrap interval ("B used 12 % more tokens than A (…)"; no p-value to disagree with);
 * **errors** — over the questions both record a call for: how many each failed, and the exact
   McNemar test on the questions only one of them failed ("B failed 3 of 188 questions, A none").
 
@@ -27,6 +28,7 @@ import numpy as np
 from ..appcost import app_call, seconds
 from ..stats import LEVEL, N_BOOT
 from .paired import resampled_means
+from .signflip import ratio_test
 
 #: The per-case columns of a table's ``app``.
 APP_COLUMNS = ("latency_s", "tokens", "failed")
@@ -98,30 +100,27 @@ def _ratio_ci(x: np.ndarray, y: np.ndarray, n_boot: int, seed: int, level: float
 
 def _latency(a: str, b: str, x: np.ndarray, y: np.ndarray, n_boot: int, seed: int, level: float
              ) -> tuple[dict[str, Any], str]:
-    from scipy.stats import wilcoxon
-
     n = len(x)
     ma, mb = float(x.mean()), float(y.mean())
     ratio = mb / ma if ma > 0 else None
-    lo, hi = _ratio_ci(x, y, n_boot, seed, level) if ratio is not None else (None, None)
-    d = y - x
-    p = None
-    if n >= 2:
-        p = 1.0 if not np.any(d != 0) else float(wilcoxon(d).pvalue)
+    alpha = 1 - level
+    # one test for p and the interval of the ratio (signflip.ratio_test): they cannot disagree
+    p, (lo, hi), method = ratio_test(x, y, alpha=alpha, seed=seed) if ratio is not None else (None, (None, None), "")
+    if ratio is not None and n >= 2 and not np.any(y != x):
+        p, lo, hi = 1.0, ratio, ratio
     q = {f"{k}_{side}": float(np.quantile(v, f)) for side, v in (("a", x), ("b", y))
          for k, f in (("p50", 0.5), ("p95", 0.95))}
     out = {"n": n, "mean_a": ma, "mean_b": mb, "ratio": ratio, "ci_low": lo, "ci_high": hi, "p_value": p, **q,
-           "test": "paired Wilcoxon signed-rank; ratio of means with a paired bootstrap interval"}
-    alpha = 1 - level
-    clear = ratio is not None and lo is not None and hi is not None and p is not None and p < alpha
-    verdict = "slower" if clear and lo > 1 else "faster" if clear and hi < 1 else "same"  # type: ignore[operator]
+           "test": f"paired {method}; the ratio of means: every ratio that test does not reject"}
+    clear = ratio is not None and p is not None and p <= alpha
+    verdict = ("slower" if ratio > 1 else "faster") if clear else "same"  # type: ignore[operator]
     out["verdict"] = verdict
     tail = (f"p50 {seconds(q['p50_b'])} vs {seconds(q['p50_a'])}, p95 {seconds(q['p95_b'])} vs {seconds(q['p95_a'])}, "
             f"on {n} question{'s' if n != 1 else ''} both answered")
     ci = f"95 % CI {_pct(lo)} to {_pct(hi)}" if lo is not None and hi is not None else "no interval"
     if verdict != "same" and ratio is not None:
         return out, (f"{b} is {_how_much(ratio, verdict)} than {a} (mean {seconds(mb)} vs {seconds(ma)}, {ci}), {tail} "
-                     f"(paired Wilcoxon p {_p(p)}).")
+                     f"(paired sign-flip p {_p(p)}).")
     return out, (f"{b} and {a} take about as long (mean {seconds(mb)} vs {seconds(ma)}"
                  + (f", {b}/{a} {ci}" if ratio is not None else "") + f"), {tail}.")
 

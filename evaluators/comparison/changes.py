@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .matching import Paired, norm_question
-from .paired import TIE
+from .paired import tie_margin
 from .table import RunTable, SentenceDetail
 
 
@@ -42,7 +42,8 @@ class Change:
 
 def gains(a: RunTable, b: RunTable, paired: Paired, metric: str, *, higher_better: bool = True) -> np.ndarray:
     """How much B gains on each paired case (B − A, turned so that positive is better; 0 where either
-    has no value): below −``TIE`` a regression, above ``TIE`` an improvement."""
+    has no value): below −``tie_margin(metric)`` a regression, above it an improvement (the metric's
+    resolution: ``paired.resolution``)."""
     va = a.values[metric][paired.rows_a]
     vb = b.values[metric][paired.rows_b]
     ok = np.isfinite(va) & np.isfinite(vb)
@@ -62,8 +63,9 @@ def pick(a: RunTable, b: RunTable, paired: Paired, metric: str, *, higher_better
         ra, rb = int(paired.rows_a[i]), int(paired.rows_b[i])
         return Change(a.questions[ra], a.ids[ra], b.ids[rb], float(va[i]), float(vb[i]), ra, rb)
 
-    worse = [change(int(i)) for i in order[:top] if gain[i] < -TIE]
-    better = [change(int(i)) for i in order[::-1][:top] if gain[i] > TIE]
+    tie = tie_margin(metric)
+    worse = [change(int(i)) for i in order[:top] if gain[i] < -tie]
+    better = [change(int(i)) for i in order[::-1][:top] if gain[i] > tie]
     return worse, better
 
 

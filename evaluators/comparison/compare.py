@@ -6,7 +6,8 @@ gets the paired statistics of :mod:`.paired` and a verdict in words (:mod:`.verd
 or more runs the p-values of a metric are corrected for the number of pairs (Holm) and said so;
 the runs are ranked on the cases they all share (:func:`.paired.standings`); for the headline
 metric each pair lists its regressions and improvements (:mod:`.changes`); where the runs record
-their app calls, every pair also gets the app's own latency, tokens and errors compared (:mod:`.app`).
+their app calls, every pair also gets the app's own latency, tokens and errors compared (:mod:`.app`);
+where they record an agent's tool calls, the tools B stopped or started calling (:mod:`.tools`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from .app import AppDiff, compare_app
 from .changes import Change, pick, with_sentences
 from .conversations import by_conversation
 from .matching import ComparisonError, Matching, common_rows, match, pair
-from .paired import PairStats, RankedMean, holm, paired_stats_many, standings
+from .paired import PairStats, RankedMean, holm, holm_factors, paired_stats_many, standings
 from .table import COMPARED_TRACE, RunTable, table_from_file, table_from_run
+from .tools import ToolDiff, compare_tools
 from .verdict import Verdict, higher_is_better, sentence, verdict
 
 #: Regressions (and improvements) listed per pair by default.
@@ -106,6 +108,8 @@ class Comparison:
     tables: list[RunTable] = field(default_factory=list, repr=False)
     #: The app's own latency, tokens and errors, every pair whose runs record app calls (:mod:`.app`).
     app: list[AppDiff] = field(default_factory=list)
+    #: The tools B stopped / started calling, every pair whose runs record tool calls (:mod:`.tools`).
+    tools: list[ToolDiff] = field(default_factory=list)
 
     @property
     def matched_on(self) -> str:
@@ -132,6 +136,10 @@ class Comparison:
     def app_between(self, a: str, b: str) -> AppDiff | None:
         """B against A on the app's own latency, tokens and errors (None: neither records calls)."""
         return next((d for d in self.app if (d.a, d.b) == (a, b)), None)
+
+    def tools_between(self, a: str, b: str) -> ToolDiff | None:
+        """The tools B stopped / started calling against A (None: neither records a tool call)."""
+        return next((d for d in self.tools if (d.a, d.b) == (a, b)), None)
 
     def matching_words(self) -> str:
         n = len(self.names)
@@ -170,6 +178,7 @@ class Comparison:
             "other_metrics": {m: block(m, False) for m in self.metrics if m != self.metric},
             "left_out": left_out.as_dict(self.tables, self.metrics),
             **({"app": [d.as_dict() for d in self.app]} if self.app else {}),
+            **({"tool_changes": [d.as_dict() for d in self.tools]} if self.tools else {}),
         }
 
 
@@ -264,16 +273,22 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
         pr = paired[i, j]
         many = paired_stats_many(np.column_stack([tables[i].values[m][pr.rows_a] for m in wanted]),
                                  np.column_stack([tables[j].values[m][pr.rows_b] for m in wanted]),
-                                 n_boot=n_boot, seed=seed, level=level, n_tests=n_tests)
+                                 seed=seed, level=level, n_tests=n_tests, metrics=wanted)
         for m, s in zip(wanted, many):
             result_pairs[m].append(PairResult(tables[i].name, tables[j].name, m, len(pr), len(pr.unmatched_a),
                                               len(pr.unmatched_b), s, None, "no_difference", ""))
     for m in wanted:
-        stats = [p.stats for p in result_pairs[m]]
-        adjusted = holm([s.p_value for s in stats]) if n >= 3 else [s.p_value for s in stats]
-        result_pairs[m] = [replace(p, p_adjusted=p_adj, verdict=(v := verdict(p.stats, p_adj, direction[m])),
-                                   text=sentence(p.a, p.b, m, p.stats, v, p_adj, n_tests))
-                           for p, p_adj in zip(result_pairs[m], adjusted)]
+        raw = [p.stats.p_value for p in result_pairs[m]]
+        adjusted = holm(raw) if n >= 3 else raw
+        # each pair's interval at the level Holm tested it at: 0 outside it exactly when p_adjusted <= alpha
+        factors = holm_factors(raw, 1.0 - level) if n >= 3 else [1] * len(raw)
+        done = []
+        for p, p_adj, f in zip(result_pairs[m], adjusted, factors):
+            s = p.stats.at(f) if f and p.stats.intervals else p.stats
+            v = verdict(s, p_adj, direction[m])
+            done.append(replace(p, stats=s, p_adjusted=p_adj, verdict=v, text=sentence(p.a, p.b, m, s, v, p_adj,
+                                                                                        n_tests)))
+        result_pairs[m] = done
     result_standings = _standings(tables, common, wanted, direction, n_boot=n_boot, seed=seed, level=level)
 
     _attach_changes(tables, paired, index_pairs, result_pairs, headline, direction[headline], top)
@@ -289,8 +304,9 @@ def compare_tables(tables: Sequence[RunTable], metrics: Sequence[str] | None = N
     app = [d for i, j in index_pairs if (d := compare_app(
         tables[i].name, tables[j].name, {k: v[paired[i, j].rows_a] for k, v in tables[i].app.items()},
         {k: v[paired[i, j].rows_b] for k, v in tables[j].app.items()}, n_boot=n_boot, seed=seed, level=level))]
+    tools = [td for i, j in index_pairs if (td := compare_tools(tables[i], tables[j], paired[i, j]))]
     return Comparison(headline, wanted, [t.name for t in tables], matching, len(common[0]), lone, result_standings,
-                      result_pairs, direction, level, n_boot, seed, tables, app)
+                      result_pairs, direction, level, n_boot, seed, tables, app, tools)
 
 
 def _standings(tables: list[RunTable], common: list[np.ndarray], metrics: list[str], direction: dict[str, bool],

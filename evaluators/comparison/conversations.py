@@ -6,10 +6,10 @@ conversation and a turn are), per conversation — the turns compared (both valu
 mean of the metric over them in A and in B and the difference B − A, the worst turn of each side,
 the first unsupported turn of each side (``overall_supported`` below 1, when the runs carry it) and
 the turns that lost most, worst first (``id`` in A, ``b_id`` in B). A conversation **regressed**
-when its mean moved the wrong way by more than the tie margin. The list holds the regressed
-conversations, worst first (at most ``top``), with the counts of regressed, improved and unchanged
-ones. Runs without conversations
-give None: a comparison of single-turn runs is unchanged.
+when its mean moved the wrong way by at least the metric's resolution (``paired.resolution``). The
+list holds the regressed conversations, worst first (at most ``top``), with the counts of regressed,
+improved and unchanged ones. Runs without conversations give None: a comparison of single-turn runs
+is unchanged.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..types import OVERALL_SUPPORTED
 from .matching import Paired
-from .paired import TIE
+from .paired import tie_margin
 from .table import RunTable
 
 
@@ -38,6 +38,7 @@ def by_conversation(a: RunTable, b: RunTable, paired: Paired, metric: str, *, hi
     if a.conversations is None or a.turns is None:
         return None
     sign = 1.0 if higher_better else -1.0
+    tie = tie_margin(metric)
     va, vb = a.values[metric], b.values[metric]
     groups: dict[str, list[tuple[int, int]]] = {}
     for ra, rb in zip(paired.rows_a.tolist(), paired.rows_b.tolist()):
@@ -53,7 +54,7 @@ def by_conversation(a: RunTable, b: RunTable, paired: Paired, metric: str, *, hi
         ma = float(np.mean([va[ra] for ra, _ in both]))
         mb = float(np.mean([vb[rb] for _, rb in both]))
         gain = (mb - ma) * sign
-        kind = "regressed" if gain < -TIE else "improved" if gain > TIE else "unchanged"
+        kind = "regressed" if gain < -tie else "improved" if gain > tie else "unchanged"
         counts[kind] += 1
         if kind != "regressed":
             continue
@@ -61,7 +62,7 @@ def by_conversation(a: RunTable, b: RunTable, paired: Paired, metric: str, *, hi
         worst_a = min(both, key=lambda x: (sign * va[x[0]], turn[x[0]]))
         worst_b = min(both, key=lambda x: (sign * vb[x[1]], turn[x[0]]))
         lost = sorted(((turn[ra], a.ids[ra], float(va[ra]), float(vb[rb]), b.ids[rb]) for ra, rb in both
-                       if (vb[rb] - va[ra]) * sign < -TIE), key=lambda x: ((x[3] - x[2]) * sign, x[0]))
+                       if (vb[rb] - va[ra]) * sign < -tie), key=lambda x: ((x[3] - x[2]) * sign, x[0]))
         out.append({
             "conversation_id": None if key.startswith("opens:") else key,
             "first_case": a.ids[min(rows, key=lambda x: turn[x[0]])[0]],

@@ -2,7 +2,7 @@
 
 A comparison lists the first :data:`~.compare.TOP` of each pair (``PairResult.regressions``); a reader
 who wants every one pages through :func:`changes_page`: how many there are in all (the cases where B
-is worse than A by more than the tie margin, the same count as the pair's losses when higher is
+is worse than A by at least the metric's resolution, the same count as the pair's losses when higher is
 better), and ``count`` of them from ``start`` on, worst first, each with the sentences behind it —
 fetched for that page only, so a 100,000-case pair pages in bounded memory. Each change also says
 whether its question repeats inside the baseline run (a summarisation set asks one instruction of
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .changes import Change, gains, pick, with_sentences
 from .compare import Comparison
 from .matching import norm_question, pair
-from .paired import TIE
+from .paired import tie_margin
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ def changes_page(c: Comparison, a: str, b: str, metric: str | None = None, *, st
     paired = pair(c.matching, i, j)
     hb = c.higher_better.get(m, True)
     gain = gains(ta, tb, paired, m, higher_better=hb)
-    total = int((gain < -TIE).sum()) if regressions else int((gain > TIE).sum())
+    tie = tie_margin(m)
+    total = int((gain < -tie).sum()) if regressions else int((gain > tie).sum())
     start = max(0, min(start, total))
     count = max(0, min(count, total - start))
     if count == 0:

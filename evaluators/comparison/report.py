@@ -2,7 +2,8 @@
 leaderboard (three or more runs; beside it, what an offline method's absolute means are good for:
 ``evaluators.trust``), every pair's verdict on the headline metric, the app's own latency, tokens and
 errors of the last run against the first (when the runs record them), the other metrics of the
-baseline against the last run (the retrieval metrics as one table), its regressions — how many of
+baseline against the last run (the retrieval metrics as one table, the tool-call metrics as another
+with the tools the last run stopped or started calling), its regressions — how many of
 all, worst first — with the sentences that lost their support, its regressions by conversation (runs
 of turns of chats), its regressions on answer correctness (runs with reference answers), and the cases
 without a partner. Numbers are written by ``verdict.num``."""
@@ -12,11 +13,13 @@ from __future__ import annotations
 from .. import trust
 from ..answers.names import ANSWER_CORRECTNESS
 from ..retrieval import is_retrieval_metric
+from ..toolcalls import is_toolcall_metric
 from . import left_out
 from .compare import Comparison
 from .conversations import lines as conversation_lines
 from .listing import changes_page
-from .verdict import num
+from .paired import level_words
+from .verdict import bound, num, p_value
 
 
 def _ids(ids: list[str], k: int = 8) -> str:
@@ -54,13 +57,14 @@ def text(c: Comparison, top: int = 5) -> str:
     if app is not None and app.lines:
         lines += ["", f"The app itself, {last} against {first} (paired by question):"]
         lines += [f"  {x}" for x in app.lines]
-    others = [m for m in c.metrics if m != c.metric and not is_retrieval_metric(m)]
+    others = [m for m in c.metrics if m != c.metric and not is_retrieval_metric(m) and not is_toolcall_metric(m)]
     if others:
         lines += ["", f"Other metrics, {last} against {first}:"]
         lines += [f"  {c.pair(first, last, m).text}" for m in others]
     retrieval = [m for m in c.metrics if m != c.metric and is_retrieval_metric(m)]
     if retrieval:
         lines += ["", *retrieval_table(c, first, last, retrieval)]
+    lines += tool_lines(c, first, last)
     head = c.pair(first, last)
     if head.regressions:
         total = changes_page(c, first, last, count=0).total
@@ -102,26 +106,50 @@ def answer_regression_lines(c: Comparison, a: str, b: str, top: int = 5) -> list
     return out
 
 
-def retrieval_table(c: Comparison, a: str, b: str, metrics: list[str]) -> list[str]:
-    """The retrieval metrics of ``b`` against ``a`` as one compact table (a line per metric: the two
-    means, B − A with its interval, the verdict in a word)."""
+def tool_lines(c: Comparison, a: str, b: str) -> list[str]:
+    """The tool-call metrics of ``b`` against ``a`` as one table, then the tools ``b`` stopped or
+    started calling, each with the questions (when the runs record tool calls)."""
+    metrics = [m for m in c.metrics if m != c.metric and is_toolcall_metric(m)]
+    out = ["", *retrieval_table(c, a, b, metrics, "Tool-call metrics")] if metrics else []
+    diff = c.tools_between(a, b)
+    if diff is None:
+        return out
+    out += ["", f"Tools called, {b} against {a} ({diff.n_paired} paired questions):"]
+    qids = [*diff.dropped.values(), *diff.added.values()]
+    out += [f"  {s} ({_ids(ids)})" for s, ids in zip(diff.sentences, qids)]
+    if not qids:
+        out.append(f"  {b} called the same tools as {a} on every paired question.")
+    return out
+
+
+def retrieval_table(c: Comparison, a: str, b: str, metrics: list[str], title: str = "Retrieval metrics"
+                    ) -> list[str]:
+    """The retrieval (or other) metrics of ``b`` against ``a`` as one compact table (a line per metric:
+    the two means, B − A with its interval and p — both from one test, so they agree —, how many
+    questions went up and down, the verdict in a word)."""
     pct = f"{c.level:.0%}".replace("%", " %")
     rows = [c.pair(a, b, m) for m in metrics]
     n = sorted({p.stats.n for p in rows})
     on = f"{n[0]} paired questions" if len(n) == 1 else f"{n[0]}–{n[-1]} paired questions"
     width = max(6, *(len(m) for m in metrics))
-    out = [f"Retrieval metrics, {b} against {a} ({on}; better / worse only where the {pct} interval of B − A "
-           "excludes 0):", f"  {'metric':<{width}}  {a[:8]:>8}  {b[:8]:>8}  {'B − A':>7}  {pct + ' CI':<17}  verdict"]
+    p_word = "p, corrected" if c.corrected else "p"
+    out = [f"{title}, {b} against {a} ({on}; better / worse only where the {pct} interval of B − A "
+           f"excludes 0, which is where p ≤ {1 - c.level:.2g}: both come from one test):",
+           f"  {'metric':<{width}}  {a[:8]:>8}  {b[:8]:>8}  {'B − A':>7}  {pct + ' CI':<17}  {p_word:>8}  "
+           f"{'up / down':>9}  verdict"]
     for p in rows:
         s = p.stats
         if s.diff is None:
-            out.append(f"  {p.metric:<{width}}  {'n/a':>8}  {'n/a':>8}  {'':>7}  {'':<17}  {s.note}")
+            out.append(f"  {p.metric:<{width}}  {'n/a':>8}  {'n/a':>8}  {'':>7}  {'':<17}  {'':>8}  {'':>9}  {s.note}")
             continue
-        ci = f"{num(s.ci_low, True)} to {num(s.ci_high, True)}" if s.ci_low is not None and s.ci_high is not None \
+        ci = f"{bound(s.ci_low)} to {bound(s.ci_high)}" if s.ci_low is not None and s.ci_high is not None \
             else "n/a"
+        if s.factor != 1 and s.ci_low is not None:
+            ci += f" ({level_words(s.ci_level)})"
         word = {"b_better": "better", "a_better": "worse"}.get(p.verdict, "no difference")
         out.append(f"  {p.metric:<{width}}  {num(s.mean_a or 0.0):>8}  {num(s.mean_b or 0.0):>8}  "
-                   f"{num(s.diff, True):>7}  {ci:<17}  {word}")
+                   f"{num(s.diff, True):>7}  {ci:<17}  {p_value(p.p_adjusted):>8}  "
+                   f"{f'{s.wins} / {s.losses}':>9}  {word}")
     return out
 
 

@@ -1,8 +1,9 @@
 """The compact per-run table a comparison works on: one row per case with its id, question, a hash
-of its documents and the value of every comparable metric (NaN where a case has none), and the
-app's own latency, tokens and failure where the case records its call (``RunTable.app``). Nothing
-else of a case is kept: the sentence-level detail of the few cases a comparison lists (its
-regressions) is fetched on demand through ``RunTable.details``.
+of its documents and the value of every comparable metric (NaN where a case has none), the
+app's own latency, tokens and failure where the case records its call (``RunTable.app``), and the
+names of the tools an agent called (``RunTable.tools``). Nothing else of a case is kept: the
+sentence-level detail of the few cases a comparison lists (its regressions) is fetched on demand
+through ``RunTable.details``.
 
 Three ways in, one builder (:class:`TableBuilder`):
 
@@ -90,6 +91,9 @@ class RunTable:
     #: the run is a turn of a conversation.
     conversations: list[str | None] | None = None
     turns: list[int] | None = None
+    #: The tools each row's agent called (their names; ``TestCase.tool_calls``); None when no case of
+    #: the run records a tool call (:mod:`.tools`).
+    tools: list[frozenset[str]] | None = None
     #: The app target every case that records an app call names (the runner's ``target``), when
     #: they name one: what a run of an app's answers is called by (``compare`` labels it so).
     target: str | None = None
@@ -136,13 +140,19 @@ class TableBuilder:
         self.app: dict[str, array] = {}
         self._content = hashlib.sha1()
         self._places: list[tuple[str | None, int, str | None]] = []
+        self._tools: list[frozenset[str]] = []
+        self._any_tools = False
         self.targets: set[str] = set()
 
     def add(self, case_id: Any, question: Any, documents: Sequence[str], values: Mapping[str, Any],
             response: str | None = None, metadata: Mapping[str, Any] | None = None, history: Any = (),
-            conversation_id: str | None = None) -> None:
-        """One case; ``history`` (turns or their dicts) and ``conversation_id`` place a turn of a chat."""
+            conversation_id: str | None = None, tools: Any = None) -> None:
+        """One case; ``history`` (turns or their dicts) and ``conversation_id`` place a turn of a chat;
+        ``tools``: its tool calls (``ToolCall`` s or their dicts) or their names."""
         n = len(self.ids)
+        names = tool_names(tools)
+        self._tools.append(names)
+        self._any_tools = self._any_tools or bool(names)
         app = app_columns(metadata)
         call = app_call(metadata) if app is not None else None
         if call is not None and call.target:
@@ -177,8 +187,21 @@ class TableBuilder:
         return RunTable(self.name, self.method, self.ids, self.questions, self.hashes, values,
                         self.started_at, details, self._content.hexdigest()[:16], self.left_out,
                         app={k: np.frombuffer(col, dtype=float).copy() for k, col in self.app.items()},
-                        conversations=convs, turns=turns,
+                        conversations=convs, turns=turns, tools=self._tools if self._any_tools else None,
                         target=next(iter(self.targets)) if len(self.targets) == 1 else None)
+
+
+def tool_names(calls: Any) -> frozenset[str]:
+    """The names of a case's tool calls: ``ToolCall`` s, their dicts (a results file's ``tool_calls``)
+    or names; nothing for anything else."""
+    if not isinstance(calls, (list, tuple)):
+        return frozenset()
+    out = set()
+    for c in calls:
+        name = c if isinstance(c, str) else c.get("name") if isinstance(c, Mapping) else getattr(c, "name", None)
+        if isinstance(name, str) and name:
+            out.add(name)
+    return frozenset(out)
 
 
 def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, method: str = "",
@@ -197,7 +220,7 @@ def table_from_records(name: str, records: Iterable[Mapping[str, Any]], *, metho
                                    f"{type(rec.get(bad)).__name__}, not what a results file holds")
         b.add(rec["id"], rec.get("question"), [docs] if isinstance(docs, str) else list(docs),
               rec.get("metrics") or {}, rec.get("llm_response", rec.get("response")), rec.get("metadata"),
-              rec.get("history") or (), rec.get("conversation_id"))
+              rec.get("history") or (), rec.get("conversation_id"), rec.get("tool_calls"))
     return b.build(details)
 
 
@@ -238,7 +261,7 @@ def table_from_run(run: Any, name: str, *, keep_details: bool = True) -> RunTabl
     stored = hasattr(run, "iter_results") and hasattr(run, "cases")
     for r in (run.iter_results() if stored else run.results):
         b.add(r.case.id, r.case.question, r.case.documents, case_values(r), r.case.response, r.case.metadata,
-              r.case.history, r.case.conversation_id)
+              r.case.history, r.case.conversation_id, r.case.tool_calls)
     if not keep_details:
         return b.build(None)
     if not stored:

@@ -1,8 +1,9 @@
 """Verdicts: which run of a pair is better on a metric, and the sentence that says so.
 
-A pair's verdict is ``b_better`` or ``a_better`` only when the interval of B − A excludes 0 and
-the p-value (corrected for the number of pairs when there are several) is below 1 − level;
-otherwise ``no_difference``. "Better" follows the metric's direction (higher is better for every
+A pair's verdict is ``b_better`` or ``a_better`` when the p-value (corrected for the number of
+pairs when there are several) is at most 1 − level; otherwise ``no_difference``. The interval comes
+from the same test (:mod:`.paired`, :mod:`.signflip`), so it leaves 0 out exactly then: a verdict
+and its interval never disagree. "Better" follows the metric's direction (higher is better for every
 TRACE metric; a family metric may declare lower).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .paired import PairStats
+from .paired import PairStats, level_words
 
 Verdict = Literal["a_better", "b_better", "no_difference"]
 
@@ -25,10 +26,7 @@ def higher_is_better(metric: str) -> bool:
 
 
 def verdict(s: PairStats, p_adjusted: float | None, higher_better: bool = True) -> Verdict:
-    if s.diff is None or s.ci_low is None or s.ci_high is None or p_adjusted is None:
-        return "no_difference"
-    alpha = 1.0 - s.level
-    if p_adjusted >= alpha or s.ci_low <= 0.0 <= s.ci_high:
+    if s.diff is None or p_adjusted is None or p_adjusted > 1.0 - s.level:
         return "no_difference"
     return "b_better" if (s.diff > 0) == higher_better else "a_better"
 
@@ -39,6 +37,12 @@ def num(x: float, signed: bool = False) -> str:
     not 0.00)."""
     digits = 2 if abs(x) >= 0.01 or x == 0 else 3
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+def bound(x: float) -> str:
+    """An end of an interval of a difference: signed like a difference, and an end that is exactly 0
+    written "0" (the interval reaches 0 and holds it; "+0.00" could be a rounded 0.004)."""
+    return "0" if x == 0 else num(x, True)
 
 
 def p_value(p: float | None) -> str:
@@ -65,7 +69,7 @@ def p_text(p: float | None, p_adj: float | None, n_pairs: int) -> str:
 def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float | None, n_pairs: int) -> str:
     """The verdict of one pair in words, e.g. "B is worse than A on expected_adherence by 0.08
     (95 % CI 0.05–0.11), on 139 paired questions (p < 0.001)"."""
-    pct = f"{s.level:.0%}".replace("%", " %")
+    pct = level_words(s.ci_level)
     on = f"on {s.n} paired question{'s' if s.n != 1 else ''}" + (
         f" ({s.n_missing} more paired but without a score in both runs, left out)" if s.n_missing else "")
     if s.diff is None:
@@ -77,21 +81,22 @@ def sentence(a: str, b: str, metric: str, s: PairStats, v: Verdict, p_adj: float
         lo, hi = sorted((abs(s.ci_low), abs(s.ci_high)))
         return (f"{b} is {word} than {a} on {metric} by {num(abs(s.diff))} ({pct} CI {num(lo)}–{num(hi)}), "
                 f"{on}{tail}.")
-    if s.ci_low is not None and s.ci_low == s.ci_high == s.diff == 0.0:
+    if s.changed == 0 and s.p_value is not None and s.wins == s.losses == 0 and s.diff == 0.0:
+        ci = (f" ({pct} CI {bound(s.ci_low)} to {bound(s.ci_high)}: a difference on questions not asked is not "
+              "ruled out)" if s.ci_low is not None and s.ci_high is not None else "")
         return (f"{b} and {a} give the same {metric} on all {s.n} paired questions"
                 + (f" with a score in both runs ({s.n_missing} more paired but without one, left out)"
-                   if s.n_missing else "") + ": no difference.")
+                   if s.n_missing else "") + f": no difference{ci}.")
     if s.ci_low is None or s.ci_high is None:
-        return f"No detectable difference between {b} and {a} on {metric} ({s.note}; {b} − {a} = {num(s.diff, True)})."
+        return (f"No detectable difference between {b} and {a} on {metric} ({s.note}; {b} − {a} = "
+                f"{num(s.diff, True)}{', ' + pt if pt else ''}).")
     det = (f"; these cases could have detected a difference of about {num(s.detectable)}"
            if s.detectable is not None else "")
-    if not s.ci_low <= 0.0 <= s.ci_high:  # both must agree before a verdict: say which one did not
-        alpha = f"{1.0 - s.level:.2f}".rstrip("0")
-        corrected = " once corrected for the pairs compared" if n_pairs > 1 and p_adj is not None else ""
-        det = (f"; the interval leaves 0 out, but the paired test's p is not below {alpha}{corrected}: "
-               f"too close to call on these questions")
+    if s.changed and s.changed <= 5:
+        det = (f"; {s.changed} question{'s' if s.changed != 1 else ''} changed, too few to narrow the interval "
+               "or to rule out chance")
     return (f"No detectable difference between {b} and {a} on {metric}: {b} − {a} = {num(s.diff, True)} "
-            f"({pct} CI {num(s.ci_low, True)} to {num(s.ci_high, True)}), {on}{tail}{det}.")
+            f"({pct} CI {bound(s.ci_low)} to {bound(s.ci_high)}), {on}{tail}{det}.")
 
 
 def regression_words(b: str, lost: list[dict]) -> list[str]:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..answers.reference import NOTE_KEY, read_reference
 from ..appcost import app_call
-from ..turns import HistoryError, read_history
+from ..turns import TRANSCRIPT_NOTE, HistoryError, read_history
 from ..types import TestCase
 from .errors import DatasetError
 from .ids import IdRegistry, unique_ids
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 #: Longest text accepted in one cell (question, response, one document, ground truth).
 MAX_TEXT_CHARS = 1_000_000
+#: The metadata key of a case whose history was read from a transcript (the note says so).
+HISTORY_NOTE = "history_note"
 
 
 @dataclass
@@ -356,6 +358,8 @@ def _check_row(rec: dict[str, Any], mapping: ColumnMapping, meta_cols: list[str]
     fields = dict(question=question, response=response, documents=docs or (), ground_truth=gt,
                   labels=labels, metadata=metadata)
     fields.update(_optional_fields(rec, mapping, doc_ids, len(docs or ()), row_errors))
+    if "_history_note" in fields:
+        fields["metadata"] = {**fields["metadata"], HISTORY_NOTE: fields.pop("_history_note")}
     return ident, fields, row_errors
 
 
@@ -384,6 +388,9 @@ def _optional_fields(rec: dict[str, Any], mapping: ColumnMapping, doc_ids: tuple
         turns, notes = read_history(v)
         if notes:
             out["_notes"] = [(col, n) for n in notes]
+        read_as = [n for n in notes if n.startswith(TRANSCRIPT_NOTE)]
+        if read_as:  # said on the case too (metadata.history_note: Inspect, the results file)
+            out["_history_note"] = f"{read_as[0]} (column {col})"
         return turns
 
     read("history", history)

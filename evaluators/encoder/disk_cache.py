@@ -4,7 +4,8 @@ Where: :func:`evaluators.paths.embed_cache_path` (``embeddings.sqlite3`` beside 
 or ``$RAG_EVAL_EMBED_CACHE``, a file path; ``off`` / ``0`` / empty-string-like values disable it). Rows are keyed by
 (model tag = model id + backend/precision, SHA-256 of the text) and hold only the float32 vector:
 no text, nothing secret. A size cap (``$RAG_EVAL_EMBED_CACHE_MB``, default 512 MB) evicts the
-least recently used rows; :func:`clear` / ``python -m evaluators cache clear`` empties it.
+least recently used rows (last use kept to the hour: :data:`TOUCH_S`); :func:`clear` / ``python -m
+evaluators cache clear`` empties it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from ..paths import embed_cache_path
 ENV_MB = "RAG_EVAL_EMBED_CACHE_MB"
 DEFAULT_MAX_MB = 512
 _ROW_OVERHEAD = 64  # bytes per row besides the vector (key, tag id, timestamp, index)
+#: A row read again within this many seconds keeps its "last used" time: the LRU order is kept to the
+#: hour, and a rerun does not rewrite every row it reads (0.24 s of CPU of a 7 s rerun of 817 cases).
+TOUCH_S = 3600.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tags (id INTEGER PRIMARY KEY, tag TEXT UNIQUE NOT NULL);
@@ -86,10 +90,13 @@ class EmbeddingCache:
                                    [tid, *part]).fetchall()
                 for h, v in rows:
                     out[keys[bytes(h)]] = np.frombuffer(v, dtype=np.float32).copy()
-            if out:
+            if out:  # recently used: only rows last marked over TOUCH_S ago are written again
                 now = time.time()
-                con.executemany("UPDATE vectors SET used = ? WHERE tag = ? AND h = ?",
-                                [(now, tid, text_key(t)) for t in out])
+                found = [text_key(t) for t in out]
+                for i in range(0, len(found), 500):
+                    part = found[i:i + 500]
+                    con.execute(f"UPDATE vectors SET used = ? WHERE tag = ? AND h IN ({','.join('?' * len(part))}) "
+                                "AND used < ?", [now, tid, *part, now - TOUCH_S])
         return out
 
     def put(self, tag: str, texts: Sequence[str], vectors: np.ndarray) -> None:

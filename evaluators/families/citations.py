@@ -1,8 +1,8 @@
 """The citation metrics, declared with the family metrics (family ``"citations"``).
 
 Like the retrieval metrics they are never *requested*: ``evaluate`` computes them for every case of a
-call in which some response carries a citation marker (``evaluators.citations``). The declarations
-give the glossary, the help texts and docs/metrics.md what each means;
+run in which some response carries a citation marker, decided once per run (``evaluators.citations.plan``).
+The declarations give the glossary, the help texts and docs/metrics.md what each means;
 :func:`evaluators.families.list_metrics` lists them only with ``include_trace=True`` (the
 always-computed metrics).
 """

@@ -205,11 +205,13 @@ class HeuristicMethod(BaseMethod):
     def label_prepared(self, items: Sequence[SentencizedCase], prepared: Sequence[Any],
                        settings: dict[str, Any], params: dict[str, Any] | None = None,
                        context: dict[str, Any] | str | None = None,
-                       confidence: dict[str, Any] | str | None = None) -> list[LabelOutcome]:
+                       confidence: dict[str, Any] | str | None = None,
+                       support: dict[str, Any] | str | None = "shipped") -> list[LabelOutcome]:
         """Labels from :meth:`featurize` output. ``params`` / ``context`` / ``confidence`` (default:
         the shipped heuristic_params.json, context_params.json, confidence_params.json; ``"hand"`` =
-        the rules used without a params file) let ``bench/lodo.py`` score fold-fitted models through
-        this very code path."""
+        the rules used without a params file) and ``support`` (the supporting-key selector of
+        ``heuristic_parts``: "shipped" = support_params.json, None = the greedy set) let
+        ``bench/lodo.py`` / ``bench/support_keys.py`` score fold-fitted models through this very code path."""
         params = load_params() if params is None else params
         if context is None:
             context = context_model.load_params() or "hand"
@@ -261,7 +263,7 @@ class HeuristicMethod(BaseMethod):
                 continue
             try:
                 labels = self._finish(it, p, settings, base[ci], nli.get(ci), ctx, conf_model,
-                                      verified.get(ci))
+                                      verified.get(ci), selector=support)
                 out.append(LabelOutcome(labels=labels, labeled_by=METHOD))
             except Exception as exc:  # noqa: BLE001
                 out.append(LabelOutcome(error=f"trace labeler failed: {type(exc).__name__}: {exc}",
@@ -411,8 +413,8 @@ class HeuristicMethod(BaseMethod):
 
     def _finish(self, it: SentencizedCase, p: dict[str, Any], st: dict[str, Any], base: np.ndarray,
                 nli: np.ndarray | None, ctx: dict[str, Any] | None = None,
-                conf_model: dict[str, Any] | None = None, verified: np.ndarray | None = None
-                ) -> SentenceLabels:
+                conf_model: dict[str, Any] | None = None, verified: np.ndarray | None = None,
+                selector: dict[str, Any] | str | None = "shipped") -> SentenceLabels:
         keys = it.doc_keys
         thr = float(st["threshold"])
         out: list[SentenceSupport] = []
@@ -429,7 +431,9 @@ class HeuristicMethod(BaseMethod):
         fields = structured.findings(it)  # JSON records / tables: field-by-field findings, else None
         doc_ids = [s.doc or 0 for s in it.doc_sentences]
         # prose: every part of a sentence and the document sentence that carries it (heuristic_parts)
-        atts = [parts.attribute(sp["text"], p["S"][si], p["doc"])
+        sel = parts.load_selector() if selector == "shipped" else selector
+        unc = sel.get("uncarried") if isinstance(sel, dict) else None  # fitted offsets of the verdict
+        atts = [parts.attribute(sp["text"], p["S"][si], p["doc"], selector=sel)
                 if p["doc_kind"] == "prose" and sp["special"] is None and sp["feats"] is not None else None
                 for si, sp in enumerate(p["sent"])]
         for si, sp in enumerate(p["sent"]):
@@ -450,11 +454,13 @@ class HeuristicMethod(BaseMethod):
                 w = float(st["cross_encoder_weight"])
                 prob = (1 - w) * prob + w * nli_p  # type: ignore[operator]
             assert prob is not None
+            att = atts[si]
+            if unc and att is not None:  # the parts carried nowhere, as evidence the verdict learned
+                prob = parts.with_uncarried(prob, parts.uncarried_features(att, asked), unc["coef"])
             ev = sp["ev"]
             support = sp["support"]
             level, prob, clashes = self._level(ev, prob, st, sp["text"], p["doc_texts"][ev["best"]],
                                                swap_ctx)
-            att = atts[si]
             if att is not None:  # the small set that carries every part (issue 55)
                 support = list(att.chosen)
                 if parts.PARTIAL_WHEN_UNCARRIED and level == "full" and parts.uncarried_salient(att, asked):
@@ -488,7 +494,7 @@ class HeuristicMethod(BaseMethod):
             if ctx["utilization"].get("union_support"):
                 for sp, o, att in zip(p["sent"], out, atts):
                     if o.fully_supported and sp["special"] is None:
-                        utilized.update(att.chosen if att is not None else sp["support"])
+                        utilized.update(parts.utilized_by(att) if att is not None else sp["support"])
         if ctx is not None and ctx.get("relevance") and keys:
             # question and documents only (TRACE): never the response, nor what it used
             fr = context_model.relevance_features(it.case.question, p["dq"], p["doc"].infos, doc_ids)

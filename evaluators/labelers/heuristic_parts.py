@@ -15,22 +15,39 @@ noun phrases, read word by word, grouped back into phrases for the explanation) 
    numbers and names counted double), closeness breaking ties, as long as it adds at least a number, a
    name or a specific word and is not far from the claim (its cosine at least ``FAR`` below the
    anchor's only when it carries a number or a name);
-3. at most ``MAX_KEYS`` sentences; a part no document sentence carries is *carried nowhere*.
+3. at most ``MAX_KEYS`` sentences; a part no document sentence carries is *carried nowhere*;
+4. the fitted selector (``support_params.json``, :func:`select`) then decides which sentences are
+   named: the anchor always, and of the greedy set and the ``CANDIDATES`` closest sentences those it
+   gives at least its threshold, most probable first, at most ``MAX_KEYS`` — from what each carries of
+   the claim (share of the claim's weight, against the best greedy sentence), how close it is, whether
+   the greedy rule chose it or it stands next to one, whether it repeats one (:func:`candidate_rows`).
+   It names another document's copy of a supporting sentence, and drops a greedy carrier that adds
+   one common word. Without the file the greedy set is named as it is.
 
 ``supporting_keys`` is that set, anchor first; :func:`explain_parts` writes which part came from which
-key ("2001: 1c; extracurricular: 1d") and names the parts carried nowhere — what makes a sentence
-partly supported, marked in Inspect (:func:`uncarried_spans`). Matching is lexical on the same word
-analysis as the labeler's features (stems, lemmas, numbers as values): no model call, a few
-microseconds per part. Nothing here is fitted: the settings below were set before measuring
-(``bench/support_keys.py`` reports their figures on every RAGBench subset).
+key ("2001: 1c; extracurricular: 1d") and names the parts carried nowhere, marked in Inspect
+(:func:`uncarried_spans`) in a sentence that is not fully supported. Matching is lexical on the same
+word analysis as the labeler's features (stems, lemmas, numbers as values): no model call, a few
+microseconds per part. The greedy rule's settings below were set before measuring; the selector is
+fitted leave-one-domain-out on RAGBench's seven dev subsets (``bench/support_keys.py --fit``, which
+reports every subset's figures from a selector fitted on the other six, beside the greedy set and the
+single closest sentence).
+
+The verdict stays the combiner's. The parts carried nowhere may move P(supported) only through fitted
+offsets (:func:`uncarried_features`, :func:`with_uncarried`; ``support_params.json``'s ``uncarried``):
+none ships — fitted leave-one-domain-out on the combiner's P they came out zero, with P recalibrated
+in the fit they lowered adherence AUROC on six dev sets, and the hard rules (an uncarried name, an
+uncarried number) on several (``bench/uncarried_verdict.py``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -59,6 +76,12 @@ PARTIAL_WHEN_UNCARRIED = False
 SALIENT_KINDS = ("number", "name")
 #: Weight of numbers and names against other content words.
 SALIENT = 2.0
+#: The fitted selector (``bench/support_keys.py --fit``): which of the candidates are named, from
+#: these features of each (:func:`candidate_rows`). Absent: the greedy set is named as it is.
+SELECTOR_PATH = Path(__file__).with_name("support_params.json")
+SELECT_FEATURES = ("gap", "share", "rel", "next_to", "greedy", "copy")
+#: The selector weighs the greedy set and this many of the closest sentences.
+CANDIDATES = 20
 #: Words a name may hold between its capitalised words ("University of Colorado", "Otto von Bismarck").
 _NAME_JOIN = frozenset({"of", "von", "van", "der", "de", "del", "da", "di", "du", "la", "le", "al", "bin", "y"})
 _DASH = re.compile(r"^[\s]*[-–—][\s]*$")
@@ -218,18 +241,9 @@ def carriers(part: Part, doc: DocIndex) -> set[int]:
     return out
 
 
-def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KEYS) -> Attribution:
-    """The small set of document sentences that carries ``text``'s parts (module docstring).
-    ``sims``: the sentence's cosine to every document sentence (``doc.infos`` order)."""
-    parts = parts_of(text)
-    n = len(doc.infos)
-    if n == 0:
-        return Attribution(parts, [], [None] * len(parts), [False] * len(parts), [0.0] * len(parts))
-    car = [carriers(p, doc) for p in parts]
-    weight = []
-    for p, c in zip(parts, car):
-        idf = math.log((n + 1) / (len(c) + 0.5)) / math.log(n + 1.5) if c else 1.0
-        weight.append((SALIENT if p.kind != "word" else 1.0) * max(0.2, min(1.0, idf)) * (1.5 if c else 1.0))
+def greedy(parts: Sequence[Part], car: list[set[int]], weight: list[float], sims: np.ndarray,
+            max_keys: int) -> list[int]:
+    """Steps 1-3 of the module docstring: the anchor, then the carriers of the most uncarried weight."""
     anchor = int(np.argmax(sims))
     chosen = [anchor]
     covered = {pi for pi, c in enumerate(car) if anchor in c}
@@ -269,10 +283,99 @@ def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KE
             same = sum(weight[pi] for pi in base if i in car[pi])
             if base_w > 0 and same >= TIE_SHARE * base_w:
                 chosen.append(i)
+    return chosen
+
+
+def candidate_rows(car: list[set[int]], weight: list[float], sims: np.ndarray, doc: DocIndex,
+                   greedy: Sequence[int]) -> tuple[list[int], np.ndarray]:
+    """The sentences the selector weighs — the ``CANDIDATES`` closest and the greedy set — and their
+    ``SELECT_FEATURES`` (one row each): how far below the anchor (cosine), the share of the claim's
+    weight it carries, that weight against the most any greedy sentence carries, whether it is next
+    to a greedy sentence in its document, whether the greedy rule chose it, and how much of its
+    content a greedy sentence already says (a copy in another document, a restatement)."""
+    n = len(sims)
+    order = [int(i) for i in np.argsort(-sims)[:CANDIDATES]]
+    idx = list(dict.fromkeys([*greedy, *order]))
+    total = sum(weight)
+    held = {i: sum(w for w, c in zip(weight, car) if i in c) for i in set(idx)}
+    best = max((held[j] for j in greedy), default=0.0)
+    top = float(sims[greedy[0]]) if greedy else float(np.max(sims)) if n else 0.0
+    nb: dict[int, set[int]] = {}
+    for a, b in doc.windows:
+        nb.setdefault(a, set()).add(b)
+        nb.setdefault(b, set()).add(a)
+    gset = set(greedy)
+    X = np.zeros((len(idx), len(SELECT_FEATURES)))
+    for r, i in enumerate(idx):
+        ci = doc.infos[i].content
+        copy = 0.0
+        for j in greedy:
+            if j != i:
+                cj = doc.infos[j].content
+                copy = max(copy, len(ci & cj) / max(1, len(ci | cj)))
+        X[r] = (top - float(sims[i]), held[i] / total if total > 0 else 0.0, held[i] / best if best > 0 else 0.0,
+                1.0 if nb.get(i, set()) & gset else 0.0, 1.0 if i in gset else 0.0, copy)
+    return idx, X
+
+
+def select(idx: Sequence[int], X: np.ndarray, greedy: Sequence[int], model: dict[str, Any],
+           max_keys: int = MAX_KEYS) -> list[int]:
+    """The anchor, then the candidates the fitted selector gives at least its threshold, most probable
+    first, at most ``max_keys`` in all."""
+    if not greedy:
+        return []
+    z = ((X - np.asarray(model["mean"])) / np.asarray(model["scale"])) @ np.asarray(model["coef"])
+    p = 1.0 / (1.0 + np.exp(-np.clip(z + float(model["intercept"]), -40, 40)))
+    anchor = greedy[0]
+    thr = float(model["threshold"])
+    rest = sorted((float(pi), -r, i) for r, (i, pi) in enumerate(zip(idx, p)) if i != anchor and pi >= thr)
+    return [anchor, *(i for _, _, i in reversed(rest))][:max_keys]
+
+
+@lru_cache(maxsize=1)
+def load_selector() -> dict[str, Any] | None:
+    """The fitted selector (``support_params.json``: {"features", "mean", "scale", "coef", "intercept",
+    "threshold", ...}) or None when it does not ship (then the greedy set is the supporting set)."""
+    if not SELECTOR_PATH.exists():
+        return None
+    m = json.loads(SELECTOR_PATH.read_text(encoding="utf-8"))
+    if list(m.get("features", [])) != list(SELECT_FEATURES):
+        raise ValueError(f"{SELECTOR_PATH.name}: feature list does not match heuristic_parts.SELECT_FEATURES; "
+                         "re-run bench/support_keys.py --fit --write-params")
+    return m
+
+
+def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KEYS,
+              selector: dict[str, Any] | None | str = "shipped") -> Attribution:
+    """The small set of document sentences that carries ``text``'s parts (module docstring).
+    ``sims``: the sentence's cosine to every document sentence (``doc.infos`` order). ``selector``:
+    the fitted selector's params ("shipped": ``support_params.json`` when it ships; None: the greedy
+    set as it is)."""
+    parts = parts_of(text)
+    n = len(doc.infos)
+    if n == 0:
+        return Attribution(parts, [], [None] * len(parts), [False] * len(parts), [0.0] * len(parts))
+    car, weight = carriers_and_weights(parts, doc)
+    chosen = greedy(parts, car, weight, sims, max_keys)
+    model = load_selector() if selector == "shipped" else selector
+    if isinstance(model, dict) and "coef" in model:
+        idx, X = candidate_rows(car, weight, sims, doc, chosen)
+        chosen = select(idx, X, chosen, model, max_keys)
     carrier: list[int | None] = []
     for c in car:
         carrier.append(next((i for i in chosen if i in c), None))
     return Attribution(parts, chosen, carrier, [bool(c) for c in car], weight)
+
+
+def carriers_and_weights(parts: Sequence[Part], doc: DocIndex) -> tuple[list[set[int]], list[float]]:
+    """Per part: the document sentences that carry it and its weight (module docstring, step 2)."""
+    n = len(doc.infos)
+    car = [carriers(p, doc) for p in parts]
+    weight = []
+    for p, c in zip(parts, car):
+        idf = math.log((n + 1) / (len(c) + 0.5)) / math.log(n + 1.5) if c else 1.0
+        weight.append((SALIENT if p.kind != "word" else 1.0) * max(0.2, min(1.0, idf)) * (1.5 if c else 1.0))
+    return car, weight
 
 
 def _phrases(att: Attribution, keys: Sequence[str]) -> list[tuple[str, str | None]]:
@@ -348,6 +451,47 @@ def uncarried_salient(att: Attribution, asked: str = "") -> list[Part]:
                 continue
         out.append(p)
     return out
+
+
+#: Which named keys of a fully supported sentence count as utilized: "carriers" (the anchor and the
+#: sentences that carry a part no earlier key carries: what the verdict rests on, not another copy of
+#: it) or "chosen" (every supporting key). Measured leave-one-domain-out on RAGBench
+#: (bench/results/support_keys_fit{,_carriers}.json): utilization RMSE lower on all 7 subsets with
+#: "carriers" (macro 0.139 -> 0.128), completeness RMSE higher on all 7 (0.417 -> 0.427).
+UTILIZED = "carriers"
+
+
+def utilized_by(att: Attribution) -> list[int]:
+    """The document sentences a fully supported sentence counts as utilized (``UTILIZED``)."""
+    if UTILIZED == "carriers" and att.chosen:
+        used = {c for c in att.carrier if c is not None}
+        return [i for i in att.chosen if i == att.chosen[0] or i in used]
+    return list(att.chosen)
+
+
+#: What the verdict may learn from the parts carried nowhere (:func:`uncarried_features`).
+UNCARRIED_FEATURES = ("numbers", "names", "share")
+
+
+def uncarried_features(att: Attribution, asked: str = "") -> tuple[float, ...]:
+    """The evidence of the parts carried nowhere, in ``UNCARRIED_FEATURES`` order: the numbers and the
+    names no document sentence carries and ``asked`` does not give (each counted up to 2), and the
+    share of the claim's weight carried nowhere."""
+    sal = uncarried_salient(att, asked)
+    total = sum(att.weight)
+    miss = sum(w for w, a in zip(att.weight, att.anywhere) if not a)
+    return (float(min(2, sum(1 for p in sal if p.kind == "number"))),
+            float(min(2, sum(1 for p in sal if p.kind == "name"))), miss / total if total > 0 else 0.0)
+
+
+def with_uncarried(prob: float, feats: Sequence[float], coef: Sequence[float]) -> float:
+    """P(supported) moved by the parts carried nowhere: logit(P) + coef · feats (the fitted offsets of
+    ``support_params.json``'s ``uncarried``; a sentence that carries every part keeps its P)."""
+    z = sum(c * f for c, f in zip(coef, feats))
+    if z == 0:
+        return prob
+    p = min(max(float(prob), 1e-6), 1 - 1e-6)
+    return 1.0 / (1.0 + math.exp(-(math.log(p / (1 - p)) + z)))
 
 
 def part_documents(att: Attribution, doc: DocIndex, doc_of: Sequence[int]) -> list[list[int]]:

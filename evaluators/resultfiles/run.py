@@ -4,8 +4,9 @@
 :class:`~evaluators.pipeline.Evaluation` (the method built once), writes every finished case at
 once to a JSON Lines journal (:mod:`.jsonl`) and keeps only the per-case metric values
 (:class:`~evaluators.tally.RunTally`) for the summary, the intervals and the CI gates. Before the
-first chunk, the run's retrieval matching (by id or by text) is decided over the whole input
-(:func:`plan_retrieval`), so every chunk — and every ``--resume`` session — scores alike. At the end:
+first chunk, the run's retrieval matching (by id or by text) and whether it is judged for citations
+are decided over the whole input (:func:`plan_run`), so every chunk — and every ``--resume`` session —
+scores alike. At the end:
 
 * ``out`` = ``*.jsonl``: the journal *is* the results file; the summary is appended as its last line;
 * ``out`` = ``*.json``: the journal is ``<out>.partial.jsonl`` beside it; the JSON document is
@@ -26,11 +27,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from ..citations import CiteScan
+from ..citations import with_plan as with_citation_plan
 from ..datasets.stream import CHUNK_ROWS, CaseStream, LoadedStream, open_cases
 from ..export import case_dict, row_of, write_csv
 from ..options import EvalOptions, RetrievalRun
 from ..pipeline import Evaluation
-from ..retrieval import with_plan
+from ..retrieval import MatchScan, with_plan
 from ..tally import RunTally
 from ..types import SCHEMA_VERSION, CaseResult, TestCase
 from .jsondoc import write_doc
@@ -120,7 +123,7 @@ def evaluate_file(
             if stream is not None:
                 stream.chunk_rows = chunk_rows
     stream = stream or open_cases(source, mapping=mapping, overrides=overrides, chunk_rows=chunk_rows)
-    ev.options = plan_retrieval(ev.options, stream)  # by id or by text: one decision for the whole run
+    ev.options = plan_run(ev.options, stream)  # by id or by text, citations or not: decided for the whole run
     spool: tempfile.TemporaryDirectory | None = None
     jp: Path | None = None
     if out is not None:
@@ -150,6 +153,7 @@ def evaluate_file(
     total = stream.total_hint
     n_before = tally.num_cases
     cancelled = False
+    warnings: list[str] = []  # the run's (each chunk's, once): unknown tools, goal accuracy not available …
 
     def tick(k: int, base: int) -> None:
         if progress is not None:
@@ -158,7 +162,7 @@ def evaluate_file(
     if progress is not None:
         progress(tally.num_cases, total)
     try:
-        for got in _evaluated(ev, stream, done, tick, lambda: tally.num_cases, should_stop):
+        for got in _evaluated(ev, stream, done, tick, lambda: tally.num_cases, should_stop, warnings):
             if got is None:
                 cancelled = True
                 break
@@ -184,7 +188,7 @@ def evaluate_file(
         timings_all[k] = round(sum(t.get(k, 0.0) for t in before_t) + timings[k], 3)
     timings_all["total_s"] = timings_all["wall_s"]
     top = tally.top_level(method=method, settings=ev.settings, timings=timings_all, started_at=started,
-                          cancelled=cancelled)
+                          cancelled=cancelled, warnings=warnings)
     top.update({"input_file": str(source), "input_mapping": _mapping(stream),
                 "input_errors": [e.to_dict() for e in stream.errors],
                 "input_warnings": [w.to_dict() for w in stream.warnings]})
@@ -210,22 +214,45 @@ def evaluate_file(
     return res
 
 
-def plan_retrieval(options: EvalOptions, stream: CaseStream | LoadedStream) -> EvalOptions:
-    """``options`` with the run's retrieval matching decided over the whole input before it is cut
-    into chunks (``retrieval.plan``): a file whose columns hold no reference is not read again; one
-    that does is pre-scanned by a second reader (validated rows, one chunk in memory), which stops at
-    the first retrieved id that is a reference id — the whole file is read only when none is."""
-    if options.retrieval_run is not None:
-        return options
+def plan_run(options: EvalOptions, stream: CaseStream | LoadedStream) -> EvalOptions:
+    """``options`` with the run's decisions made over the whole input before it is cut into chunks:
+    how retrieval matches passages (``retrieval.plan``) and whether the run is judged for citations
+    (``citations.plan``). A file is pre-scanned once by a second reader (validated rows, one chunk in
+    memory) that stops as soon as neither decision can change — the first retrieved id that is a
+    reference id (a file whose columns hold no reference needs none) and the first response with a
+    citation marker; the whole file is read again only when no response cites."""
     if isinstance(stream, LoadedStream):
-        return with_plan(options, stream.loaded.cases)
+        return with_citation_plan(with_plan(options, stream.loaded.cases), stream.loaded.cases)
     m = stream.mapping
-    if not (m.reference_context_ids or m.reference_context_relevance or m.reference_contexts):
-        return options.model_copy(update={"retrieval_run": RetrievalRun(
+    if options.retrieval_run is None and not (m.reference_context_ids or m.reference_context_relevance
+                                              or m.reference_contexts):
+        options = options.model_copy(update={"retrieval_run": RetrievalRun(
             match="none", reason="the input has no reference column (reference_context_ids, "
                                  "reference_context_relevance or reference_contexts)")})
-    again = open_cases(stream.path, mapping=m, chunk_rows=stream.chunk_rows)
-    return with_plan(options, (c for chunk in again for c in chunk.cases))
+    rscan = MatchScan() if options.retrieval_run is None else None
+    cscan = CiteScan() if options.citation_run is None else None
+    setting = options.retrieval_match
+
+    def open_r() -> bool:
+        if rscan is None:
+            return False
+        return not (rscan.settled if setting == "auto" else rscan.with_references)
+
+    if rscan is not None or cscan is not None:
+        for chunk in open_cases(stream.path, mapping=m, chunk_rows=stream.chunk_rows):
+            for case in chunk.cases:
+                if open_r():
+                    rscan.add(case)  # type: ignore[union-attr]
+                if cscan is not None and not cscan.settled:
+                    cscan.add(case)
+            if not open_r() and (cscan is None or cscan.settled):
+                break
+    update: dict[str, Any] = {}
+    if rscan is not None:
+        update["retrieval_run"] = rscan.decide(setting)
+    if cscan is not None:
+        update["citation_run"] = cscan.decide()
+    return options.model_copy(update=update) if update else options
 
 
 def _mapping(stream: Any) -> dict[str, Any] | None:
@@ -234,10 +261,11 @@ def _mapping(stream: Any) -> dict[str, Any] | None:
 
 
 def _evaluated(ev: Evaluation, stream: CaseStream | LoadedStream, done: set[str], tick: Callable[[int, int], None],
-               done_now: Callable[[], int], should_stop: Callable[[], bool] | None
+               done_now: Callable[[], int], should_stop: Callable[[], bool] | None, warnings: list[str] | None = None
                ) -> Iterator[tuple[list[CaseResult], dict[str, float]] | None]:
     """(finished cases, their labeling / metric seconds) of each chunk of the input, the cases not in
-    ``done`` only, in input order; None when stopped."""
+    ``done`` only, in input order; None when stopped. The chunks' run warnings go to ``warnings``
+    (each once)."""
     if ev.engine == "ray":
         from ..engines.ray_engine import stream_file
 
@@ -256,6 +284,8 @@ def _evaluated(ev: Evaluation, stream: CaseStream | LoadedStream, done: set[str]
             tick(k, b)
 
         part = ev.run(todo, progress=within, should_stop=should_stop)
+        if warnings is not None:
+            warnings.extend(w for w in dict.fromkeys(part.warnings) if w not in warnings)
         yield list(part.results), part.timings
         if part.cancelled:
             yield None

@@ -110,8 +110,28 @@ _DOC_LINE = re.compile(r"^(\d+[a-z]+)\. ", re.MULTILINE)
 _RESP_LINE = re.compile(r"^([a-z]+)\. ", re.MULTILINE)
 
 
+_FACT_LINE = re.compile(r"^(r\d+)\. ", re.MULTILINE)
+
+
+def correctness_reply(text: str) -> dict[str, Any]:
+    """A reply to the answer-correctness prompt (``evaluators.answers.llm``): every reference fact stated
+    by the first response sentence, every response sentence backed by the first fact."""
+    head, _, tail = text.partition("\nResponse:\n")
+    facts = _FACT_LINE.findall(head.partition("Reference answer:")[2])
+    sents = _RESP_LINE.findall(tail.split("\n\n", 1)[0])
+    first = sents[:1]
+    return {"reference_facts": [{"key": k, "explanation": "stated", "stated_by": first, "stated": bool(first)}
+                                for k in facts],
+            "response_sentences": [{"key": k, "explanation": "backed", "backed_by": facts[:1], "declines": False,
+                                    "states_nothing": False, "backed": bool(facts)} for k in sents]}
+
+
 def keyed_labels_responder(request_json: dict[str, Any]) -> dict[str, Any]:
+    """A well-formed reply to whatever the product asks: the labeling prompt (the first document
+    sentence relevant, used and supporting every response sentence) or the answer-correctness prompt."""
     text = last_user_message(request_json)
+    if "\nReference answer:\n" in text:
+        return correctness_reply(text)
     head, _, tail = text.partition("\nResponse:\n")
     doc_keys = _DOC_LINE.findall(head)
     resp_keys = _RESP_LINE.findall(tail.split("\n\n", 1)[0])

@@ -12,20 +12,24 @@ no key, nothing downloaded; English) — and ``llm`` — single-hop, multi-hop, 
 and conversational questions through ``evaluators.llm`` (keys, rate limits, reply cache, cost
 estimate first), in the documents' language, with a critic call that drops what the passages do
 not answer. Either way: exactly ``n`` rows (fewer only with ``result.reason``), spread over the
-files in proportion to their length, near-duplicates removed with the embedded MiniLM, seeded.
+files in proportion to the square root of their length, near-duplicates removed with the embedded
+MiniLM, seeded.
 
 Modules (private; the surface is below): ``types`` (question types, candidates, the result),
 ``registry`` (the generator contract and registry), ``build`` (one run: allocation, rounds,
 selection), ``allocate`` (questions per document), ``dedupe`` (near-duplicates), ``rows`` (the
 question file), ``offline`` (the offline generator) with ``offline_questions`` (a sentence -> a
-question), ``offline_facts`` (dates, quantities, names) and ``offline_words`` (tokens, word
-classes, the dictionary), ``llm`` (the LLM generator) with ``llm_prompts`` (prompts and reply
+question), ``offline_clause`` (a sentence read as subject, verb group and the rest),
+``offline_facts`` (dates, quantities, names), ``offline_kinds`` (yes/no questions, "What is the
+default ...?"), ``offline_patterns`` (conditions, purposes, instructions, uses, reasons),
+``offline_page`` (FAQs, task headings, definition lists, a page's names) and ``offline_words``
+(tokens, word classes, the dictionary), ``llm`` (the LLM generator) with ``llm_prompts`` (prompts and reply
 schemas).
 """
 
 from __future__ import annotations
 
-from .allocate import allocate
+from .allocate import allocate, length_weights
 from .build import MAX_N, check_request, estimate, make_testset
 from .dedupe import NEAR_DUPLICATE
 from .registry import GENERATORS, GeneratorSpec, get_generator
@@ -34,6 +38,6 @@ from .types import QUESTION_TYPES, TYPE_HELP, Candidate, TestsetError, TestsetRe
 
 __all__ = [
     "GENERATORS", "MAX_N", "NEAR_DUPLICATE", "QUESTION_TYPES", "TYPE_HELP", "Candidate", "GeneratorSpec",
-    "TestsetError", "TestsetResult", "allocate", "check_request", "estimate", "get_generator", "make_rows",
-    "make_testset", "to_jsonl", "write_jsonl",
+    "TestsetError", "TestsetResult", "allocate", "check_request", "estimate", "get_generator", "length_weights",
+    "make_rows", "make_testset", "to_jsonl", "write_jsonl",
 ]

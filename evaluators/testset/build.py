@@ -6,8 +6,8 @@
 
 Contract:
 
-* the questions are allocated over the documents in proportion to their length, every document at
-  least one when ``n`` allows (:mod:`.allocate`); the question types over the ``n`` questions in
+* the questions are allocated over the documents in proportion to the square root of their length,
+  every document at least one when ``n`` allows (:mod:`.allocate`); the question types over the ``n`` questions in
   equal shares (seeded shuffle), each document's share of every type as even as the count allows;
 * a document that gives fewer than its share hands the rest to documents that still can, in the
   same proportion; a generator that is not exhaustive (the LLM) is asked again for what is missing,
@@ -16,6 +16,9 @@ Contract:
   are used evenly (a passage gets a second question only once every passage with a candidate has
   one) and better-scored candidates win, ties broken by the seed: the same inputs and seed give the
   same rows;
+* a candidate marked ``extra["filler"]`` (the offline generator's affirmative yes/no questions) is
+  taken only where nothing better is left: a file's first question when it has no other (and ``n``
+  is at least the number of files), then — once every file's other candidates are used — to reach ``n``;
 * fewer than ``n`` rows only with a stated reason (the documents hold no more questions this
   generator can make, the critic dropped them, the run was cancelled), never silently.
 """
@@ -30,12 +33,15 @@ from typing import Any, Sequence
 
 from ..documents import Corpus, Skipped, read_documents
 from ..registry import RegistryError
-from .allocate import allocate, top_up
+from .allocate import allocate, length_weights, top_up
 from .dedupe import Deduper, embed
 from .registry import GeneratorSpec, get_generator
 from .rows import make_rows
 from .types import QUESTION_TYPES, Candidate, Context, Progress, Request, TestsetError, TestsetResult
 
+#: Kinds whose answer is a whole statement (a yes/no question's): one inside another kept answer of the
+#: file asks the same thing again.
+_STATEMENTS = frozenset({"yes/no", "negation"})
 #: Most rounds of asking a non-exhaustive generator again for the questions still missing.
 MAX_ROUNDS = 3
 #: Most questions one run makes.
@@ -91,7 +97,11 @@ class _Run:
         self.progress = progress
         self.rng = random.Random(seed)
         self.docs = {d.name: d for d in corpus.documents}
-        self.weights = {d.name: float(max(d.chars, 1)) for d in corpus.documents}
+        #: Each file's length, and the weight its share of the questions follows: the square root of its
+        #: length, so a long file gets more questions than a short one without crowding the others out
+        #: (a file 100 times as long gets 10 times the questions; see docs/testset.md).
+        self.chars = {d.name: float(max(d.chars, 1)) for d in corpus.documents}
+        self.weights = length_weights(self.chars)
         self.quota = allocate(self.weights, n, seed)
         self.slots = _type_slots(self.quota, types, seed)
         self.pools: dict[str, list[Candidate]] = {d: [] for d in self.docs}
@@ -103,6 +113,8 @@ class _Run:
         self.exhaustive = bool(getattr(self.gen, "exhaustive", False))
         #: Documents a question was asked of (the others were not needed: n < documents).
         self.asked: set[str] = set()
+        #: Fillers may be taken anywhere (the second phase: nothing better is left).
+        self.fillers = False
 
     # ---------------------------------------------------------------------------------- helpers
     def missing(self, d: str) -> list[str]:
@@ -150,20 +162,67 @@ class _Run:
                     self.chosen[d].append(c)
                     self.ctx.used_passages.update(p.id for p in c.passages)
 
+    def usable(self, d: str, qtype: str | None = None) -> list[Candidate]:
+        """``d``'s candidates (of ``qtype``) the run may take now: fillers only in the second phase, or
+        for a file's first question when it has nothing else."""
+        pool = [c for c in self.pools[d] if qtype is None or c.question_type == qtype]
+        if self.fillers:
+            return pool
+        better = [c for c in pool if not c.extra.get("filler")]
+        if better or self.chosen[d] or any(not c.extra.get("filler") for c in self.pools[d]) or \
+                self.n < len(self.docs):  # every file used is a promise only when n allows it
+            return better
+        return pool
+
     def _best(self, d: str, qtype: str) -> Candidate | None:
         used = Counter(p.id for c in self.chosen[d] for p in c.passages)
         pool = self.pools[d]
         while True:
-            options = [c for c in pool if c.question_type == qtype]
+            options = self.usable(d, qtype)
             if not options:
                 return None
-            keyed = [(used[c.passages[0].id] if c.passages else 0, -c.score, self.rng.random(), i)
-                     for i, c in enumerate(options)]
-            best = options[min(keyed)[3]]
+            keyed = [(bool(c.extra.get("filler")), used[c.passages[0].id] if c.passages else 0, -c.score,
+                      self.rng.random(), i) for i, c in enumerate(options)]
+            best = options[min(keyed)[4]]
             pool.remove(best)
+            if self._same_answer(d, best):
+                self.dropped["question whose answer another question of its file already has"] += 1
+                continue
             if self.dedupe.accept(best.question, self.vectors[best.question], best.ground_truth):
                 return best
             self.dropped["near-duplicate of a question already kept"] += 1
+
+    def _same_answer(self, d: str, c: Candidate) -> bool:
+        """Whether a question of ``d`` already kept has this one's answer (one inside the other, four words
+        at least): "Does IBM Cloud Transit Gateway perform encryption?" beside the FAQ's "How does my transit
+        gateway handle encryption ...?" whose answer holds it."""
+        a = " ".join(c.ground_truth.lower().split()).strip(" .")
+        for k in self.chosen[d]:
+            if not ({c.extra.get("fact"), k.extra.get("fact")} & _STATEMENTS):
+                continue  # a fact inside a longer answer is a question of its own ("When do explorers meet?")
+            b = " ".join(k.ground_truth.lower().split()).strip(" .")
+            short, long = sorted((a, b), key=len)
+            if len(short.split()) >= 4 and short in long:
+                return True
+        return False
+
+    def fill(self) -> bool:
+        """The second phase: fillers allowed, the questions still missing given to the files that have
+        some, in proportion to length (D'Hondt); True when a slot was added."""
+        self.fillers = True
+        spare = {d: len(self.usable(d)) for d in self.docs if d in self.exhausted}
+        for d in self.docs:
+            self.slots[d] = [c.question_type for c in self.chosen[d]]
+        filled = {d: len(self.chosen[d]) for d in self.docs}
+        extra = top_up(filled, self.weights, spare, self.n - self.total())
+        added = False
+        for d, k in extra.items():
+            for _ in range(k - filled[d]):
+                have = [c.question_type for c in self.usable(d)]
+                if have:
+                    self.slots[d].append(have[0])
+                    added = True
+        return added
 
     def reallocate(self) -> bool:
         """Move the unfilled slots of documents that cannot give more to documents that can; True
@@ -172,8 +231,8 @@ class _Run:
                  if self.missing(d) and d in self.exhausted and not self._has_pool(d, self.missing(d))}
         if not stuck:
             return False
-        open_docs = {d: (len(self.pools[d]) if d in self.exhausted else self.n) for d in self.docs
-                     if d not in stuck and (d not in self.exhausted or self.pools[d])}
+        open_docs = {d: (len(self.usable(d)) if d in self.exhausted else self.n) for d in self.docs
+                     if d not in stuck and (d not in self.exhausted or self.usable(d))}
         moving = [t for d in sorted(stuck) for t in stuck[d]]
         if not open_docs:
             return False
@@ -191,7 +250,7 @@ class _Run:
 
     def _take_type(self, moving: list[str], d: str) -> str:
         """A moved slot keeps its type when ``d`` has a candidate of it, else becomes one ``d`` has."""
-        have = {c.question_type for c in self.pools[d]}
+        have = {c.question_type for c in self.usable(d)}
         for t in moving:
             if t in have or d not in self.exhausted:
                 moving.remove(t)
@@ -200,7 +259,7 @@ class _Run:
         return next(iter(have)) if have else t
 
     def _has_pool(self, d: str, types: list[str]) -> bool:
-        return any(c.question_type in types for c in self.pools[d])
+        return any(c.question_type in types for c in self.usable(d))
 
     def run(self) -> TestsetResult:
         self.tick("reading the passages")
@@ -215,6 +274,12 @@ class _Run:
             self.tick(f"{self.total()} of {self.n} questions")
             if self.total() >= self.n or all(d in self.exhausted for d in self.docs):
                 break
+        while not self.ctx.cancelled and self.total() < self.n and all(d in self.exhausted for d in self.docs) \
+                and self.fill():
+            before = self.total()
+            self.pick()
+            if self.total() == before:
+                break
         return self.result()
 
     def result(self) -> TestsetResult:
@@ -222,16 +287,20 @@ class _Run:
         rows = make_rows(chosen, self.spec.id, self.gen.model)
         notes = list(dict.fromkeys(self.gen.notes))
         made = Counter(c.source for c in chosen)
-        total = sum(self.weights.values())
-        for d, k in made.items():  # a long file among short ones takes most of the questions: say so
-            if len(self.docs) > 2 and k > len(rows) / 2 and self.weights[d] > total / 2:
-                notes.append(f"{d}: {k} of the {len(rows)} questions, as it holds {self.weights[d] / total:.0%} of "
-                             "the documents' text (questions follow length; give it alone, or its parts, for fewer)")
+        total = sum(self.chars.values())
+        for d, k in made.items():  # a long file among short ones takes the largest share: say so
+            if len(self.docs) > 2 and self.chars[d] > total / 2:
+                notes.append(f"{d}: {k} of the {len(rows)} questions, as it holds {self.chars[d] / total:.0%} of "
+                             "the documents' text (questions follow the square root of a file's length, so the "
+                             "other files keep theirs; give it alone, or its parts, for more of it)")
         reasons = getattr(self.gen, "reasons", {})
+        more = [f"{d} +{made[d] - self.quota.get(d, 0)}" for d in sorted(self.docs)
+                if made[d] > self.quota.get(d, 0) and self.quota.get(d, 0) > 0]
+        taken = f" (the rest taken from the files that had more: {', '.join(more)})" if more else ""
         for d in sorted(self.docs):  # fewer than its share at the start: what was found there, and why it was left
             share = self.quota.get(d, 0)
             if d in reasons and 0 < made[d] < share:
-                notes.append(f"{d}: {made[d]} of its {share} questions; {reasons[d]}")
+                notes.append(f"{d}: {made[d]} of its {share} questions{taken}; {reasons[d]}")
         skipped = list(self.corpus.skipped) + [
             Skipped(d, next((n.split(": ", 1)[1] for n in notes if n.startswith(d + ": ")),
                             "no question this generator could make of it"))

@@ -29,8 +29,16 @@ from ..documents import Corpus, Document, language_name
 from ..documents.boilerplate import KINDS as LINE_KINDS
 from ..sentencize import split_spans
 from ..types import Usage
-from .offline_page import faq_questions, procedure_questions, resolver
-from .offline_questions import question_for
+from .offline_page import (
+    faq_questions,
+    glossary_questions,
+    name_questions,
+    names_in,
+    procedure_questions,
+    resolver,
+    topic,
+)
+from .offline_questions import Made, questions_for
 from .types import Candidate, Context, Request
 
 _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|hundred|thousand|"
@@ -38,6 +46,12 @@ _FACTISH = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten
                       r"September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|"
                       r"Sunday)\b", re.I)
 NOT_UNIQUE = "answer not unique in its document"
+_VAGUE_TERM = re.compile(r"^What (?:is|are) (?:a|an) [a-z]+\?$")
+#: Most questions one sentence gives (each with its own answer: "When did X land?" and "Who walked ...?").
+PER_SENTENCE = 2
+#: Kinds taken only where a file has nothing better (``extra["filler"]``; see :mod:`.build`): a yes/no
+#: question about a statement the page makes in the affirmative (and "What is <a heading's name>?").
+FILLERS = frozenset({"yes/no"})
 
 
 def _norm(q: str) -> str:
@@ -73,7 +87,8 @@ class OfflineGenerator:
                                   "writes English questions (use the llm generator)")
                 continue
             cands, left = self._candidates(doc)
-            self.reasons[doc.name] = self._reason(doc, left, len(cands))
+            fillers = sum(bool(c.extra.get("filler")) for c in cands)
+            self.reasons[doc.name] = self._reason(doc, left, len(cands), fillers)
             if not cands:
                 self.notes.append(f"{doc.name}: {self.reasons[doc.name]}")
             out[doc.name] = cands
@@ -89,19 +104,37 @@ class OfflineGenerator:
         for q, answer, p in procedure_questions(doc):
             cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=2.9,
                                    extra={"fact": "procedure", "evidence": answer, "section": p.section}))
+        for q, answer, p in name_questions(doc):
+            cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=1.6,
+                                   extra={"fact": "heading", "evidence": answer, "section": p.section,
+                                          "filler": True}))
+        for q, answer, p, kind in glossary_questions(doc):
+            cands.append(Candidate(q, answer, (p,), "single_hop", doc.name, score=2.4 if kind == "default" else 2.0,
+                                   extra={"fact": kind, "evidence": answer, "section": p.section}))
         resolve = resolver(doc)
+        page_topic = topic(doc)
         for p in doc.passages:
             for a, b in split_spans(p.text):
                 sentence = p.text[a:b]
                 why: list[str] = []
-                made = question_for(sentence, p.section, resolve, why)
-                if made is None:
+                made = questions_for(sentence, p.section, resolve, why)
+                if not made:
                     if _FACTISH.search(sentence) and why:
                         left[why[0]] += 1
                     continue
-                extra = {"fact": made.kind, "evidence": sentence, "section": p.section}
-                cands.append(Candidate(made.question, made.answer, (p,), "single_hop", doc.name,
-                                       score=made.score, extra=extra))
+                for m in made[:PER_SENTENCE]:
+                    if m.kind == "definition" and _VAGUE_TERM.match(m.question):
+                        # "What is a source?": in which product? the name the answer, the passage or the page gives
+                        name = next(iter(names_in(m.answer) + names_in(p.text)), None) or page_topic
+                        if not name:
+                            left["subject not named"] += 1
+                            continue
+                        m = Made(f"{m.question[:-1]} in {name}?", m.answer, m.kind, m.score + 0.8)
+                    extra: dict[str, Any] = {"fact": m.kind, "evidence": sentence, "section": p.section}
+                    if m.kind in FILLERS:
+                        extra["filler"] = True
+                    cands.append(Candidate(m.question, m.answer, (p,), "single_hop", doc.name,
+                                           score=m.score, extra=extra))
         cands, not_unique = _unique(cands)
         if not_unique:
             left[NOT_UNIQUE] += not_unique
@@ -109,7 +142,7 @@ class OfflineGenerator:
                 not_unique
         return cands, left
 
-    def _reason(self, doc: Document, left: Counter[str], made: int) -> str:
+    def _reason(self, doc: Document, left: Counter[str], made: int, fillers: int = 0) -> str:
         chrome: Counter[str] = Counter()
         for d in doc.dropped:
             if _FACTISH.search(doc.text[d.start:d.end]):
@@ -118,6 +151,8 @@ class OfflineGenerator:
         parts = [f"{n} in {LINE_KINDS.get(k, k)}" for k, n in chrome.most_common()]
         parts += [f"{n} {_LEFT_WORDS.get(k, k)}" for k, n in left.most_common()]
         head = f"{made} question{'s' if made != 1 else ''} made"
+        if fillers:
+            head += f" ({fillers} of them asked only when no file has a better one: yes/no, a heading's name)"
         if not found:
             return f"{head}; no other sentence states a date, a number, a name or a defined term in a form the " \
                    "offline rules turn into a question"

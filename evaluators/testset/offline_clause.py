@@ -26,6 +26,7 @@ from .offline_words import (
     CONJUNCTIONS,
     DETERMINERS,
     LINKERS,
+    NEG_AUX,
     NEGATIONS,
     PERSONAL,
     PREPOSITIONS,
@@ -33,6 +34,8 @@ from .offline_words import (
     VAGUE_SUBJECT,
     Tok,
     can_be,
+    guessed_verb,
+    is_participle,
     known,
     lower_first,
     tokens,
@@ -64,6 +67,15 @@ class Clause:
     #: The subject as the question names it, when the sentence's own ("the pilot") was resolved to the
     #: name the page gives it ("the California State Park Adventure Pass pilot").
     named: str | None = None
+    #: The verb is negated ("does not perform", "cannot contain"); only read with ``negation=True``.
+    negated: bool = False
+
+    @property
+    def aux_word(self) -> str:
+        """The auxiliary as a question puts it first ("cannot" -> "can"; "" when there is none)."""
+        if self.aux is None:
+            return ""
+        return NEG_AUX.get(self.aux.low, self.aux.low)
 
 
 def strip_front(sentence: str) -> int:
@@ -80,6 +92,8 @@ def strip_front(sentence: str) -> int:
                 rest += 1
             while rest < len(sentence) and sentence[rest] == " ":
                 rest += 1
+            if sentence[rest:rest + 2] in ("- ", "– ", "— "):  # "Otherwise - IRA is not ..."
+                rest += 2
             return rest
     return off
 
@@ -91,6 +105,8 @@ def is_adverb(t: Tok) -> bool:
 def finite_verb(toks: list[Tok], i: int) -> bool:
     """Whether ``toks[i]`` reads as the finite verb after a subject ``toks[:i]``."""
     t, prev = toks[i], toks[i - 1]
+    if guessed_verb(t.text) is not None:
+        return _guessed_finite(toks, i)
     if not t.is_word or t.is_cap or verb_tag(t.text) not in ("VBD", "VBZ", "VBP"):
         return False
     if prev.low in DETERMINERS or prev.low in PREPOSITIONS or prev.low in ("to", "and", "or", ","):
@@ -98,7 +114,8 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
     if is_adverb(prev) and (i < 2 or toks[i - 2].low in DETERMINERS):
         return False
     head = next((toks[k] for k in range(i - 1, -1, -1) if not is_adverb(toks[k])), prev)
-    if verb_tag(t.text) == "VBP" and not (head.low.endswith("s") and not head.low.endswith("ss")):
+    if verb_tag(t.text) == "VBP" and not (head.low.endswith("s") and not head.low.endswith("ss")) and \
+            head.low not in ("people", "children", "men", "women", "data", "media"):
         return False  # a base form after a singular word is a noun ("the power supply")
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if nxt is not None and (nxt.low in AUXILIARIES or nxt.low == "of"):
@@ -111,11 +128,37 @@ def finite_verb(toks: list[Tok], i: int) -> bool:
                                        or verb_tag(prev.text) in ("VBN", "VBG")):
             return False  # "actively managed funds"
         for k in range(i + 1, min(len(toks), i + 8)):  # "side effects of X are": the verb comes later
-            if toks[k].text in BOUNDARY:
+            if toks[k].text in BOUNDARY or toks[k].low in ("that", "which", "who"):
                 break
             if toks[k].low in AUXILIARIES:
                 return False
     return True
+
+
+def _guessed_finite(toks: list[Tok], i: int) -> bool:
+    """A verb form the dictionary does not hold ("downmixes") is the finite verb only right after a
+    determiner and a singular noun ("the service downmixes audio ..."), an object or an adverb after it."""
+    if i < 2 or toks[i].is_cap:
+        return False
+    prev, det = toks[i - 1], toks[i - 2]
+    if det.low not in ("the", "a", "an", "this", "each", "every") or not can_be(prev.text, "NOUN") or \
+            prev.low.endswith("s"):
+        return False
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    return nxt is not None and nxt.is_word and nxt.low not in AUXILIARIES and \
+        (nxt.low in DETERMINERS or can_be(nxt.text, "NOUN") or can_be(nxt.text, "ADJ") or is_adverb(nxt))
+
+
+def lemma_of(t: Tok) -> str | None:
+    """The base form of a verb of a clause's verb group (the dictionary's, else the guess for a form it
+    does not hold)."""
+    g = guessed_verb(t.text)
+    return verb_lemma(t.text) or (g[0] if g else None)
+
+
+def tag_of(t: Tok) -> str | None:
+    g = guessed_verb(t.text)
+    return verb_tag(t.text) or (g[1] if g else None)
 
 
 def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok], bool]:
@@ -134,8 +177,8 @@ def verb_group(toks: list[Tok], start: int, is_aux: bool) -> tuple[int, list[Tok
             j += 1
         elif is_aux and not main and t.is_word and not t.is_cap and verb_tag(t.text) in ("VBN", "VBD", "VBG", "VBP") \
                 and t.low not in PREPOSITIONS and t.low not in DETERMINERS:
-            if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not can_be(t.text, "VERB"):
-                break
+            if toks[start].low in AUX_BE and verb_tag(t.text) == "VBP" and not is_participle(t.text):
+                break  # "Remote access is access to ...": a base form after "is" is a noun ("is set" is a verb)
             if toks[start].low in AUX_HAVE and verb_tag(t.text) == "VBP" and can_be(t.text, "ADJ"):
                 break  # "index funds have lower costs": "have" is the verb, "lower" an adjective
             main.append(t)
@@ -185,10 +228,18 @@ def _aside(toks: list[Tok], i: int) -> int | None:
     return None
 
 
-def read_clause(sentence: str) -> Clause | None:
+#: Verbs that open an instruction whatever follows ("Use built-in metrics to ...", "Configure one or more ...").
+_COMMANDS = frozenset("use add configure click select create run enter open set choose install enable disable go read "
+                      "make check note keep see try ensure verify follow find contact call visit "
+                      "specify define deploy connect upload download review edit delete remove type".split())
+
+
+def read_clause(sentence: str, negation: bool = False) -> Clause | None:
+    """The clause of ``sentence`` (see the module docstring); ``negation``: a negated verb group ("does
+    not perform", "cannot contain") is read too, with ``Clause.negated`` set (else: None)."""
     off = strip_front(sentence)
     text = sentence[off:].rstrip()
-    if text.endswith("."):
+    if text.endswith((".", ":")):
         text = text[:-1]
     front = ""
     toks = tokens(text)
@@ -203,8 +254,11 @@ def read_clause(sentence: str) -> Clause | None:
     first = toks[0]
     # an imperative: a capitalised base-form verb opening the sentence, an object after it
     if first.is_cap and verb_tag(first.text) == "VBP" and can_be(first.text, "VERB") and len(toks) > 2 and \
-            (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap) and \
-            not any(t.low in AUXILIARIES for t in toks[1:12]):
+            (toks[1].low in DETERMINERS or toks[1].low in ("and", "or") or toks[1].is_cap or
+             first.low in _COMMANDS and toks[1].is_word and verb_tag(toks[1].text) not in ("VBZ", "VBD")) and \
+            not any(t.low in AUXILIARIES for t in toks[1:12]) and \
+            not (toks[1].is_cap and any(not t.is_cap and verb_tag(t.text) == "VBZ" and not can_be(t.text, "NOUN")
+                                        for t in toks[2:12])):  # "Bare Metal Server for VPC provides ...": a name
         end, main, negated = verb_group(toks, 0, False)
         if negated:
             return None
@@ -213,6 +267,14 @@ def read_clause(sentence: str) -> Clause | None:
     i = 1
     while i < min(len(toks), 16):
         t = toks[i]
+        if t.text in ("The", "A", "An") and not toks[i - 1].is_num and (toks[i - 1].low not in DETERMINERS) and \
+                front == "" and skip is None and i + 2 < len(toks):
+            # a run-in heading or a table row's cells before the sentence ("Cloud Type ibm_ctype The cloud
+            # type is ..."): the clause starts at the capitalised article
+            c = read_clause(text[t.start:], negation)
+            if c is not None:
+                c.offset += off + t.start
+            return c
         if t.text == "(" and (pe := paren_end(toks, i)) is not None and pe < len(toks):
             i = pe  # "A Layer 7 (L7) policy is ...": the parentheses belong to the subject
             continue
@@ -222,20 +284,53 @@ def read_clause(sentence: str) -> Clause | None:
             continue
         if t.low in BOUNDARY or t.low in ("that", "which", "who", "whose", "when", "if", "because"):
             return None
-        if t.low in AUXILIARIES:
+        if (t.low in AUXILIARIES or t.low in NEG_AUX) and not (t.text.isupper() and len(t.text) > 1):
             end, main, negated = verb_group(toks, i, True)
-            if negated or t.low in AUX_DO:
+            negated = negated or t.low in NEG_AUX
+            if (negated or t.low in AUX_DO) and not negation:
+                return None
+            if t.low in AUX_DO and not main:
                 return None
             if t.low in AUX_HAVE and not main and toks[i + 1].low != "been":  # "has" as the verb: "Mars has two moons"
                 return Clause(text, off, toks, (0, i), (i, i + 1), None, [t], front=front, skip=skip)
-            return Clause(text, off, toks, (0, i), (i, end), t, main, front=front, skip=skip)
+            return Clause(text, off, toks, (0, i), (i, end), t, main, front=front, skip=skip, negated=negated)
         if finite_verb(toks, i):
             end, main, negated = verb_group(toks, i, False)
-            if negated:
+            if negated and not negation:
                 return None
-            return Clause(text, off, toks, (0, i), (i, end), None, main, front=front, skip=skip)
+            a = i
+            while a - 1 > 0 and is_adverb(toks[a - 1]) and toks[a - 1].low not in ("only", "just", "even"):
+                a -= 1  # "the service automatically detects": the adverb goes with the verb
+            return Clause(text, off, toks, (0, a), (a, end), None, main, front=front, skip=skip, negated=negated)
         i += 1
     return None
+
+
+def reads_back(declarative: str, subject: str) -> bool:
+    """Whether a question, put back as a statement (``"the park was established and holds ..."``),
+    reads as one clause with ``subject`` as its subject: the same clause reader finds it, and no
+    second verb is joined on by "and" / "or" (the question would then ask two things, one of them
+    half-said: "When was the park established and holds more than 100 miles of hiking?")."""
+    words = declarative.split()
+    if not words or words[-1].lower() in DETERMINERS | {"and", "or", "of", "to", "the", "a", "an", ","}:
+        return False
+    if len(words) < 4:
+        return True  # "Mars will have": too short to go wrong
+    c = read_clause(" ".join(words))
+    if c is None:
+        return False
+    if not c.imperative and " ".join(subject_text(c).lower().split()) != " ".join(subject.lower().split()):
+        return False
+    for k in range(c.verb[1], len(c.toks) - 1):
+        if c.toks[k].low in ("and", "or"):
+            nxt = c.toks[k + 1]
+            after = c.toks[k + 2] if k + 2 < len(c.toks) else None
+            object_follows = after is not None and (after.low in DETERMINERS or after.is_num or
+                                                    after.low in ("more", "less", "fewer", "up", "about"))
+            if nxt.low in AUXILIARIES or (verb_tag(nxt.text) in ("VBZ", "VBD") and not nxt.is_cap
+                                          and (not can_be(nxt.text, "NOUN") or object_follows)):
+                return False
+    return True
 
 
 def subject_ok(c: Clause) -> bool:
@@ -244,7 +339,11 @@ def subject_ok(c: Clause) -> bool:
     s = c.toks[c.subj[0]:c.subj[1]]
     if not s or len(s) > 10:
         return False
-    if s[0].low in VAGUE_SUBJECT or any(t.low in PERSONAL for t in s):
+    if len(s) > 1 and is_adverb(s[0]) and s[1].low in DETERMINERS or any(t.text in ("-", "–", "—") for t in s):
+        return False  # "Usually the difference is ...", "Otherwise - IRA is ...": no subject of its own
+    quantified = s[0].low in ("each", "every", "all", "many", "most") and len(s) >= 2 and s[1].is_word and \
+        s[1].low not in ("of", "the") and s[1].low not in PRONOUNS  # "Each bare metal server", "Many people"
+    if s[0].low in VAGUE_SUBJECT and not quantified or any(t.low in PERSONAL for t in s):
         return False
     if s[0].low in CONJUNCTIONS or s[0].low in PREPOSITIONS or not (s[0].is_word or s[0].is_num):
         return False
@@ -289,7 +388,8 @@ def front_text(c: Clause) -> str:
         return ""
     words = c.front.split()
     nxt = words[1] if len(words) > 1 else ""
-    return " ".join([lower_first(words[0], nxt), *words[1:]])
+    first = words[0].lower() if words[0].lower() in PREPOSITIONS else lower_first(words[0], nxt)
+    return " ".join([first, *words[1:]])
 
 
 def joins_names(toks: list[Tok], k: int) -> bool:
@@ -360,14 +460,17 @@ def remainder(c: Clause, remove: tuple[int, int]) -> str | None:
 
 def verb_words(c: Clause, base: bool) -> str:
     """The lexical verb(s) of the group, in base form when ``base`` ("moves or combines" -> "move or combine"),
-    with any adverb that stood between them."""
+    with any adverb that stood between them; a negation left out (a yes/no question asks without it)."""
     if not c.main:
-        return piece(c, c.verb[0] + (1 if c.aux is not None else 0), c.verb[1])
+        return " ".join(t.text for t in c.toks[c.verb[0] + (1 if c.aux is not None else 0):c.verb[1]]
+                        if t.low not in NEGATIONS)
     start = c.verb[0] + (1 if c.aux is not None else 0)
     words: list[str] = []
     for t in c.toks[start:c.verb[1]]:
+        if t.low in NEGATIONS:
+            continue
         if base and any(t is m for m in c.main):
-            words.append(verb_lemma(t.text) or t.low)
+            words.append(lemma_of(t) or t.low)
         else:
             words.append(t.text if not t.is_cap or c.imperative is False else t.low)
     if c.imperative and words:

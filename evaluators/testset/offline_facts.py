@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .offline_words import PREPOSITIONS, Tok, is_plural_noun, known
+from .offline_words import PREPOSITIONS, Tok, can_be, is_plural_noun, known
 
 MONTHS = ("january february march april may june july august september october november december "
           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
@@ -102,7 +102,13 @@ def _date_facts(text: str, toks: list[Tok], lo: int) -> list[Fact]:
             continue  # "1000 years": a quantity
         if re.fullmatch(r"\d{4}", m.group()) and a > 0 and toks[a - 1].low in NUMBERED | {"the", "a", "$"}:
             continue  # "port 1989", "the 2020 election"
+        while b < len(toks) and (re.fullmatch(r"\d{1,2}:\d\d(?::\d\d)?", toks[b].text) or
+                                 toks[b].text in ("UTC", "GMT", "CET", "EST", "PST", "ET", "PT")):
+            b += 1  # "1 January 1970 00:00:00 UTC": the time goes with its date
         prep = toks[a - 1].low if a > 0 else ""
+        if prep in ("since", "until", "from") and a >= 2 and (toks[a - 2].low in DURATION or
+                                                               toks[a - 2].low in ("milliseconds", "ms")):
+            continue  # "the number of milliseconds since 1 January 1970": a count's origin, not when
         wh = {"on": "When", "in": "When", "during": "When", "since": "Since when", "until": "Until when",
               "till": "Until when", "by": "By when"}.get(prep)
         if wh is None:
@@ -184,6 +190,10 @@ def _quantity_fact(toks: list[Tok], i: int, copula: bool, verb_end: int = 0) -> 
             return Fact("measure", (a, j + 1), (a, j + 2), f"How {after}")
         if prep == "for" and nxt in LENGTH:
             return Fact("measure", (a, j + 1), (a - 1, j + 1), "How far")
+        if not prep and nxt in OTHER_UNITS and j + 1 < len(toks) and toks[j + 1].is_word and \
+                not toks[j + 1].is_cap and can_be(after, "NOUN") and not is_plural_noun(after) and \
+                (j + 2 >= len(toks) or toks[j + 2].text in (",", ";", ".") or toks[j + 2].low in PREPOSITIONS):
+            return Fact("measure", (a, j + 1), (a, j + 2), f"How much {after}")  # "supports 100 Gbps bandwidth"
         if not prep and nxt in OTHER_UNITS and (after in PREPOSITIONS or after in (",", ";", "") or after == "and"):
             if copula and a > 0 and toks[a - 1].low in ("is", "are", "was", "were"):
                 return Fact("measure", (a, j + 1), (a, j + 1), "What")
@@ -237,11 +247,16 @@ def _name_facts(toks: list[Tok], lo: int) -> list[Fact]:
             e = _name_end(toks, s)
             if e > s:
                 out.append(Fact("name", (s, e), (s, e), "What"))
+            elif s + 1 < len(toks) and toks[s].low in ("a", "an") and toks[s + 1].is_word and \
+                    can_be(toks[s + 1].text, "NOUN") and (s + 2 == len(toks) or toks[s + 2].text in (",", ";", ".")):
+                out.append(Fact("name", (s, s + 2), (s, s + 2), "What"))  # "is called an observation"
         if low == "known" and i + 2 < len(toks) and toks[i + 1].low == "as" and toks[i + 2].is_cap:
             e = _name_end(toks, i + 2)
             out.append(Fact("name", (i + 2, e), (i + 2, e), "What"))
         if low == "by" and i + 1 < len(toks) and toks[i + 1].is_cap and not toks[i + 1].is_num:
             e = _name_end(toks, i + 1)
+            while e + 1 < len(toks) and toks[e].low == "and" and toks[e + 1].is_cap and _name_end(toks, e + 1) > e + 2:
+                e = _name_end(toks, e + 1)  # "by Stewart Adams and John Nicholson": both people
             person = e - (i + 1) >= 2 and not known(toks[i + 1].text)
             if person:
                 out.append(Fact("agent", (i + 1, e), (i, e), "Who", active=True))

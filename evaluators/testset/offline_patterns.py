@@ -22,11 +22,25 @@ from __future__ import annotations
 
 import re
 
-from .offline_clause import BOUNDARY, Clause, piece, read_clause, remainder, strip_front, subject_text, verb_words
-from .offline_words import can_be, lower_first, tokens, verb_lemma, verb_tag
+from .offline_clause import (
+    BOUNDARY,
+    Clause,
+    lemma_of,
+    piece,
+    read_clause,
+    remainder,
+    strip_front,
+    subject_ok,
+    subject_text,
+    tag_of,
+    verb_words,
+)
+from .offline_words import DETERMINERS, can_be, lower_first, tokens, verb_tag
 
 _VAGUE = re.compile(r"\b(?:it|its|this|that|these|those|they|them|their|he|she|him|her|his|here|there|above|"
                     r"below|following|previous|same)\b", re.I)
+_EXAMPLE = re.compile(r"(?i)\s*(?:[-*•+]\s+)?for (?:example|instance)\b")
+_MAIN_LEANS = re.compile(r"\b(?:this|these|those|it|they|them|might|may)\b", re.I)
 _COND = {"if": "if", "when": "when", "whenever": "when", "once": "once", "after": "after", "before": "before",
          "unless": "unless"}
 _ENABLERS = {"allows": "allow", "allow": "allow", "lets": "let", "let": "let", "enables": "enable",
@@ -78,19 +92,21 @@ def condition(sentence: str) -> tuple[str, str, str] | None:
     """"If X, Y." -> "What happens if X?" (answer Y); "If X, do Y." -> "What should you do if X?"."""
     s = _body(sentence)
     first = s.split(" ", 1)[0].lower()
-    if first not in _COND or "?" in s:
-        return None
+    if first not in _COND or "?" in s or _EXAMPLE.match(sentence):
+        return None  # "For example, if you are an insurance company, ...": an example, not a rule
     split = _split_at_comma(s[len(first):].strip())
     if split is None:
         return None
     cond, main = _clean(split[0]), _clean(split[1])
     if len(cond.split()) < 3 or _VAGUE.search(cond) or main.lower().startswith(("and ", "or ", "but ")):
         return None
-    if main.lower().startswith(("it ", "this ", "they ", "these ")):
-        return None  # "If X, it ...": the answer leans on a word the question does not hold
+    if main.lower().startswith(("it ", "this ", "they ", "these ", "see ")) or _MAIN_LEANS.search(main):
+        return None  # "If X, it ...", "..., see <a link>", "might look like this": the answer leans elsewhere
     word = _COND[first]
     if _imperative(main):
         q = f"What should you do {word} {cond}?"
+    elif main.lower().startswith(("you will have to ", "you will need to ")):
+        q = f"What do you have to do {word} {cond}?"
     elif main.lower().startswith(("you can ", "you must ", "you should ", "you need ", "you have to ")):
         q = f"What {main.split()[1].lower()} you do {word} {cond}?" if main.split()[1].lower() != "need" else \
             f"What do you need to do {word} {cond}?"
@@ -196,7 +212,8 @@ def use(c: Clause) -> tuple[str, str, str] | None:
         tag = verb_tag(c.main[0].text)
         do = "does" if tag == "VBZ" else "did" if tag == "VBD" else "do"
         who = c.toks[v_end].text
-        return f"What {do} {subj} {_ENABLERS[verb]} {who} to do?", piece(c, k, len(c.toks)), "use"
+        to = "" if _ENABLERS[verb] in ("let", "help") else " to"  # "let you do", "allow you to do"
+        return f"What {do} {subj} {_ENABLERS[verb]} {who}{to} do?", piece(c, k, len(c.toks)), "use"
     return None
 
 
@@ -210,8 +227,8 @@ def reason(c: Clause) -> tuple[str, str, str] | None:
                 return None
             if c.aux is not None:
                 q = f"Why {c.aux.low} {subject_text(c)} {verb_words(c, False)} {rem}"
-            elif c.main and all(verb_lemma(m.text) for m in c.main):  # "downmixes": no base form known
-                tag = verb_tag(c.main[0].text)
+            elif c.main and all(lemma_of(m) for m in c.main):
+                tag = tag_of(c.main[0])
                 do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
                 q = f"Why {do} {subject_text(c)} {verb_words(c, True)} {rem}"
             else:
@@ -234,6 +251,11 @@ def tool(c: Clause) -> tuple[str, str, str] | None:
             return None
         if t.low == "to" and verb_tag(c.toks[k + 1].text) == "VBP" and can_be(c.toks[k + 1].text, "VERB"):
             end = next((j for j in range(k + 1, len(c.toks)) if c.toks[j].text in (";", ":", "(")), len(c.toks))
+            for j in range(k + 2, end - 2):  # "X to A and Y to B": the first use alone
+                if c.toks[j].low == "and" and any(c.toks[x].low == "to" and verb_tag(c.toks[x + 1].text) == "VBP"
+                                                   for x in range(j + 1, min(end - 1, j + 9))):
+                    end = j
+                    break
             goal = piece(c, k, end)
             if len(goal.split()) < 3:
                 return None
@@ -241,12 +263,58 @@ def tool(c: Clause) -> tuple[str, str, str] | None:
     return None
 
 
+#: Base verbs that are nouns too but, after "to", open a purpose ("to build", "to test").
+_GOAL_VERBS = frozenset("build create use run test deploy monitor store share access update control manage process "
+                        "publish secure protect check track view report".split())
+
+
+def instruction(c: Clause) -> tuple[str, str, str] | None:
+    """An instruction with its purpose: "Use X to Y." -> "What can you use to Y?" (answer X); "Add X to Y."
+    -> "How can you Y?" (answer "Add X")."""
+    if not c.imperative or len(c.main) != 1:
+        return None
+    verb = c.main[0].low
+    for k in range(c.verb[1] + 1, min(len(c.toks) - 2, c.verb[1] + 14)):
+        t = c.toks[k]
+        if t.text in BOUNDARY or t.low in ("and", "or", "if", "when", "that", "which"):
+            return None
+        nxt = c.toks[k + 1]
+        obj = k + 2 < len(c.toks) and c.toks[k + 2].low in DETERMINERS | {"your", "you"}
+        if t.low == "to" and (verb_tag(nxt.text) == "VBP" and can_be(nxt.text, "VERB") and
+                              (not can_be(nxt.text, "NOUN") or obj) or nxt.low in _GOAL_VERBS):
+            end = next((j for j in range(k + 1, len(c.toks)) if c.toks[j].text in (";", ":", "(", ",") or
+                        c.toks[j].low in ("that", "which", "so", "where", "while", "how") or
+                        j > k + 2 and c.toks[j].low == "to" and j + 1 < len(c.toks) and
+                        verb_tag(c.toks[j + 1].text) == "VBP"), len(c.toks))
+            goal = piece(c, k + 1, end)
+            what = piece(c, c.verb[1], k)
+            if len(goal.split()) < 3 or len(what.split()) < 1 or _VAGUE.search(goal) or _VAGUE.search(what):
+                return None
+            if verb == "use":
+                return f"What can you use to {goal}?", what, "use"
+            return f"How can you {goal}?", piece(c, c.verb[0], k), "purpose"
+    return None
+
+
+def there_is(sentence: str) -> tuple[str, str, str] | None:
+    """"There is no X ..." -> "Is there a X ...?" (answer: the statement)."""
+    s = _body(sentence)
+    m = re.match(r"^There (is|are|was|were) (?:no|not any) ([a-z][\w'’ %.$-]+?)(?:,| and there| but|;|$)", s)
+    if not m or len(m.group(2).split()) < 3 or _VAGUE.search(m.group(2)):
+        return None
+    aux, rest = m.group(1), m.group(2).strip()
+    art = ("an" if rest[:1] in "aeiou" else "a") if aux in ("is", "was") else "any"
+    return f"{aux.capitalize()} there {art} {rest}?", m.group(0).rstrip(",; ").removesuffix(" and there"), "negation"
+
+
 def patterns(sentence: str, c: Clause | None) -> list[tuple[str, str, str]]:
     """Every question these patterns make of ``sentence`` (``c``: its clause, when it has one)."""
-    out = [x for x in (condition(sentence), purpose(sentence), term(sentence)) if x]
+    out = [x for x in (condition(sentence), purpose(sentence), term(sentence), there_is(sentence)) if x]
     if c is None and not out:
         c = read_clause(sentence)
+        if c is not None and not (c.imperative or subject_text(c) == "you" or subject_ok(c)):
+            c = None  # "What is this account used for?": which account?
     if c is not None:
-        out += [x for x in (means(c), use(c), tool(c), reason(c)) if x]
+        out += [x for x in (means(c), use(c), tool(c), reason(c), instruction(c)) if x]
     return out
 

@@ -37,12 +37,15 @@ from .offline_clause import (
     is_adverb,
     piece,
     read_clause,
+    reads_back,
     remainder,
     subject_ok,
     subject_text,
+    tag_of,
     verb_words,
 )
 from .offline_facts import Fact, find_facts
+from .offline_kinds import the_one, yes_no
 from .offline_patterns import patterns
 from .offline_words import (
     AUX_BE,
@@ -69,7 +72,8 @@ _OBJECT_VERBS = frozenset(("support provide offer include contain require use st
                            "convert monitor apply add remove delete decrypt cover hold publish emit recognize analyze "
                            "extract compute calculate record log collect trigger invoke route redirect classify secure "
                            "scan index crawl import export upload share replicate restore scale deploy build update "
-                           "represent map match connect own fund pay earn lose reflect affect mean limit").split())
+                           "represent map match connect own fund pay earn lose reflect affect mean limit "
+                           "indicate involve possess teach grant highlight").split())
 #: Words after "the" that make a subject a thing to ask about ("The first thing you need to decide on is ...").
 _RANKED = frozenset("first second third last main best key only primary biggest largest most".split())
 #: First words of a complement that says little on its own ("a different entity", "a bit of").
@@ -77,12 +81,17 @@ _VAGUE_HEADS = frozenset(("different", "same", "bit", "lot", "good", "bad", "gre
                           "horrible", "terrible", "nice", "big", "huge", "little", "other", "separate", "simple",
                           "simpler", "appropriate", "way", "thing", "part", "kind", "sort", "type", "number"))
 #: How much a kind of fact is worth asking about (a date or a number beats a definition).
-_KIND_SCORE = {"date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 2.7, "limit": 3.0,
+_KIND_SCORE = {"negation": 2.3, "yes/no": 1.0, "the one": 2.6,
+               "date": 3.0, "count": 3.0, "measure": 3.0, "money": 3.0, "schedule": 2.7, "limit": 3.0,
                "percent": 2.8, "numbered": 2.8, "number": 2.8, "agent": 2.6, "name": 2.5, "condition": 2.2,
                "purpose": 2.2, "means": 2.1, "use": 2.1, "reason": 2.0, "term": 2.0, "who": 2.0, "object": 1.8,
                "definition": 1.6, "function": 1.2}
 #: Kinds whose questions may address the reader ("How can you ...?"): instructions are written that way.
 _YOU_KINDS = frozenset(("condition", "purpose", "means", "use", "reason", "term"))
+_RUN_IN = re.compile(r"^[A-Z][^:.;?!]{1,60}?\s:\s+(?=[A-Z])")
+_IT_IS_THAT = re.compile(r"^\s*It(?:'s| is) (?:also |now |well )?(?:a (?:fact|theorem|rule)|true|known|clear|"
+                         r"important to note|worth noting) that (?=\S)", re.I)
+_READER_KINDS = _YOU_KINDS | {"negation", "yes/no"}
 #: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
 _LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
            ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
@@ -110,40 +119,13 @@ def _ask(c: Clause, wh: str, remainder: str) -> str:
         core = f"{wh} {c.aux.low} {subj} {verb_words(c, False)}"
         decl = f"{subj} {c.aux.low} {verb_words(c, False)} {remainder}"
     else:
-        tag = verb_tag(c.main[0].text) if c.main else None
+        tag = tag_of(c.main[0]) if c.main else None
         do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
         core = f"{wh} {do} {subj} {verb_words(c, True)}"
         decl = f"{subj} will {verb_words(c, True)} {remainder}"
     if not reads_back(decl, subj):
         return ""
     return _finish(f"{core} {remainder} {front_text(c)}")
-
-
-def reads_back(declarative: str, subject: str) -> bool:
-    """Whether a question, put back as a statement (``"the park was established and holds ..."``),
-    reads as one clause with ``subject`` as its subject: the same clause reader finds it, and no
-    second verb is joined on by "and" / "or" (the question would then ask two things, one of them
-    half-said: "When was the park established and holds more than 100 miles of hiking?")."""
-    words = declarative.split()
-    if not words or words[-1].lower() in DETERMINERS | {"and", "or", "of", "to", "the", "a", "an", ","}:
-        return False
-    if len(words) < 4:
-        return True  # "Mars will have": too short to go wrong
-    c = read_clause(" ".join(words))
-    if c is None:
-        return False
-    if not c.imperative and " ".join(subject_text(c).lower().split()) != " ".join(subject.lower().split()):
-        return False
-    for k in range(c.verb[1], len(c.toks) - 1):
-        if c.toks[k].low in ("and", "or"):
-            nxt = c.toks[k + 1]
-            after = c.toks[k + 2] if k + 2 < len(c.toks) else None
-            object_follows = after is not None and (after.low in DETERMINERS or after.is_num or
-                                                    after.low in ("more", "less", "fewer", "up", "about"))
-            if nxt.low in AUXILIARIES or (verb_tag(nxt.text) in ("VBZ", "VBD") and not nxt.is_cap
-                                          and (not can_be(nxt.text, "NOUN") or object_follows)):
-                return False
-    return True
 
 
 def _finish(q: str) -> str:
@@ -283,6 +265,13 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         return None
     a = c.verb[1]
     b = a
+    if a < len(c.toks) and c.toks[a].low in ("how", "what", "which", "whether", "where", "when", "why") and \
+            lemma in ("indicate", "describe", "determine", "define", "specify", "show", "control", "mean"):
+        # "Endianness indicates how bytes of data are organized ...": the wh-clause is the object
+        end = next((k for k in range(a + 1, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
+        if 3 <= end - a <= 20:
+            rem = remainder(c, (a, end))
+            return (_ask(c, "What", rem), (a, end), "object") if rem is not None else None
     while b < len(c.toks):
         t = c.toks[b]
         if t.text in BOUNDARY or t.low in PREPOSITIONS or t.low in CLAUSE_WORDS or t.low in AUXILIARIES \
@@ -295,12 +284,23 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         end = next((k for k in range(b, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
         if any(t.is_num for t in c.toks[b:end]) and end - a <= 10:
             b, nxt, figure = end, "", True
+    if nxt in ("of", "for") and b > a and not figure:  # "the endianness of the incoming audio", "full support for X"
+        end = b + 1
+        while end < len(c.toks) and not (c.toks[end].text in BOUNDARY or c.toks[end].low in CLAUSE_WORDS or
+                                         c.toks[end].low in AUXILIARIES or c.toks[end].low in PREPOSITIONS
+                                         and c.toks[end].low not in ("of",)):
+            end += 1
+        if end - b >= 2 and end - a <= 12 and (end == len(c.toks) or c.toks[end].text in BOUNDARY or
+                                                c.toks[end].low in ("that", "which", "who")) and \
+                c.toks[end - 1].is_word and (verb_tag(c.toks[end - 1].text) not in ("VBZ", "VBD", "VBN", "VBG") or
+                                             can_be(c.toks[end - 1].text, "NOUN")):
+            b, nxt, figure = end, "", True
     if b - a < 1 or b - a > 10 or (b - a == 1 and c.toks[a].low in DETERMINERS):
         return None
     if any(t.low in ("following", "same", "other", "more", "this", "these", "that", "those") for t in c.toks[a:b]):
         return None
     content = [t for t in c.toks[a:b] if t.low not in DETERMINERS]
-    if not any(t.is_cap or t.is_num for t in content) and (
+    if not figure and not any(t.is_cap or t.is_num for t in content) and (
             len(content) < 2 or any(t.low in _VAGUE_HEADS or t.low.endswith("er") and can_be(t.text, "ADJ")
                                     for t in content)):
         return None  # "methods", "the bucket", "a simpler way": too little to be worth asking for
@@ -352,7 +352,7 @@ def _answer_in_question(answer: str, question: str, strict: bool = True) -> bool
     return bool(words) and sum(w in q for w in words) >= max(1, int(0.6 * len(words) + 0.5)) and len(words) <= 3
 
 
-def _fronted_reason(s: str) -> tuple[str, str, str] | None:
+def _fronted_reason(s: str, resolve: "Resolver | None" = None) -> tuple[str, str, str] | None:
     """"Since X, Y." / "Because X, Y." -> "Why <Y as a question>?" (answer X)."""
     body = s.strip().rstrip(".")
     first = body.split(" ", 1)[0].lower()
@@ -366,7 +366,7 @@ def _fronted_reason(s: str) -> tuple[str, str, str] | None:
             if len(cause.split()) < 3 or re.match(r"\d", cause):
                 return None
             c = read_clause(main)
-            if c is None or not subject_ok(c) or c.front:
+            if c is None or c.front or not _usable(c, _name_subject(c, resolve)):
                 return None
             rem = remainder(c, (len(c.toks), len(c.toks)))
             if rem is None:
@@ -424,75 +424,120 @@ def _vague_subject(c: Clause) -> str | None:
     return " ".join(t.low for t in s[1:])
 
 
+def _name_subject(c: Clause, resolve: Resolver | None) -> str | None:
+    """Name a subject the sentence gives only by its kind (``c.named``); returns the kind's words when it
+    stays unnamed ("pilot"), else None."""
+    vague = _vague_subject(c)
+    if vague and resolve is not None:
+        named = resolve(vague)
+        if named:
+            c.named = named
+            vague = None
+    return vague
+
+
+def _usable(c: Clause, vague: str | None) -> bool:
+    return subject_ok(c) and not (vague and len(vague.split()) == 1) and \
+        not (vague and c.toks[c.subj[0]].low != "the")
+
+
+def _chars(c: Clause, span: tuple[int, int]) -> tuple[int, int]:
+    a, b = span
+    return c.offset + c.toks[a].start, c.offset + c.toks[b - 1].end
+
+
 def question_for(sentence: str, section: str = "", resolve: Resolver | None = None,
                  why: list[str] | None = None) -> Made | None:
     """The best question the rules make of ``sentence`` (see the module docstring), or None; ``why``
     gets the reason when there is none (a key of :data:`LEFT`). ``resolve`` names a subject the sentence
     gives only by its kind."""
-    def no(reason: str) -> Made | None:
+    made = questions_for(sentence, section, resolve, why)
+    return made[0] if made else None
+
+
+def questions_for(sentence: str, section: str = "", resolve: Resolver | None = None,
+                  why: list[str] | None = None) -> list[Made]:
+    """Every question the rules make of ``sentence``, best first, one per answer (see
+    :func:`question_for`)."""
+    def no(reason: str) -> list[Made]:
         if why is not None:
             why.append(reason)
-        return None
+        return []
 
     s = sentence.strip()
+    if s.count('"') % 2 and s.startswith('"'):
+        s = s[1:]  # a crawled forum post opens with a stray quote mark
+    elif s.count('"') % 2 and s.endswith('"'):
+        s = s[:-1]  # ... and closes with one
+    lead = _RUN_IN.match(s)
+    if lead and len(s) - lead.end() >= 20:
+        # "Context-based restrictions : You can use ...": a release note's name, then a sentence of its own
+        return questions_for(s[lead.end():], section, resolve, why)
     if len(s) < 20 or len(s) > 400:
         return no("not a sentence")
-    if "?" in s or "!" in s or not (s.endswith(".") or s[-1:].isalnum() or s.endswith((")", "%"))):
+    if "?" in s or "!" in s or not (s.endswith((".", ":")) or s[-1:].isalnum() or s.endswith((")", "%"))):
         return no("not a sentence")
     plain = _unmarked(s)
     if MARKUP.search(plain) or plain.count("(") != plain.count(")") or plain.count('"') % 2:
         return no("markup")
+    if s.endswith(":"):
+        plain = plain[:-1] + "."
+    it_is = _IT_IS_THAT.match(plain)
+    if it_is:  # "It's also a theorem that the weighted arithmetic mean is ...": the statement is the clause
+        return questions_for(s[it_is.end():], section, resolve, why)
     c = read_clause(plain)
+    if c is not None and c.aux is not None and c.aux.low in AUX_BE and not c.main and c.verb[1] + 4 < len(c.toks) \
+            and c.toks[c.verb[1]].low == "that":
+        # "A key benefit of the platform is that IBM tests the code daily": the facts are the content clause's
+        return questions_for(s[c.offset + c.toks[c.verb[1] + 1].start:], section, resolve, why)
     options: list[tuple[str, tuple[int, int] | str, str]] = []
     you = False
     if c is not None and c.text[:1].isalnum():
-        vague = _vague_subject(c)
-        if vague and resolve is not None:
-            named = resolve(vague)
-            if named:
-                c.named = named
-                vague = None
-        if subject_ok(c) and not (vague and len(vague.split()) == 1) and \
-                not (vague and c.toks[c.subj[0]].low != "the"):
-            options += _fact_questions(c)
-            who = _who_question(c)
-            if who:
-                options.append(who)
-            lim = _limit_question(c)
-            if lim:
-                options.append(lim)
-            if not options:
-                d = _definition(c, section) or _object_question(c)
-                if d:
-                    options.append(d)
+        vague = _name_subject(c, resolve)
+        if _usable(c, vague):
+            options += [(q, _chars(c, span), k) for q, span, k in _fact_questions(c)]
+            for extra in (_who_question(c), _limit_question(c), the_one(c)):
+                if extra:
+                    options.append((extra[0], _chars(c, extra[1]), extra[2]))
+            d = _definition(c, section) or _object_question(c)
+            if d and (not options or d[2] != "definition" or not any(k == "the one" for _, _, k in options)):
+                options.append((d[0], _chars(c, d[1]), d[2]))
         elif vague:
             no("subject not named")
         you = subject_text(c) == "you" or c.imperative
         if not subject_ok(c) and not you:
             c = None
+    neg = read_clause(plain, negation=True)
+    if neg is not None and neg.text[:1].isalnum() and _name_subject(neg, resolve) is None and \
+            (_usable(neg, None) or subject_text(neg) == "you"):
+        yn = yes_no(neg, plain)
+        if yn:
+            options.append((yn[0], _chars(neg, yn[1]), yn[2]))
     options += [(q, a, k) for q, a, k in patterns(plain, c)]
-    why_q = _fronted_reason(plain)
+    why_q = _fronted_reason(plain, resolve)
     if why_q:
         options.append(why_q)
     if not options:
         return no("no fact the rules ask about" if c is not None else "no clause the rules read")
-    best: Made | None = None
+    made: list[Made] = []
     left = "no fact the rules ask about"
     for q, span, kind in options:
         if not q:
             continue
         if isinstance(span, str):
             a0 = plain.find(span)
-            answer = s[a0:a0 + len(span)] if a0 >= 0 else span
-        else:
-            a, b = span
-            if c is None or a >= b:
+            if a0 < 0:
+                left = "markup"  # the answer's words stand apart in the page's text (a link, a bold mark)
                 continue
-            start, end = c.offset + c.toks[a].start, c.offset + c.toks[b - 1].end
-            answer = s[start:end]
+            answer = s[a0:a0 + len(span)]
+        else:
+            answer = s[span[0]:span[1]]
         answer = answer.strip(" ,;:")
-        if "](" in answer or "**" in answer:
+        if "](" in answer or "**" in answer or answer.count("[") != answer.count("]"):
             left = "markup"
+            continue
+        if re.search(r"[a-z]\. [A-Z]", answer) or re.search(r"[a-z]\. [A-Z]", q):
+            left = "not a sentence"  # two sentences the splitter did not part ("... State Park. Passes must ...")
             continue
         n_words = len(q.split())
         if not _MIN_WORDS.get(kind, 4) <= n_words <= 28 or len(answer.split()) > 40:
@@ -500,9 +545,12 @@ def question_for(sentence: str, section: str = "", resolve: Resolver | None = No
             continue
         subj = subject_text(c).lower() if c is not None else ""
         others = _OTHER_PEOPLE.search(q.lower().replace("should you ", "").replace(subj, "", 1)) \
-            if kind not in _YOU_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
+            if kind not in _READER_KINDS else re.search(r"\b(?:we|our|us|i|my|it|its|they|them|their)\b",
                                                       q.lower().replace(subj, "", 1))
-        gives = _answer_in_question(answer, q, strict=kind not in _YOU_KINDS)
+        if kind in ("negation", "yes/no", "the one"):
+            gives = " ".join(answer.lower().split()) in q.lower()
+        else:
+            gives = _answer_in_question(answer, q, strict=kind not in _YOU_KINDS)
         if gives or others:
             left = "answer in the question" if gives else "stands on a word of the page"
             continue  # the answer given away, or a question about "we" / "it" that stands on nothing
@@ -511,11 +559,21 @@ def question_for(sentence: str, section: str = "", resolve: Resolver | None = No
             if c.toks[c.subj[0]].low == "the":
                 continue  # "What is the platform?": which one?
             score -= 1.0
-        if best is None or score > best.score:
-            best = Made(q, answer, kind, score)
-    if best is None:
+        made.append(Made(q, answer, kind, score))
+    made.sort(key=lambda m: -m.score)
+    out: list[Made] = []
+    for m in made:
+        if not any(_overlaps(m.answer, o.answer) or m.question == o.question for o in out):
+            out.append(m)
+    if not out:
         return no(left)
-    return best
+    return out
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Two answers that are one (the same words, or one inside the other)."""
+    x, y = " ".join(a.lower().split()), " ".join(b.lower().split())
+    return x in y or y in x
 
 
 #: Why a sentence gave no question, in the words of a file's reasons.

@@ -69,13 +69,17 @@ PREPOSITIONS = _set("of in on at by for with from to into onto over under about 
 CONJUNCTIONS = _set("and or but nor so yet because although though while whereas if unless when whenever "
                     "where wherever as once whether")
 NEGATIONS = _set("not never no n't cannot none nor")
+#: A negated auxiliary written as one word -> the auxiliary a yes/no question puts first ("cannot" -> "can").
+NEG_AUX = {"cannot": "can", "can't": "can", "won't": "will", "doesn't": "does", "don't": "do", "didn't": "did",
+           "isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were", "hasn't": "has", "haven't": "have",
+           "hadn't": "had", "shouldn't": "should", "couldn't": "could", "wouldn't": "would", "mustn't": "must"}
 ADVERBS = _set("also only just still already often usually always generally typically formally officially "
                "first finally then now later once even mostly mainly primarily largely approximately about "
                "roughly nearly almost around originally initially eventually currently recently previously "
                "automatically directly immediately successfully unexpectedly")
 #: Words that open a sentence by linking it to the previous one; the question drops them.
-LINKERS = ("however", "for example", "for instance", "in addition", "additionally", "also", "moreover",
-           "furthermore", "in fact", "in general", "generally", "typically", "by default", "note that",
+LINKERS = ("yes", "no", "otherwise", "however", "for example", "for instance", "in addition", "additionally", "also",
+           "moreover", "furthermore", "in fact", "in general", "generally", "typically", "by default", "note that",
            "in practice", "today", "currently", "historically", "originally")
 #: Adjectives a proper name is made of, kept capitalised at the start of a question.
 PROPER_ADJ = _set("german english french spanish italian chinese japanese american british european "
@@ -148,6 +152,30 @@ def verb_tag(word: str) -> str | None:
     """VBD (past), VBZ (3rd person present), VBN (participle), VBG, VBP (base / present), or None."""
     r = _verb_reading(word)
     return r[1] if r else None
+
+
+@lru_cache(maxsize=4096)
+def guessed_verb(word: str) -> tuple[str, str] | None:
+    """(lemma, tag) of an inflected verb form the dictionary does not hold ("downmixes" -> ("downmix",
+    "VBZ"), "prepended" -> ("prepend", "VBD")), by lemminflect's rules for unknown words; None for a
+    word the dictionary knows or one without a verb's ending. Only the clause reader's context says
+    whether the word is a verb (:func:`.offline_clause.finite_verb`)."""
+    low = word.lower()
+    if known(low) or not low.isalpha() or len(low) < 5 or not low.endswith(("es", "ed")) or low.endswith("ss"):
+        return None
+    ls = _lex().getAllLemmasOOV(low, "VERB").get("VERB") or ()
+    lemma = next((x for x in ls if x != low), None)
+    if not lemma:
+        return None
+    return lemma, "VBD" if low.endswith("ed") else "VBZ"
+
+
+@lru_cache(maxsize=4096)
+def is_participle(word: str) -> bool:
+    """Whether a base-looking form is also its verb's past participle ("set", "put", "run"; not "access")."""
+    low = word.lower()
+    lemma = verb_lemma(low)
+    return bool(lemma) and low in (_lex().getInflection(lemma, "VBN") or ())
 
 
 def past(lemma: str, form: str = "") -> str:

@@ -27,14 +27,19 @@ Modules (this package's surface is below):
 * ``measures`` — the measures of one case (pure; each definition beside ragas' / DeepEval's /
   agentevals' and docs/metrics.md);
 * ``scoring`` — each case's metrics valued or skipped with the reason, the order used, unknown tools;
-* ``changes`` — the tools a version stopped or started calling, question by question (Compare).
+* ``goal`` — goal accuracy: did the agent achieve what was asked, one LLM call per case (through
+  ``evaluators.llm``; not available offline); imported where it runs (``evaluate``), not here;
+* ``changes`` — the tools a version stopped or started calling, question by question (Compare:
+  ``evaluators.comparison`` pairs the questions, this counts and says it).
 """
 
 from __future__ import annotations
 
 from .arguments import by_key, exact, normalize, same
 from .changes import added_tools, dropped_tools
+from .changes import changes as tool_changes
 from .changes import sentences as tool_change_sentences
+from .changes import words as tool_change_words
 from .measures import (
     arguments_by_key,
     arguments_exact,
@@ -43,14 +48,15 @@ from .measures import (
     tool_selection,
     trajectory,
 )
-from .names import COMPARED, COUNTED, DECLARATIONS, FAMILY, NAMES, ORDER_KEY, ORDERS, is_toolcall_metric
+from .names import COMPARED, COUNTED, DECLARATIONS, FAMILY, GOAL, NAMES, ORDER_KEY, ORDERS, is_toolcall_metric
 from .scoring import NO_REFERENCE, case_metrics, has_tool_calls, known_tools, order_of, score_cases
 from .shapes import ANY_ARGUMENTS, MAX_RESULT_CHARS, ToolCallError, call_dicts, call_of, cut, read_calls
 
 __all__ = [
-    "ANY_ARGUMENTS", "COMPARED", "COUNTED", "DECLARATIONS", "FAMILY", "MAX_RESULT_CHARS", "NAMES", "NO_REFERENCE",
+    "ANY_ARGUMENTS", "COMPARED", "COUNTED", "DECLARATIONS", "FAMILY", "GOAL", "MAX_RESULT_CHARS", "NAMES",
+    "NO_REFERENCE",
     "ORDERS", "ORDER_KEY", "added_tools", "arguments_by_key", "arguments_exact", "by_key", "call_dicts", "call_of",
     "case_metrics", "cut", "dropped_tools", "exact", "has_tool_calls", "is_toolcall_metric", "known_tools",
     "normalize", "order_of", "read_calls", "same", "score_cases", "tool_call_accuracy", "tool_call_f1",
-    "tool_change_sentences", "tool_selection", "trajectory", "ToolCallError",
+    "tool_change_sentences", "tool_change_words", "tool_changes", "tool_selection", "trajectory", "ToolCallError",
 ]

@@ -138,7 +138,7 @@ def _weighted_lcs(refs: Calls, calls: Calls, score: Callable[[ToolCall, ToolCall
     return dp[m][n]
 
 
-def _greedy(refs: Calls, calls: Calls, score: Callable[[ToolCall, ToolCall], float]) -> float:
+def greedy(refs: Calls, calls: Calls, score: Callable[[ToolCall, ToolCall], float]) -> float:
     """DeepEval's unordered matching: each reference call in turn takes the unused call of the same
     tool that scores best (the first of equals)."""
     used: set[int] = set()
@@ -160,7 +160,7 @@ def _greedy(refs: Calls, calls: Calls, score: Callable[[ToolCall, ToolCall], flo
 def _per_reference(calls: Calls, refs: Calls, ordered: bool, score: Callable[[ToolCall, ToolCall], float]) -> float:
     if not refs:
         return 1.0 if not calls else 0.0
-    got = _weighted_lcs(refs, calls, score) if ordered else _greedy(refs, calls, score)
+    got = _weighted_lcs(refs, calls, score) if ordered else greedy(refs, calls, score)
     return got / len(refs)
 
 

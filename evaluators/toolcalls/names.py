@@ -1,7 +1,8 @@
 """The names of the tool-call metrics and what each one means.
 
-Contract: :data:`COMPARED` (the agent's calls against ``reference_tool_calls``) and :data:`COUNTED`
-(the agent's calls alone) in report order; :data:`DECLARATIONS` holds each metric's description,
+Contract: :data:`COMPARED` (the agent's calls against ``reference_tool_calls``), :data:`COUNTED`
+(the agent's calls alone) and :data:`GOAL` (did it achieve what was asked: an LLM's judgment) in
+report order; :data:`DECLARATIONS` holds each metric's description,
 formula, one-line example, direction and whether it is 0 / 1 — the text of docs/metrics.md, the
 dashboard's help and glossary (registered with the family metrics by
 ``evaluators.families.toolcalls``). Imports nothing of the project.
@@ -20,11 +21,23 @@ TRAJECTORY_MODES = ("strict", "unordered", "subset", "superset")
 COMPARED: tuple[str, ...] = ("tool_call_accuracy", "tool_call_f1", "tool_selection", "tool_arguments_exact",
                              "tool_arguments_by_key", *(f"trajectory_{m}" for m in TRAJECTORY_MODES))
 COUNTED: tuple[str, ...] = ("tool_steps", "failed_tool_calls", "redundant_tool_calls", "tool_latency_s")
+#: Did the agent achieve what was asked: judged by an LLM (``.goal``), not available offline.
+GOAL = "goal_accuracy"
 #: Every tool-call metric, in report order.
-NAMES: tuple[str, ...] = (*COMPARED, *COUNTED)
+NAMES: tuple[str, ...] = (GOAL, *COMPARED, *COUNTED)
 
 #: name -> (description, formula, example, direction, binary).
 DECLARATIONS: dict[str, tuple[str, str, str, str, bool]] = {
+    GOAL: (
+        "Did the agent achieve what the user asked? An LLM lists the request's goals and, for each, cites the "
+        "answer sentences that deliver it and the tool calls that did the work, then says whether it was "
+        "achieved (not when the answer only claims it while the call that should have done it failed). "
+        "One LLM call per case; not available offline (method trace). ragas AgentGoalAccuracy is its "
+        "0 / 1 form.",
+        "|goals of the request achieved| / |goals of the request|",
+        "\"Where is order 7 and can I return it?\": status found, return rule found → 2 / 2 = 1.00; "
+        "lookup_order failed → 1 / 2 = 0.50",
+        "higher", False),
     "tool_call_accuracy": (
         "Did the agent call the reference's tools with the reference's arguments? 0 unless it called "
         "exactly the reference's tools (in the reference's order when order is required, else as the same "
@@ -109,5 +122,5 @@ def is_toolcall_metric(name: str) -> bool:
     return name in DECLARATIONS
 
 
-__all__ = ["COMPARED", "COUNTED", "DECLARATIONS", "FAMILY", "NAMES", "ORDERS", "ORDER_KEY", "TRAJECTORY_MODES",
+__all__ = ["COMPARED", "COUNTED", "DECLARATIONS", "FAMILY", "GOAL", "NAMES", "ORDERS", "ORDER_KEY", "TRAJECTORY_MODES",
            "is_toolcall_metric"]

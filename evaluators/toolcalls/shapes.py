@@ -44,7 +44,8 @@ class ToolCallError(ValueError):
     """A tool call that cannot be read; the message names the item and what is wrong."""
 
 
-def _text(v: Any) -> str | None:
+def as_json_text(v: Any) -> str | None:
+    """A value as text: text as it is, anything else as JSON (``str`` when JSON cannot hold it)."""
     if v is None:
         return None
     if isinstance(v, str):
@@ -130,14 +131,14 @@ def call_of(item: Any, where: str = "tool call") -> ToolCall:
     raw_args = next((d[k] for k in _ARG_KEYS if k in d), None)
     args, raw, note = arguments_of(raw_args)
     result = next((d[k] for k in _RESULT_KEYS if d.get(k) is not None), None)
-    text, cut_note = cut(_text(result))
+    text, cut_note = cut(as_json_text(result))
     notes = tuple(n for n in (note, cut_note) if n)
     if not any(k in d for k in _ARG_KEYS) and set(d) <= {"name", "type", "id"}:
         notes += (ANY_ARGUMENTS,)
     err = d.get("error")
     return ToolCall(name=name.strip(), arguments=args, raw_arguments=raw, result=text, status=_status(d),  # type: ignore[arg-type]
-                    error=_text(err) if err else None, latency_s=_latency(d),
-                    call_id=_text(d.get("id") or d.get("call_id") or d.get("tool_call_id")),
+                    error=as_json_text(err) if err else None, latency_s=_latency(d),
+                    call_id=as_json_text(d.get("id") or d.get("call_id") or d.get("tool_call_id")),
                     kind=str(d.get("kind") or ""), query=d.get("query") if isinstance(d.get("query"), str) else None,
                     notes=notes)
 
@@ -167,7 +168,7 @@ def _from_transcript(items: list[Mapping[str, Any]], where: str) -> list[ToolCal
             call = call_of(c, f"{where}, message tool call {len(out) + 1}")
             answer = results.get(call.call_id or "") if call.call_id else None
             if answer is not None and call.result is None:
-                text, note = cut(_text(answer.get("content")))
+                text, note = cut(as_json_text(answer.get("content")))
                 call = call.model_copy(update={"result": text, "status": _status(answer) or "ok",
                                                "notes": call.notes + ((note,) if note else ())})
             out.append(call)

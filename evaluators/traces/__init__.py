@@ -3,7 +3,8 @@ send the scores back as annotations on the same spans.
 
 Formats (detected from the file's shape; :class:`TraceOptions` ``format`` forces one):
 
-* ``openinference`` — the Phoenix spans export (``get_spans_dataframe()`` as Parquet, CSV or JSONL);
+* ``openinference`` — the Phoenix spans export (``get_spans_dataframe()`` as Parquet, CSV or JSONL;
+  a frame Arrow cannot type, an agent's LangGraph metadata, is written by way of :func:`parquet_ready`);
 * ``otlp`` — OTLP JSON (the Collector's file exporter, or the protobuf JSON mapping of the SDK's
   spans) with OpenInference attributes;
 * ``langsmith`` — LangSmith runs as JSON / JSONL;
@@ -34,6 +35,7 @@ from .assemble import MAP_FIELDS, MAX_TEXT_CHARS, Pick, TraceMapping
 from .filters import TraceFilter, parse_time
 from .model import FORMAT_NAMES, FORMATS, Issue, Skipped, Span, Trace, TraceError
 from .otlp import looks_like_otlp
+from .phoenix_rows import parquet_ready
 from .read import (
     CHOICES,
     TraceOptions,
@@ -51,6 +53,6 @@ __all__ = [
     "Issue", "PhoenixSendError", "Pick", "SendReport", "Skipped", "Span", "Trace", "TraceError",
     "TraceFilter", "TraceMapping", "TraceOptions", "TraceRead", "annotation_files", "check_url",
     "detect_columns", "gc_paused", "langfuse_scores", "langsmith_feedback", "looks_like_otlp", "parse_time",
-    "phoenix_document_annotations", "phoenix_span_annotations", "read_columns", "read_otlp",
+    "parquet_ready", "phoenix_document_annotations", "phoenix_span_annotations", "read_columns", "read_otlp",
     "read_records", "send_to_phoenix",
 ]

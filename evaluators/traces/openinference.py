@@ -52,8 +52,22 @@ def indexed(attrs: dict[str, Any], prefix: str,
         if items is not None:
             return [x for x in items if isinstance(x, dict)]
     if grouped is None:
-        grouped = group_indexed(attrs)
+        return gathered(attrs, prefix)
     return grouped.get(prefix)
+
+
+def gathered(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None:
+    """The flattened ``prefix.N.key`` attributes of one ``prefix`` (a name without a ``.N.`` segment)
+    gathered into one object per N, in N order — :func:`group_indexed` for one prefix, without
+    matching every key of the span (an agent's LLM spans are read for their tool calls and tools)."""
+    head = prefix + "."
+    found: dict[int, dict[str, Any]] = {}
+    for k, val in attrs.items():
+        if k.startswith(head):
+            n, dot, rest = k[len(head):].partition(".")
+            if dot and rest and n.isascii() and n.isdigit():
+                found.setdefault(int(n), {})[rest] = val
+    return [found[i] for i in sorted(found)] if found else None
 
 
 def _docs(attrs: dict[str, Any], prefix: str, grouped: dict[str, list[dict[str, Any]]]) -> list[Doc] | None:
@@ -75,8 +89,8 @@ def _messages(attrs: dict[str, Any], prefix: str,
         return None
     out = []
     for item in items:
-        contents = indexed(item, "message.contents")  # multimodal: message.contents.N.message_content.text
-        if contents and "message.content" not in item:
+        contents = None if "message.content" in item else indexed(item, "message.contents")
+        if contents:  # multimodal: message.contents.N.message_content.text
             item = {**item, "message.content": [c.get("message_content.text") for c in contents]}
         m = message_of(item)
         if m is not None:

@@ -5,6 +5,8 @@ Columns: ``context.trace_id``, ``context.span_id``, ``parent_id``, ``name``, ``s
 column per OpenInference attribute (``attributes.input.value``, ``attributes.retrieval.documents``
 …). A CSV holds lists as text (JSON, or Python's repr as ``DataFrame.to_csv`` writes them); a
 Parquet file as arrays; a JSONL file as JSON. Times may be timestamps, ISO text or epoch numbers.
+:func:`parquet_ready` makes a frame pandas cannot write as Parquet (an agent's LangGraph metadata)
+writable: the columns Arrow cannot type as JSON text.
 """
 
 from __future__ import annotations
@@ -93,4 +95,35 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
             out.update(_flatten(v, key + "."))
         else:
             out[key] = v
+    return out
+
+
+def _json_cell(v: Any) -> Any:
+    """A cell of a column Arrow cannot type, as Parquet can hold it: an object or a list as its JSON
+    text (read back by :func:`.values.parsed`), a missing value as None, a text unchanged."""
+    v = plain(v)
+    if v is None or isinstance(v, str):
+        return v
+    import json
+
+    return json.dumps(v, ensure_ascii=False, default=str)
+
+
+def parquet_ready(df: Any) -> Any:
+    """A copy of a spans dataframe (``get_spans_dataframe()``) that ``to_parquet`` can write: every
+    column Arrow cannot give one type — LangGraph's ``attributes.metadata``, whose
+    ``langgraph_path`` lists mix texts, numbers and booleans (``["__pregel_push", 0, False]``) —
+    holds its objects as JSON text, which this module reads back as the objects; every other column
+    is the frame's own. ``parquet_ready(df).to_parquet("spans.parquet")``."""
+    import pyarrow as pa
+
+    out = df.copy(deep=False)
+    for name in df.columns:
+        col = df[name]
+        if col.dtype != object:
+            continue
+        try:
+            pa.array(col, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            out[name] = col.map(_json_cell)
     return out

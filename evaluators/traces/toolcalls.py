@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..toolcalls.shapes import MAX_RESULT_CHARS, arguments_of, cut
+from ..toolcalls.shapes import MAX_RESULT_CHARS, arguments_of, as_json_text, cut
 from ..types import ToolCall
 from .model import Doc, Span
 from .openinference import indexed
@@ -118,16 +118,7 @@ def _answer_of_tool(output: Any) -> tuple[Any, str | None, str]:
 
 
 def _text(v: Any) -> str | None:
-    if missing(v):
-        return None
-    if isinstance(v, str):
-        return v
-    import json
-
-    try:
-        return json.dumps(v, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(v)
+    return None if missing(v) else as_json_text(v)
 
 
 def _query(args: dict[str, Any], raw: str | None) -> str | None:
@@ -275,9 +266,6 @@ def _step(s: Span, by_id: dict[str, dict[str, Any]], unused: list[dict[str, Any]
     return Step(call=call, docs=docs, readable=readable, span=s, passages=passages)
 
 
-
-
-
 def declared_tools(spans: list[Span]) -> list[str]:
     """The tools the agent's LLM calls were offered (OpenInference ``llm.tools``, GenAI
     ``gen_ai.tool.definitions``), by name, in order."""
@@ -293,4 +281,6 @@ def declared_tools(spans: list[Span]) -> list[str]:
                 if n:
                     names[n] = None
     return list(names)
+
+
 __all__ = ["MAX_DOC_CHARS", "QUERY_KEYS", "Step", "declared_tools", "steps_of"]

@@ -10,7 +10,8 @@ Modules: ``versions`` (baseline vs candidates: verdicts, charts, regressions), `
 the verdict: the app's own latency, tokens and errors; the retrieval metrics as one grid), ``compare_charts``
 (its figures: pure), ``compare_view`` (which runs to compare, agreement statistics in words: pure
 helpers), ``gold_view`` (scores against gold labels, prediction-powered estimates, calibration),
-``conversations_view`` (regressions by conversation, for runs of turns of chats).
+``conversations_view`` (regressions by conversation, for runs of turns of chats), ``tools_view``
+(an agent's: the tools a candidate stopped or started calling).
 Shared with other pages, at the top of ``ui/``: ``charts``, ``tables``, ``highlight``
 (``sentence_lines``), ``reviews``.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluators.comparison import Comparison
+from evaluators.comparison import Comparison, short_bound
 from evaluators.comparison import short_number as num
 from evaluators.retrieval import is_retrieval_metric, split
 
@@ -20,9 +20,9 @@ from ..data import md_escape
 MARKS = {"b_better": "▲", "a_better": "▼"}
 APP_HELP = ("Read from the app's own calls (each case's latency, tokens and error, as the target runner "
             "recorded them), on the questions both versions were asked. Latency: the ratio of mean latencies "
-            "with a paired bootstrap interval and a paired Wilcoxon test; slower / faster only when the "
-            "interval excludes 1. Tokens: the ratio of the sums. Errors: an exact McNemar test on the "
-            "questions only one version failed.")
+            "with its interval and p from one paired sign-flip test; slower / faster when the interval "
+            "excludes 1, which is exactly when p is at most 0.05. Tokens: the ratio of the sums. Errors: an "
+            "exact McNemar test on the questions only one version failed.")
 
 
 def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, str]:
@@ -39,7 +39,7 @@ def retrieval_grid(c: Comparison, base: str, cand: str) -> tuple[pd.DataFrame, s
             continue
         text = f"{num(s.mean_a)} → {num(s.mean_b)} {MARKS.get(p.verdict, '·')}"
         if got[1] is None:
-            ci = (f", 95 % CI {num(s.ci_low, True)} to {num(s.ci_high, True)}"
+            ci = (f", 95 % CI {short_bound(s.ci_low)} to {short_bound(s.ci_high)}"
                   if s.ci_low is not None and s.ci_high is not None else "")
             text = f"MRR: {text} (B − A {num(s.diff or 0.0, True)}{ci})"
         texts[m] = text

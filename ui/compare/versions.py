@@ -29,7 +29,9 @@ from evaluators.comparison import (
     RunTable,
     changes_page,
     compare_tables,
+    resolution_words,
     same_test_set,
+    short_bound,
     short_p_value,
     table_from_run,
     trend,
@@ -43,7 +45,7 @@ from evaluators.store import labels as run_labels
 from .. import highlight as hl
 from .. import history, plot, state, vocab
 from ..data import md_escape
-from . import app_view, cards, compare_charts, conversations_view
+from . import app_view, cards, compare_charts, conversations_view, tools_view
 
 INSPECT_PAGE = "pages/4_inspect.py"
 #: How many recent runs the default pair and the trend look at.
@@ -120,7 +122,8 @@ def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
         p = c.pair(baseline, candidate, m)
         s = p.stats
         ci = ("" if s.ci_low is None or s.ci_high is None  # one line at 1280 px (no-break spaces)
-              else f"{num(s.ci_low, True)}\u00a0to\u00a0{num(s.ci_high, True)}")
+              else f"{short_bound(s.ci_low)}\u00a0to\u00a0{short_bound(s.ci_high)}"
+              + (f" ({s.ci_level * 100:.1f}\u00a0%, Holm)" if s.factor != 1 else ""))
         rows.append({"metric": vocab.nice(m), "baseline": _n(s.mean_a), "candidate": _n(s.mean_b),
                      "difference (B − A)": _n(s.diff, True), "95% interval": ci,
                      "p-value": short_p_value(p.p_adjusted),
@@ -293,9 +296,10 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
                                                   "same": ":material/equal:"}[verdict_kind(p)])
         s = p.stats
         st.caption(md_escape(f"{s.wins} question{'s' if s.wins != 1 else ''} score{'' if s.wins != 1 else 's'} higher "
-                              f"under {cand}, {s.losses} lower, {s.ties} the same."),
+                              f"under {cand}, {s.losses} lower, {s.ties} the same ({resolution_words(metric)})."),
                    help=TERMS["wins"])
     app_view.app_lines(c, base, cands)  # the app's own latency, tokens, errors: beside the verdict
+    tools_view.lines(c, base, cands)  # an agent's: the tools the candidate stopped / started calling
     if len(cands) > 1:
         top = min(c.standings[metric], key=lambda s: (s.rank, s.name))
         settled = top.rank_low == top.rank_high == 1
@@ -319,8 +323,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
     focus = cands[0] if len(cands) == 1 else st.selectbox("Candidate", cands, key="versions.table_cand")
     # an HTML table (its cells wrap, never cut: "no detectable difference"), one card per metric on a phone
     cards.table(metrics_frame(c, base, focus), key="versions_metrics")
-    st.caption(f"baseline = {md_escape(base)}, candidate = {md_escape(focus)} · candidate is better or worse only "
-               "when the 95 % interval excludes 0 and the p-value is below 0.05.")
+    st.caption(f"baseline = {md_escape(base)}, candidate = {md_escape(focus)} · candidate is better or worse when "
+               "the 95 % interval excludes 0 — exactly when the p-value is at most 0.05: one test gives both.")
     for words in dict.fromkeys(w for m in methods if (w := trust.caveat(m))):
         st.caption(f":material/info: {words}")  # beside the absolute means of an offline method
 

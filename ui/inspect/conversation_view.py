@@ -78,12 +78,19 @@ def support_html(keys: Iterable[str], case: TestCase) -> str:
 
 
 def show(r: CaseResult) -> None:
-    """The conversation above the question (nothing for a case without history)."""
+    """The conversation above the question (nothing for a case without history), and how its
+    history was read when that needs saying (``metadata.history_note``: a transcript read turn by
+    turn, a trace's history that could not be read)."""
     history = r.case.history
+    note = r.case.metadata.get("history_note")
     if not history:
+        if note:
+            st.caption(md_escape(str(note)))
         return
     earlier, recent = split(history)
     st.markdown(f"**{md_escape(heading(r.case))}**")
+    if note:
+        st.caption(md_escape(str(note)))
     if earlier:
         with st.expander(f"{len(earlier)} earlier turn{'s' if len(earlier) != 1 else ''}", expanded=False):
             st.html(turns_html(earlier))

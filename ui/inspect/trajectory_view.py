@@ -1,7 +1,9 @@
 """Inspect's trajectory: an agent's tool calls, above the sentence view — each step with its
 arguments, its result, the documents it brought (their numbers, as the sentence view names them),
-its time, a failed step in red; and, when the case has reference calls, the calls it should have
-made and did not. Nothing for a case without tool calls or reference calls.
+its time, a failed step in red; when the case has reference calls, the calls it should have made
+and did not; and the goal accuracy: each goal of the request achieved or not, with the judge's
+explanation and what it cites (or why there is none: offline). Nothing for a case without tool
+calls or reference calls.
 
 :func:`trajectory_html` is the pure part (every text escaped); :func:`show` puts it on the page.
 """
@@ -88,7 +90,32 @@ def trajectory_html(r: CaseResult) -> str:
         for rc in missing:
             parts.append(f'<div class="rag-missing">expected, not made: <b>{hl.e(rc.name)}</b> '
                          f'<span class="args">{hl.e(_args(rc))}</span></div>')
+    parts.append(goal_html(r))
     return "".join(parts) + "</div>"
+
+
+def goal_html(r: CaseResult) -> str:
+    """Goal accuracy under the steps: each goal of the request, achieved or not, with the judge's
+    explanation, the answer sentences and steps it cites; or why there is none (offline)."""
+    mv = r.metrics.get("goal_accuracy")
+    if mv is None:
+        return ""
+    if mv.value is None:
+        return f'<div class="meta"><b>Goal</b> — {hl.e(mv.skipped or "no value")}</div>'
+    goals = (mv.details or {}).get("goals") or []
+    out = [f'<div><b>Goal</b> — {sum(bool(g.get("achieved")) for g in goals)} of {len(goals)} achieved '
+           f'(goal accuracy {mv.value:.2f}, by the LLM)</div>']
+    for g in goals:
+        cites = [f"sentence{'s' if len(g.get('answer_sentence_keys') or []) > 1 else ''} "
+                 + ", ".join(g["answer_sentence_keys"])] if g.get("answer_sentence_keys") else []
+        cites += ["step" + ("s " if len(g["step_keys"]) > 1 else " ") + ", ".join(k.lstrip("s") for k in g["step_keys"])
+                  ] if g.get("step_keys") else []
+        word = "achieved" if g.get("achieved") else "not achieved"
+        out.append(f'<div class="rag-step{"" if g.get("achieved") else " failed"}">{"✓" if g.get("achieved") else "✗"} '
+                   f'<b>{hl.e(str(g.get("goal") or "(goal)"))}</b> <span class="meta">— {word}'
+                   + (f" · {hl.e('; '.join(cites))}" if cites else "")
+                   + f'</span><div class="meta">{hl.e(str(g.get("explanation") or ""))}</div></div>')
+    return "".join(out)
 
 
 def show(r: CaseResult) -> None:
@@ -97,4 +124,4 @@ def show(r: CaseResult) -> None:
         st.html(html)
 
 
-__all__ = ["RESULT_CHARS", "show", "trajectory_html"]
+__all__ = ["RESULT_CHARS", "goal_html", "show", "trajectory_html"]

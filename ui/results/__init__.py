@@ -12,5 +12,6 @@ cases table, the agreement tab, the Download tab), ``exports`` (the download fil
 ``open_results`` (a results file in: upload or the owner's folder), ``traces_view`` (runs of traced
 cases: the note above the table, annotation files, sending to Phoenix), ``conversations_view`` (runs of
 turns of chats: metrics by turn, the conversations worst first), ``which_run`` (which run the page shows:
-the run just started, with its progress, then its results; the run another page opened).
+the run just started, with its progress, then its results; the run another page opened), ``tools_view``
+(runs of an agent: the tool-call metrics as one table, goal accuracy or why it has none).
 """
