@@ -114,6 +114,9 @@ def split_polarity(text: str) -> tuple[str | None, str]:
 
 
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
+#: A list item's marker or a heading's hashes before a sentence ("- ", "2. ", "* ", "## "): the word after
+#: it opens the sentence, it is no name because of its capital.
+_LEAD = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)]|#{1,6})\s+")
 
 
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
@@ -121,14 +124,15 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
     proper: its numbers and names, all of them; half of its other new words — unless the evidence is
     terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer."""
     ev = " ".join(evidence)
-    nums = set(_NUMBER.findall(sentence))
+    body = _LEAD.sub("", sentence.strip())  # (a list item's "2." is no number of its claim)
+    nums = set(_NUMBER.findall(body))
     if nums and not nums <= set(_NUMBER.findall(ev)):
         return False
-    names = {n.lower() for n in _NAME.findall(sentence.strip())} - _content(question)
+    names = {n.lower() for n in _NAME.findall(body)} - _content(question) - _STOP
     ev_words = _content(ev)
     if names - ev_words:
         return False
-    new = _content(sentence) - _content(question)
+    new = _content(body) - _content(question)
     if not new or len(ev_words) <= 3:
         return True
     return len(new & ev_words) / len(new) >= 0.5
