@@ -128,7 +128,9 @@ COMPARE_TERMS: dict[str, str] = {
             "Holm's method raises each p-value to account for the number of pairs.",
     "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
                   "difference smaller than this can hide in the noise: add questions to see it.",
-    "wins": "Questions where the candidate scores higher, the same or lower — at the metric's resolution: a "
+    "wins": "Questions where the candidate does better, the same or worse: scores higher, the same or lower (on a "
+            "metric where lower is better — declined, over-refusal, failed tool calls — a win scores lower), at "
+            "the metric's resolution: a "
             "yes/no metric counts changed answers, a share of sentences (adherence …) or a retrieval metric "
             "any change, a probability or a score (expected adherence …) changes of at least 0.01.",
     "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
