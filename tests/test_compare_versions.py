@@ -223,7 +223,8 @@ def test_every_metric_counts_a_win_the_way_its_verdict_reads_better():
     a = evaluate_batch([{**c, "response": "I don't know."} for c in cases])
     b = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
     rows = versions.metrics_frame(compare_runs([a, b], names=["A", "B"]), "A", "B").set_index("metric")
-    assert rows.loc["Declined", "candidate is"] == "better" and rows.loc["Declined", "wins / ties / losses"] == "8 / 0 / 0"
+    assert rows.loc["Declined", "candidate is"] == "better"
+    assert rows.loc["Declined", "wins / ties / losses"] == "8 / 0 / 0"
     assert rows.loc["Answer recall", "candidate is"] == "better"
     assert rows.loc["Answer recall", "wins / ties / losses"] == "8 / 0 / 0"  # higher is better: as before
     assert versions.wins_ties_losses("over_refusal", 1, 2, 5) == "5 / 2 / 1"

@@ -16,7 +16,6 @@ from evaluators.families.trace import COUNT_DESCRIPTIONS
 
 from .. import vocab
 
-
 #: The metric families in the Glossary's order: those every run computes first (TRACE; retrieval, answers,
 #: citations and tool calls where the cases have what they need), then those added on Evaluate.
 FAMILIES = ("trace", "retrieval", "answers", "citations", "toolcalls", "ragas", "tonic")
