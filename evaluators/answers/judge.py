@@ -83,6 +83,16 @@ def _split(case: TestCase, shown: list[str]) -> SentencizedCase:
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
+def _item(i: int, question: str, shown: list[str], evidence: Sequence[str], asked: bool) -> SentencizedCase:
+    """Triple ``i`` as the labeler reads it: the claims ``shown`` one sentence each, the evidence texts
+    as documents (after the question when ``asked``)."""
+    docs = tuple(e for e in evidence if e and e.strip())
+    if asked:
+        docs = (question.strip(), *docs)
+    case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
+    return _split(case, shown)
+
+
 @lru_cache(maxsize=1)
 def _trace() -> Method:
     return get_method("trace").build()
@@ -114,6 +124,9 @@ def split_polarity(text: str) -> tuple[str | None, str]:
 
 
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
+#: A list item's marker or a heading's hashes before a sentence ("- ", "2. ", "* ", "## "): the word after
+#: it opens the sentence, it is no name because of its capital.
+_LEAD = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)]|#{1,6})\s+")
 
 
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
@@ -121,14 +134,15 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
     proper: its numbers and names, all of them; half of its other new words — unless the evidence is
     terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer."""
     ev = " ".join(evidence)
-    nums = set(_NUMBER.findall(sentence))
+    body = _LEAD.sub("", sentence.strip())  # (a list item's "2." is no number of its claim)
+    nums = set(_NUMBER.findall(body))
     if nums and not nums <= set(_NUMBER.findall(ev)):
         return False
-    names = {n.lower() for n in _NAME.findall(sentence.strip())} - _content(question)
+    names = {n.lower() for n in _NAME.findall(body)} - _content(question) - _STOP
     ev_words = _content(ev)
     if names - ev_words:
         return False
-    new = _content(sentence) - _content(question)
+    new = _content(body) - _content(question)
     if not new or len(ev_words) <= 3:
         return True
     return len(new & ev_words) / len(new) >= 0.5
@@ -170,16 +184,13 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
         return []
     heuristic = dict(options.heuristic) if options is not None else {}
     opts = EvalOptions(heuristic=heuristic)
+    asked = [bool(with_question and q.strip()) for q, _, _ in triples]
     items, originals, polarities, ev_pols = [], [], [], []
     for i, (question, claims_text, evidence) in enumerate(triples):
         texts = list(sentences(claims_text))
         pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
         shown = [b.strip() or t for b, t in zip(bodies, texts)]
-        docs = tuple(e for e in evidence if e and e.strip())
-        if with_question and question.strip():
-            docs = (question.strip(), *docs)
-        case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
-        items.append(_split(case, shown))
+        items.append(_item(i, question, shown, evidence, asked[i]))
         originals.append(texts)
         polarities.append(pols)
         first = next((e for e in evidence if e and e.strip()), "")
@@ -188,34 +199,58 @@ def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOption
         outs = _trace().label(items, opts, lambda n: None)
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
         return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in items]
+    # A claim the labeler did not find with the question among the evidence is looked for in the evidence
+    # alone (one more batch, of those triples only): the question can be the sentence closest to a terse
+    # claim ("10 seconds" beside "How long should you hold the button?") and hide the evidence sentence
+    # that states it. What the evidence alone states is stated: the question only ever adds support.
+    again = [i for i, o in enumerate(outs) if asked[i] and o.labels is not None
+             and any(not lab.fully_supported for lab in o.labels.sentences)]
+    alone: dict[int, Any] = {}
+    if again:
+        try:
+            redo = _trace().label([_item(i, triples[i][0], [s.text for s in items[i].response_sentences],
+                                         triples[i][2], False) for i in again], opts, lambda n: None)
+            alone = {i: o.labels for i, o in zip(again, redo) if o.labels is not None}
+        except Exception:  # noqa: BLE001 - the first judgement stands
+            alone = {}
     out: list[Judged] = []
     names = list(evidence_names) if evidence_names is not None else ["the evidence"] * len(triples)
-    for (question, _, evidence), it, o, texts, pols, ev_pol, evidence_name in zip(
-            triples, items, outs, originals, polarities, ev_pols, names):
+    for i, ((question, _, evidence), it, o, texts, pols, ev_pol, evidence_name) in enumerate(zip(
+            triples, items, outs, originals, polarities, ev_pols, names)):
         if o.labels is None:
             out.append(Judged(error=o.error or "could not judge"))
             continue
-        q_doc = 0 if with_question and question.strip() else None
+        q_doc = 0 if asked[i] else None
         doc_text = {s.key: s.text for s in it.doc_sentences}
         doc_of = {s.key: s.doc for s in it.doc_sentences}
+        second = alone.get(i)
+        # the evidence alone was split without the question: its keys are its own (document 0 = evidence 0)
+        alone_text = ({s.key: s.text for s in _item(i, question, [], evidence, False).doc_sentences}
+                      if second is not None else {})
         sents = []
-        for text, pol, s, lab in zip(texts, pols, it.response_sentences, o.labels.sentences):
+        for j, (text, pol, s, lab) in enumerate(zip(texts, pols, it.response_sentences, o.labels.sentences)):
             dec = declines(text)
             claims = bool(not dec and not states_nothing(text) and (_content(text) or pol is not None))
             keys = [k for k in lab.supporting_keys if k in doc_text]
             stated = bool(lab.fully_supported) and claims and bool(keys)
             why = reword(split_explanation(lab.explanation)[0], evidence_name)
+            by = tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
             if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
                     and not _new_words_found(s.text, question, evidence):
                 stated, why = False, f"only the question says this; not in {evidence_name}"
+            if not stated and claims and second is not None and j < len(second.sentences):
+                lab2 = second.sentences[j]
+                keys2 = [k for k in lab2.supporting_keys if k in alone_text]
+                if lab2.fully_supported and keys2:
+                    stated, why = True, reword(split_explanation(lab2.explanation)[0], evidence_name)
+                    by = tuple(alone_text[k] for k in keys2)
             if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
                 stated = pol == ev_pol
                 why = (f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol
                        else f"says {pol!r}; the other text does not")
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
-            sents.append(Sentence(text=text, stated=stated, claims=claims,
-                                  by=tuple(doc_text[k] for k in keys if doc_of[k] != q_doc), why=why, declines=dec))
+            sents.append(Sentence(text=text, stated=stated, claims=claims, by=by, why=why, declines=dec))
         out.append(Judged(sentences=tuple(sents)))
     return out
 
