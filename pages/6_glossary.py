@@ -10,15 +10,18 @@ st.title("Metrics glossary")
 st.markdown(
     "Every score in this app, from the same declarations as the library's documentation. "
     "**Range** is what one case can score (0 / 1 = a yes/no verdict per case; its mean over cases is "
-    "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run; the "
-    "**retrieval** metrics (`hit@K`, `recall@K`, `ndcg@K`, …) for every case that names the passages it "
-    "should have retrieved; the **ragas** and **Tonic** families are added on Evaluate. Hover a metric name "
+    "a share). The four **TRACE** metrics and `expected_adherence` are computed for every run, and so are "
+    "`declined` and `over_refusal` (**answers**); the **retrieval** metrics (`hit@K`, `recall@K`, `ndcg@K`, …) "
+    "for every case that names the passages it should have retrieved; `answer_correctness` and its halves for "
+    "every case with a reference answer; the **citations** metrics when the answers cite their documents "
+    "([1], [doc2] …); the **tool calls** metrics for an agent's cases; the **ragas** and **Tonic** families "
+    "are added on Evaluate. Hover a metric name "
     "elsewhere in the "
     "app for the same text. Other words the pages use (P(supported), gold, AUROC, κ, RMSE, latency, p95, tokens, …) are "
     "under **Other terms on the screens** below; the search finds them too.")
 
-family = st.segmented_control("Family", ["trace", "retrieval", "ragas", "tonic"], key="glossary.family",
-                              help="Empty: every metric.")
+family = st.segmented_control("Family", list(entries.FAMILIES), key="glossary.family", help="Empty: every metric.",
+                              format_func=lambda f: entries.FAMILY_NAMES.get(f, f))
 query = st.text_input("Find a metric or term", key="glossary.find", placeholder="e.g. Expected adherence, pii, p95",
                       help="By the name a page shows (“Expected adherence”), the internal name "
                            "(`expected_adherence`) or words of what it means.")

@@ -208,6 +208,35 @@ def test_answer_recall_counts_what_the_reference_states_and_how_much_of_each_fac
     assert aside.value("answer_recall") > 0.5
 
 
+def test_a_list_items_marker_changes_no_verdict_against_a_terse_reference():
+    # the sample app answers with its document's list lines ("- The PostgreSQL ...", "2. Press ..."): the
+    # marker made "The" a name the reference lacks (and "2" a number), so a right answer had precision 0
+    q = "Which port does the PostgreSQL container listen on by default?"
+    said = "The PostgreSQL container listens on port 5432 by default."
+    rows = [{"id": f"m{i}", "question": q, "documents": [said], "ground_truth": "5432", "response": f"{lead}{said}"}
+            for i, lead in enumerate(("", "- ", "* ", "2. ", "## "))]
+    rows.append({**rows[1], "id": "wrong", "response": "- " + said.replace("5432", "5434")})
+    by = {r.case.id: r for r in evaluate_batch(rows).results}
+    for i in range(5):
+        assert by[f"m{i}"].value("answer_precision") == 1.0 and by[f"m{i}"].value("answer_correctness") == 1.0, i
+    assert by["wrong"].value("answer_precision") == 0.0 and by["wrong"].value("answer_recall") == 0.0
+
+
+def test_a_terse_reference_fact_is_found_in_the_answer_though_the_question_is_closer_to_it():
+    # "10 seconds" read beside its question: the question was the sentence closest to the fact and hid
+    # the answer sentence that states it ("The answer does not say this")
+    q = "How long should you press and hold the RESET button on the back panel?"
+    said = "Press and hold the RESET button on the back panel for 10 seconds, until the power LED blinks amber."
+    run = evaluate_batch([{"id": "right", "question": q, "documents": [said], "ground_truth": "10 seconds",
+                           "response": said},
+                          {"id": "wrong", "question": q, "documents": [said], "ground_truth": "10 seconds",
+                           "response": said.replace("10", "12")}])
+    by = {r.case.id: r for r in run.results}
+    facts = by["right"].metrics["answer_recall"].details["facts"]
+    assert by["right"].value("answer_recall") == 1.0 and facts[0]["stated"], facts
+    assert by["wrong"].value("answer_recall") == 0.0
+
+
 def test_a_reference_that_declines_makes_a_declining_answer_right():
     run = evaluate_batch([
         {"id": "both", "question": "q?", "documents": [], "response": "I do not know.",

@@ -208,3 +208,23 @@ def test_answers_of_an_app_evaluated_as_files_are_called_by_their_target():
     at = page(app(**{"versions.base": a, "versions.cands": [b]}).run(), "5_compare")
     assert at.error[0].value.startswith("v2 is worse than v1 on adherence"), at.error[0].value
     assert not any(c.value.startswith("Runs of your app on") for c in at.caption)  # (its question set: unknown)
+
+
+def test_every_metric_counts_a_win_the_way_its_verdict_reads_better():
+    # declined is lower-is-better: a candidate that declines less is "better" — and its wins are those
+    # questions (the column read "better" beside "0 / 0 / 8", eight losses)
+    from evaluators import evaluate_batch
+    from evaluators.comparison import compare_runs
+    from ui.compare import versions
+
+    q = "How long is parental leave at full pay for the primary carer?"
+    cases = [{"id": f"q{i}", "question": q, "documents": ["Primary carers get 16 weeks of parental leave at full pay."],
+              "ground_truth": "16 weeks"} for i in range(8)]
+    a = evaluate_batch([{**c, "response": "I don't know."} for c in cases])
+    b = evaluate_batch([{**c, "response": "Primary carers get 16 weeks of parental leave at full pay."} for c in cases])
+    rows = versions.metrics_frame(compare_runs([a, b], names=["A", "B"]), "A", "B").set_index("metric")
+    assert rows.loc["Declined", "candidate is"] == "better"
+    assert rows.loc["Declined", "wins / ties / losses"] == "8 / 0 / 0"
+    assert rows.loc["Answer recall", "candidate is"] == "better"
+    assert rows.loc["Answer recall", "wins / ties / losses"] == "8 / 0 / 0"  # higher is better: as before
+    assert versions.wins_ties_losses("over_refusal", 1, 2, 5) == "5 / 2 / 1"

@@ -43,3 +43,18 @@ def test_a_card_names_the_shown_name_where_it_differs():
     rows = {r["metric"]: r for r in entries.glossary_frame().to_dict("records")}
     assert "shown as “Hit rate@K”" in entries.card_markdown(rows["hit@K"])
     assert "shown as" not in entries.card_markdown(rows["context_relevance"])  # the same words
+
+
+def test_the_name_a_screen_shows_comes_first_and_every_family_can_be_picked():
+    # "answer correctness" is the dashboard's own metric, found before ragas' metric that holds the words
+    assert found("answer correctness")[0] == "answer_correctness"
+    assert found("Answer correctness")[0] == "answer_correctness"
+    assert found("over-refusal")[0] == "over_refusal" and found("over refusal")[0] == "over_refusal"
+    assert found("citation recall")[0] == "citation_recall"
+    assert found("tool call")[0].startswith("tool_call")
+    # every family of the declarations is in the picker, the ones every run computes before ragas / Tonic
+    families = {d["family"] for d in vocab.declarations().values()}
+    assert families <= set(entries.FAMILIES)
+    shown = list(dict.fromkeys(entries.glossary_frame()["family"]))
+    assert shown == [f for f in entries.FAMILIES if f in families]
+    assert list(entries.glossary_frame("answers")["metric"])[:1] == ["answer_correctness"]

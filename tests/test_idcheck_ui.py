@@ -49,6 +49,16 @@ def test_idcheck_words_and_silence():
     no_texts.add_record({"document_ids": ["a"], "documents": [{"text": "t"}], "reference_context_ids": ["b"]})
     assert "gives no reference_contexts to match texts instead: every retrieval metric will be 0" in (
         no_texts.message() or "")
+    # nothing matches, ids nor texts (the sample app asked about pages it does not have): the other
+    # documents are named as the first cause, not only the ids
+    elsewhere = IdCheck()
+    elsewhere.add_record({"document_ids": ["ibuprofen#1"], "documents": ["Ibuprofen was discovered in 1961."],
+                          "reference_context_ids": ["about.html#1"],
+                          "reference_contexts": ["Harbor Bistro was founded in 1998 by chef Maria Delgado."]})
+    said = elsewhere.message() or ""
+    assert "no passage's text matches a reference passage either: retrieval scores 0. Either the app searches " \
+           "other documents than the ones the test set was made from" in said
+    assert "or its passages are cut and named its own way — then check that the app's ids" in said
 
 
 def _results_warnings(run) -> list[str]:
@@ -94,3 +104,17 @@ def test_run_your_app_notes_it_on_the_target(tmp_path, llm_server):
     note = run.targets[0].id_note or ""
     assert note.startswith("none of the app's passage ids is a reference id (3 questions with both")
     assert "scored by text" in note
+
+
+def test_run_your_app_says_why_the_sample_apps_passages_match_nothing(tmp_path):
+    from ui.run_app import sample, view
+
+    elsewhere = IdCheck()
+    elsewhere.add_record({"document_ids": ["ibuprofen#1"], "documents": ["Ibuprofen was discovered in 1961."],
+                          "reference_context_ids": ["menu.html#2"], "reference_contexts": ["The chowder costs $9."]})
+    note = elsewhere.message()
+    mine = runner.TargetRun("mine", "typed", tmp_path / "1.jsonl", None, id_note=note)
+    theirs = runner.TargetRun("v2", "sample", tmp_path / "2.jsonl", None, id_note=note)
+    assert view.id_words(mine) == note  # an app of one's own: how to map its ids is the advice
+    # the sample app cannot be pointed at other ids: the cause instead of "point the target's context_ids …"
+    assert view.id_words(theirs) == sample.SAMPLE_ID_NOTE and "context_ids" not in view.id_words(theirs)

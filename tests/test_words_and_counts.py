@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from evaluators.documents import read_documents
-from evaluators.headline import Support
+from evaluators.headline import Correctness, Support
 from evaluators.testset import make_testset
 from evaluators.types import TestCase, Turn
 from ui import vocab
@@ -40,6 +40,28 @@ def test_one_of_four_answers_has():
     assert words(16, 6, 2).startswith("6 of 16 answers have a sentence the documents do not fully support (2 with")
     assert words(1, 1).startswith("1 of 1 answer has a sentence")
     assert words(3, 0) == "All 3 answers are fully supported by their documents, by trace's labels."
+
+
+def test_declined_answers_and_missed_facts_are_counted_in_agreeing_words():
+    def words(n: int, bad: int, declined: int, over: int = 0) -> str | None:
+        return vocab.support_words(Support(scored=n, not_fully=bad, none_at_all=0, declined=declined,
+                                           over_refusals=over), "trace")
+
+    assert words(16, 6, 1).startswith("1 of 16 answers declined (rightly: the documents do not hold the answer); "
+                                      "of the 15 that answered, 6 have a sentence")
+    assert words(16, 0, 1, 1).startswith("1 of 16 answers declined although the documents hold the answer (an "
+                                         "over-refusal); of the 15 that answered, all are fully supported")
+    assert words(8, 0, 8).startswith("8 of 8 answers declined (all of them right: the documents do not hold")
+    assert words(8, 0, 3, 3).startswith("3 of 8 answers declined (all of them although the documents hold")
+    assert words(8, 0, 3, 2).startswith("3 of 8 answers declined (2 of them although the documents hold")
+    assert words(1, 0, 1) == "1 of 1 answer declined (rightly: the documents do not hold the answer); none answered."
+
+    def missed(judged: int, missing: int) -> str | None:
+        return vocab.correctness_words(Correctness(judged=judged, recall=0.5, missing_some=missing))
+
+    assert "; 1 of 3 misses at least one (Inspect shows which)." in (missed(3, 1) or "")
+    assert "; 6 of 16 miss at least one" in (missed(16, 6) or "")
+    assert (missed(1, 0) or "").endswith("; it misses none.")
 
 
 def test_a_turns_heading_agrees_with_the_turns_labelled_under_it():

@@ -128,7 +128,9 @@ COMPARE_TERMS: dict[str, str] = {
             "Holm's method raises each p-value to account for the number of pairs.",
     "detectable": "The smallest difference these questions could have revealed (80 % of the time). A real "
                   "difference smaller than this can hide in the noise: add questions to see it.",
-    "wins": "Questions where the candidate scores higher, the same or lower — at the metric's resolution: a "
+    "wins": "Questions where the candidate does better, the same or worse: scores higher, the same or lower (on a "
+            "metric where lower is better — declined, over-refusal, failed tool calls — a win scores lower), at "
+            "the metric's resolution: a "
             "yes/no metric counts changed answers, a share of sentences (adherence …) or a retrieval metric "
             "any change, a probability or a score (expected adherence …) changes of at least 0.01.",
     "regressions": "Every paired question where the candidate scores lower, worst first, a page at a time — each "
@@ -281,10 +283,15 @@ def support_words(support: Support | None, method: str) -> str | None:
     who = f"by {method}'s labels"
     lead = ""
     if support.declined:  # a declined answer claims nothing: it is no supported answer
-        over = support.over_refusals
-        why = (f" ({over} of them although the documents hold the answer)" if over else
-               " (all of them right: the documents do not hold the answer)")
-        lead = f"{support.declined} of {n} answers declined{why}"
+        d, over = support.declined, support.over_refusals
+        if d == 1:  # "1 of 16 answers declined (all of them right …)" reads as a slip
+            why = (" although the documents hold the answer (an over-refusal)" if over else
+                   " (rightly: the documents do not hold the answer)")
+        else:
+            why = (" (all of them although the documents hold the answer)" if over == d else
+                   f" ({over} of them although the documents hold the answer)" if over else
+                   " (all of them right: the documents do not hold the answer)")
+        lead = f"{d} of {n} {'answer' if n == 1 else 'answers'} declined{why}"
         n = support.answered
         if not n:
             return lead + "; none answered."
@@ -309,8 +316,9 @@ def correctness_words(c: Correctness | None) -> str | None:
     which)."); None when no answer was judged against one."""
     if c is None:
         return None
-    miss = (f"{c.missing_some} of {c.judged} miss at least one (Inspect shows which)" if c.missing_some
-            else f"none of the {c.judged} misses one")
+    verb = "misses" if c.missing_some == 1 else "miss"  # "1 of 3 misses", "6 of 16 miss"
+    miss = (f"{c.missing_some} of {c.judged} {verb} at least one (Inspect shows which)" if c.missing_some
+            else "it misses none" if c.judged == 1 else f"none of the {c.judged} misses one")
     return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on "
             f"average (answer recall); {miss}.")
 

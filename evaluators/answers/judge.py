@@ -17,7 +17,7 @@ from __future__ import annotations
 import gc
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -249,6 +249,9 @@ def split_polarity(text: str) -> tuple[str | None, str]:
 
 
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
+#: A list item's marker or a heading's hashes before a sentence ("- ", "2. ", "* ", "## "): the word after
+#: it opens the sentence, it is no name because of its capital.
+_LEAD = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)]|#{1,6})\s+")
 
 
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
@@ -256,14 +259,15 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
     proper: its numbers and names, all of them; half of its other new words — unless the evidence is
     terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer."""
     ev = " ".join(evidence)
-    nums = set(_NUMBER.findall(sentence))
+    body = _LEAD.sub("", sentence.strip())  # (a list item's "2." is no number of its claim)
+    nums = set(_NUMBER.findall(body))
     if nums and not nums <= set(_NUMBER.findall(ev)):
         return False
-    names = {n.lower() for n in _NAME.findall(sentence.strip())} - _content(question)
+    names = {n.lower() for n in _NAME.findall(body)} - _content(question) - _STOP
     ev_words = _content(ev)
     if names - ev_words:
         return False
-    new = _content(sentence) - _content(question)
+    new = _content(body) - _content(question)
     if not new or len(ev_words) <= 3:
         return True
     return len(new & ev_words) / len(new) >= 0.5
@@ -346,7 +350,8 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
     except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
         return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in triples]
     out: list[Judged] = []
-    for (question, _, evidence), plan, evidence_name in zip(triples, plans, names):
+    again: list[tuple[int, int, str]] = []  # (triple, sentence, body) to look for in the evidence alone
+    for t_i, ((question, _, evidence), plan, evidence_name) in enumerate(zip(triples, plans, names)):
         first = next((e for e in evidence if e and e.strip()), "")
         ev_pol = split_polarity(first[:200])[0]
         labeled: Iterator[tuple[SplitSentence, SentenceSupport]] = iter(())
@@ -362,7 +367,7 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
             doc_of = {s.key: s.doc for s in it.doc_sentences}
         q_doc = 0 if with_question and question.strip() else None
         sents = []
-        for text, pol, body, dec, claims, how in plan:
+        for j, (text, pol, body, dec, claims, how) in enumerate(plan):
             keys: list[str] = []
             prob: float | None = None
             if not claims:
@@ -389,9 +394,48 @@ def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], opt
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
             by = (body,) if how == "verbatim" else tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
+            share = _share(body, evidence) if claims and not stated else 0.0
+            if claims and not stated and not how and pol is None and q_doc is not None and share > 0:
+                again.append((t_i, j, body))
             sents.append(Sentence(text=text, stated=stated and claims, claims=claims, by=by, why=why, declines=dec,
-                                  p=prob, share=_share(body, evidence) if claims and not stated else 0.0))
+                                  p=prob, share=share))
         out.append(Judged(sentences=tuple(sents)))
+    return _alone(out, again, triples, names, opts, splits)
+
+
+def _alone(out: list[Judged], again: list[tuple[int, int, str]], triples: Sequence[tuple[str, Any, Sequence[str]]],
+           names: Sequence[str], opts: EvalOptions, splits: Mapping[str, Sequence[str]] | None) -> list[Judged]:
+    """A claim the labeler did not find with the question among the evidence, looked for in the evidence
+    alone (one more batch, of those claims only): the question can be the sentence closest to a terse
+    claim ("10 seconds" beside "How long should you hold the button?") and hide the evidence sentence
+    that states it. What the evidence alone states is stated: the question only ever adds support. Only
+    claims some of whose words the evidence holds are asked again."""
+    by_triple: dict[int, list[tuple[int, str]]] = {}
+    for t_i, j, body in again:
+        by_triple.setdefault(t_i, []).append((j, body))
+    order = [t_i for t_i in by_triple if out[t_i].error is None]
+    items = [_split(TestCase(id=f"answers-{t_i}-alone", question=triples[t_i][0] or "",
+                             response="\n".join(b for _, b in by_triple[t_i]),
+                             documents=tuple(e for e in triples[t_i][2] if e and e.strip())),
+                    [b for _, b in by_triple[t_i]], splits) for t_i in order]
+    if not items:
+        return out
+    try:
+        labels = _label(items, opts)
+    except Exception:  # noqa: BLE001 - the first judgement stands
+        return out
+    for t_i, it, o in zip(order, items, labels):
+        if o.labels is None:
+            continue
+        doc_text = {s.key: s.text for s in it.doc_sentences}
+        sents = list(out[t_i].sentences)
+        for (j, _), lab in zip(by_triple[t_i], o.labels.sentences):
+            keys = [k for k in lab.supporting_keys if k in doc_text]
+            if lab.fully_supported and keys:
+                sents[j] = replace(sents[j], stated=True, share=0.0, by=tuple(doc_text[k] for k in keys),
+                                   why=reword(split_explanation(lab.explanation)[0], names[t_i]),
+                                   p=None if lab.score is None else float(lab.score))
+        out[t_i] = Judged(sentences=tuple(sents))
     return out
 
 

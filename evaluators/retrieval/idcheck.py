@@ -92,8 +92,11 @@ class IdCheck:
             return (f"{head}, but their texts match the reference passages of {self.text_hits} of "
                     f"{self.text_checked}: the ids are the app's own, so retrieval is scored by text; to score by "
                     f"id, {fix}")
-        if self.text_checked:
-            return f"{head}, and no passage's text matches a reference passage either: retrieval scores 0; {fix}"
+        if self.text_checked:  # neither ids nor texts: most often questions about documents the app lacks
+            return (f"{head}, and no passage's text matches a reference passage either: retrieval scores 0. Either "
+                    "the app searches other documents than the ones the test set was made from (then no id can "
+                    "match: make the questions from the app's own documents), or its passages are cut and named "
+                    f"its own way — then {fix}")
         return (f"{head}, and the test set gives no reference_contexts to match texts instead: every retrieval "
                 f"metric will be 0; {fix}")
 

@@ -129,8 +129,18 @@ def metrics_frame(c: Comparison, baseline: str, candidate: str) -> pd.DataFrame:
                      "p-value": short_p_value(p.p_adjusted),
                      "candidate is": {"better": "better", "worse": "worse",
                                       "same": "no detectable difference"}[verdict_kind(p)],
-                     "wins / ties / losses": f"{s.wins} / {s.ties} / {s.losses}", "questions": str(s.n)})
+                     "wins / ties / losses": wins_ties_losses(m, s.wins, s.ties, s.losses), "questions": str(s.n)})
     return pd.DataFrame(rows)
+
+
+def wins_ties_losses(metric: str, higher: int, same: int, lower: int) -> str:
+    """"wins / ties / losses" of the candidate as the "candidate is" column reads them: a win is a question
+    it scores higher on, or lower on a metric where lower is better (declined, over-refusal, failed tool
+    calls …) — "better" beside "0 / 0 / 8" read as eight losses."""
+    d = vocab.declaration(metric)
+    if d is not None and d.get("direction") == "lower":
+        higher, lower = lower, higher
+    return f"{higher} / {same} / {lower}"
 
 
 def standings_frame(c: Comparison, metric: str) -> pd.DataFrame:

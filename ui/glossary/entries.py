@@ -16,11 +16,17 @@ from evaluators.families.trace import COUNT_DESCRIPTIONS
 
 from .. import vocab
 
+#: The metric families in the Glossary's order: those every run computes first (TRACE; retrieval, answers,
+#: citations and tool calls where the cases have what they need), then those added on Evaluate.
+FAMILIES = ("trace", "retrieval", "answers", "citations", "toolcalls", "ragas", "tonic")
+#: How the Glossary's family picker names a family.
+FAMILY_NAMES = {"toolcalls": "tool calls"}
+
 
 def fold(text: str) -> str:
-    """Text as the search reads it: lower case, ``_`` a space, spaces collapsed
-    ("Expected_Adherence" -> "expected adherence")."""
-    return " ".join(str(text).replace("_", " ").lower().split())
+    """Text as the search reads it: lower case, ``_`` and ``-`` a space, spaces collapsed
+    ("Expected_Adherence" -> "expected adherence", "over-refusal" -> "over refusal")."""
+    return " ".join(str(text).replace("_", " ").replace("-", " ").lower().split())
 
 
 def _hit(query: str, texts: Iterable[str]) -> bool:
@@ -34,15 +40,18 @@ def _hit(query: str, texts: Iterable[str]) -> bool:
 
 
 def matches(query: str, names: Iterable[str], definition: Iterable[str] = ()) -> int | None:
-    """How well an entry matches the search ``query``: 0 by one of its ``names`` (the internal name,
-    the names the screens show), 1 by the words of its ``definition``, None not at all ("" matches
-    every entry, 0)."""
+    """How well an entry matches the search ``query``: 0 when it is one of its ``names`` (the internal
+    name, the names the screens show), 1 when one of them holds it ("answer correctness" in "Ragas answer
+    correctness"), 2 by the words of its ``definition``, None not at all ("" matches every entry, 0)."""
     q = fold(query)
     if not q:
         return 0
-    if _hit(q, names):
+    names = list(names)
+    if any(fold(n) == q for n in names):
         return 0
-    return 1 if _hit(q, definition) else None
+    if _hit(q, names):
+        return 1
+    return 2 if _hit(q, definition) else None
 
 
 def shown_names(metric: str) -> list[str]:
@@ -55,12 +64,13 @@ def shown_names(metric: str) -> list[str]:
 
 
 def glossary_frame(family: str | None = None, query: str = "") -> pd.DataFrame:
-    """Every metric (TRACE first, then the ragas and Tonic families): name, shown name, family, what it
+    """Every metric (family by family in :data:`FAMILIES`' order): name, shown name, family, what it
     measures, formula, range, better, example, needs an LLM. With ``query``: only the metrics it
     finds (:func:`matches`), those found by name first."""
     rows = []
     decls = list(vocab.declarations().values())
-    decls = [d for d in decls if d["family"] == "trace"] + [d for d in decls if d["family"] != "trace"]
+    order = {f: i for i, f in enumerate(FAMILIES)}
+    decls.sort(key=lambda d: order.get(d["family"], len(order)))  # (stable: declaration order within one)
     for d in decls:
         if family and d["family"] != family:
             continue

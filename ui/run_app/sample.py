@@ -77,6 +77,12 @@ def sources_of(rows: list) -> set[str]:
     return out
 
 
+#: Run your app's outcome for a sample-app version whose passages match no reference passage, by id or text.
+SAMPLE_ID_NOTE = ("none of the sample app's passages is a reference passage of these questions, by id or by text: "
+                  "the questions were made from other documents than its 15 sample documents, so every retrieval "
+                  "figure is 0. Run your own app on them, or make questions from the sample's documents.")
+
+
 def off_map_note(rows: list, sample_picked: bool) -> str | None:
     """Said before a run of the sample app on questions made from other documents than its own: it only
     knows its 15 sample documents, so it retrieves none of their passages (None: nothing to say)."""

@@ -310,6 +310,15 @@ def resume_area(owner: list[choices.Choice]) -> None:
             st.rerun()
 
 
+def id_words(t: runner.TargetRun) -> str:
+    """What the app's unmatched ids mean for this target: the sample app's ids cannot be pointed anywhere,
+    so for it the cause is said instead of how to map ids (``sample.SAMPLE_ID_NOTE``)."""
+    note = t.id_note or ""
+    if t.kind == "sample" and "text matches a reference passage either" in note:
+        return sample.SAMPLE_ID_NOTE
+    return note
+
+
 def outcome(owner: list[choices.Choice]) -> None:
     """The ended run: each target's outcome, failed questions with their errors, downloads, Resume,
     and Results / Compare (opened by themselves when this session saw the run end)."""
@@ -331,7 +340,7 @@ def outcome(owner: list[choices.Choice]) -> None:
         with st.container(border=True):
             st.markdown(target_line(t, ended=True, cancelled=cancelled))
             if t.id_note:  # the app's ids mean nothing to the test set: said before anyone reads a 0
-                st.warning(f"Retrieval: {ud.md_escape(t.id_note)}", icon=":material/link_off:")
+                st.warning(f"Retrieval: {ud.md_escape(id_words(t))}", icon=":material/link_off:")
             if t.failures:
                 with st.expander(f"{len(t.failures)} question(s) the app did not answer — with the error"):
                     st.dataframe(pd.DataFrame(t.failures, columns=["question id", "error"]), hide_index=True,
