@@ -98,7 +98,8 @@ def _pieces(text: str, d: int, split: Sequence[str] | None) -> tuple[SplitSenten
         start = text.find(t, at)
         if start < 0:  # not pieces of this text after all
             return sentencize_document(text, d)
-        out.append(SplitSentence(key=f"{d}{letters(len(out))}", text=t, start=start, end=start + len(t), doc=d))
+        out.append(SplitSentence.model_construct(key=f"{d}{letters(len(out))}", text=t, start=start, end=start + len(t),
+                                                 doc=d))  # (built from checked pieces: no validation)
         at = start + len(t)
     return tuple(out)
 
@@ -109,7 +110,7 @@ def _split(case: TestCase, shown: list[str], splits: Mapping[str, Sequence[str]]
     says for a text already split (an answer, split when the run labeled it)."""
     resp, at = [], 0
     for k, t in enumerate(shown):
-        resp.append(SplitSentence(key=letters(k), text=t, start=at, end=at + len(t)))
+        resp.append(SplitSentence.model_construct(key=letters(k), text=t, start=at, end=at + len(t), doc=None))
         at += len(t) + 1
     docs = [s for d, text in enumerate(case.documents) for s in _pieces(text, d, (splits or {}).get(text))]
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
