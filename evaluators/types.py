@@ -54,7 +54,7 @@ SCHEMA_VERSION = 2
 SPECIAL_SUPPORT_KEYS = frozenset(
     {"supported_without_sentence", "general", "well_known_fact", "numerical_reasoning",
      # a sentence that declines to answer ("the documents do not say"): it makes no claim
-     # (``evaluators.answers.declined``)
+     # (``evaluators.declined``)
      "declined"}
 )
 

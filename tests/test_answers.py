@@ -12,6 +12,7 @@ import pytest
 from evaluators import evaluate_batch
 from evaluators.answers import answer_declines, not_stated, read_reference
 from evaluators.answers.llm import PROMPT_VERSION, build_messages
+from evaluators.answers.refusal import CLOSE_TO_QUESTION
 from evaluators.export import to_json_dict
 from evaluators.headline import Correctness, Reach, Support, headline
 from evaluators.sentencize import sentencize_response
@@ -56,6 +57,35 @@ def test_answers_that_answer_are_not_called_declined(text):
     assert not says_no(text), text
 
 
+def test_the_trace_labeler_takes_a_refusal_in_any_language_as_needing_no_support():
+    """The labeler reads refusals with the headline's rule (evaluators.declined): a German, French,
+    Spanish, Russian, Japanese or Chinese refusal claims nothing, so it does not lower adherence while the
+    headline counts it as declined; a sentence that answers in those languages is still judged."""
+    refusals = {"de": ("Was verfolgen Indexfonds?", "Die Dokumente enthalten dazu keine Informationen.",
+                       "Indexfonds bilden einen Marktindex wie den DAX nach."),
+                "fr": ("Que suivent les fonds indiciels ?", "Je ne sais pas.",
+                       "Les fonds indiciels suivent un indice de marché comme le CAC 40."),
+                "es": ("¿Qué siguen los fondos indexados?", "No tengo información sobre eso.",
+                       "Los fondos indexados siguen un índice de mercado como el IBEX 35."),
+                "ru": ("Что отслеживают индексные фонды?", "В документах нет информации об этом.",
+                       "Индексные фонды отслеживают рыночный индекс."),
+                "ja": ("インデックスファンドは何に連動しますか？", "資料には記載がありません。",
+                       "インデックスファンドは日経平均などの市場指数に連動します。"),
+                "zh": ("指数基金跟踪什么？", "文档中没有提到这一点。", "指数基金跟踪市场指数，例如沪深300指数。"),
+                "en": ("What is the fee?", "I do not have specific information.", DOC)}
+    cases = [{"id": k, "question": q, "response": r, "documents": [d]} for k, (q, r, d) in refusals.items()]
+    cases.append({"id": "de-claim", "question": "Was kostet der Fonds?", "response": "Der Fonds kostet 5 % im Jahr.",
+                  "documents": ["Der Fonds kostet 0,2 % im Jahr."]})
+    run = evaluate_batch(cases, "trace")
+    for res in run.results[:-1]:
+        (s,) = res.labels.sentences
+        assert s.supporting_keys == ("supported_without_sentence",), (res.case.id, s)
+        assert res.value("adherence") == 1.0 and res.value("declined") == 1.0, res.case.id
+    claim = run.results[-1]
+    assert claim.value("declined") == 0.0
+    assert claim.labels.sentences[0].supporting_keys != ("supported_without_sentence",)
+
+
 def test_a_partly_declining_answer_is_answered_with_its_declining_sentence_named():
     run = evaluate_batch([{"id": "p", "question": "What do index funds track and cost?", "documents": [DOC],
                            "response": "Index funds track a market index. The documents do not say what they cost."}])
@@ -80,7 +110,10 @@ def test_the_issues_command_line_cases_right_refusal_over_refusal_and_no_documen
     assert by["australia"].metrics["declined"].details["verdict"] == "right_refusal"
     assert "no documents" in by["nodocs"].metrics["over_refusal"].details["explanation"]
     assert by["idk"].metrics["declined"].details["verdict"] == "over_refusal"
-    assert "relevant to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
+    # no reference at all: the document sentence closest to the question decides (the weaker check)
+    assert "close to the question" in by["idk"].metrics["over_refusal"].details["explanation"]
+    assert by["idk"].metrics["over_refusal"].details["closest_cosine"] >= CLOSE_TO_QUESTION
+    assert by["australia"].metrics["over_refusal"].details["closest_cosine"] < CLOSE_TO_QUESTION
     # no ground_truth anywhere: no correctness metric at all (a plain run gains only the two refusal metrics)
     assert set(by["answers"].metrics) == {"declined", "over_refusal"}
     means = run.means()
@@ -119,15 +152,60 @@ def test_answer_correctness_numbers_must_match_and_the_missing_fact_is_named():
          "ground_truth": LEAVE, "response": "Primary carers get 16 weeks of parental leave at full pay."},
     ])
     by = {r.case.id: r for r in run.results}
-    assert [by[c].value("answer_recall") for c in ("right", "wrong-number", "router", "half")] == [1.0, 0.0, 0.0, 0.5]
+    assert [by[c].value("answer_recall") for c in ("right", "wrong-number", "router")] == [1.0, 0.0, 0.0]
     assert by["right"].value("answer_correctness") == 1.0 and by["right"].value("answer_precision") == 1.0
     assert by["wrong-number"].value("answer_precision") == 0.0
     assert by["router"].value("adherence") == 1.0  # grounded in its documents, and still wrong: correctness says so
     assert by["router"].value("answer_correctness") == 0.0
     assert not_stated(by["half"].metrics["answer_recall"].details) == ["Partners get 2 weeks."]
-    assert by["half"].value("answer_correctness") == pytest.approx(2 / 3)
     facts = by["half"].metrics["answer_recall"].details["facts"]
-    assert [f["stated"] for f in facts] == [True, False]
+    assert [f["stated"] for f in facts] == [True, False] and facts[1]["credit"] == 0.0  # its number is not there
+    recall = facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"])  # each fact weighed by the question
+    assert by["half"].value("answer_recall") == pytest.approx(recall, abs=1e-3) and 0 < recall < 1
+    assert by["half"].value("answer_correctness") == pytest.approx(2 * recall / (recall + 1), abs=1e-3)
+
+
+def test_answer_recall_counts_what_the_reference_states_and_how_much_of_each_fact_the_answer_says():
+    """answer_recall = the weighted mean credit of the reference's facts: a fact stated counts 1, one half
+    said counts the share of its words the answer carries (none when a number of it is missing); a
+    pleasantry or an introduction of the reference is no fact; a sentence where the reference declines
+    is a fact the answer states by declining too; facts closer to the question weigh more."""
+    q = "How long is the warranty and what does it cover?"
+    ref = ("Here are the details. The warranty lasts 24 months. It covers the battery and the screen. "
+           "I hope this helps.")
+    run = evaluate_batch([
+        {"id": "partial", "question": q, "documents": [], "ground_truth": ref,
+         "response": "The warranty lasts 24 months and covers the battery."},
+        {"id": "wrong-number", "question": q, "documents": [], "ground_truth": "The warranty lasts 24 months.",
+         "response": "The warranty lasts 12 months."},
+        {"id": "partly-declines-both", "question": "When was the bridge built and who designed it?", "documents": [],
+         "ground_truth": "The bridge was built in 1932. The documents do not say who designed it.",
+         "response": "The bridge was built in 1932. I could not find who designed it."},
+        {"id": "partly-declines-answers", "question": "When was the bridge built and who designed it?",
+         "documents": [], "ground_truth": "The bridge was built in 1932. The documents do not say who designed it.",
+         "response": "The bridge was built in 1932 and designed by John Bradfield."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    facts = by["partial"].metrics["answer_recall"].details["facts"]
+    counted = [f for f in facts if f["claims"]]
+    assert [f["text"] for f in counted] == ["The warranty lasts 24 months.", "It covers the battery and the screen."]
+    assert counted[0]["stated"] and 0 < counted[1].get("credit", 1.0) < 1  # half of the second fact is said
+    w = [f["weight"] for f in counted]
+    credit = [1.0 if f["stated"] else f["credit"] for f in counted]
+    expected = sum(a * b for a, b in zip(w, credit)) / sum(w)
+    assert by["partial"].value("answer_recall") == pytest.approx(expected, abs=1e-3)
+    assert by["wrong-number"].value("answer_recall") == 0.0  # "12 months" says nothing of "24 months"
+    both = by["partly-declines-both"].metrics["answer_recall"]
+    assert both.value == 1.0 and [f["stated"] for f in both.details["facts"]] == [True, True]
+    answers = by["partly-declines-answers"].metrics["answer_recall"]
+    assert 0 < answers.value < 1 and not_stated(answers.details) == ["The documents do not say who designed it."]
+    # a fact about the question weighs more than an aside of the reference
+    (aside,) = evaluate_batch([{"id": "w", "question": q, "documents": [], "response": "It lasts 24 months.",
+                                "ground_truth": "The warranty lasts 24 months. Our shop opened in Leeds in 1990."}]
+                              ).results
+    fw = {f["text"]: f["weight"] for f in aside.metrics["answer_recall"].details["facts"]}
+    assert fw["The warranty lasts 24 months."] > fw["Our shop opened in Leeds in 1990."]
+    assert aside.value("answer_recall") > 0.5
 
 
 def test_a_list_items_marker_changes_no_verdict_against_a_terse_reference():
@@ -289,7 +367,10 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     settings = loopback_settings()
     run = evaluate_batch([case], "gpt_labeling", llm=settings)
     r = run.results[0]
-    assert r.value("answer_recall") == 0.5 and r.value("answer_precision") == 1.0
+    facts = r.metrics["answer_recall"].details["facts"]
+    expected = facts[0]["weight"] / (facts[0]["weight"] + facts[1]["weight"])
+    assert r.value("answer_recall") == pytest.approx(expected, abs=1e-3)
+    assert r.value("answer_precision") == 1.0
     assert not_stated(r.metrics["answer_recall"].details) == ["Partners get 2 weeks."]
     assert r.metrics["answer_recall"].details["judged_by"] == "llm"
     prompts = [last_user_message(q.json) for q in llm_server.requests]
@@ -300,7 +381,7 @@ def test_the_llm_path_makes_one_sentence_keyed_cached_call_per_case(llm_server, 
     assert r.usage.calls == 2 and PROMPT_VERSION
     n = llm_server.count
     again = evaluate_batch([case], "gpt_labeling", llm=settings)  # cached: no new call
-    assert llm_server.count == n and again.results[0].value("answer_recall") == 0.5
+    assert llm_server.count == n and again.results[0].value("answer_recall") == r.value("answer_recall")
 
 
 def test_an_llm_declined_label_makes_the_answer_declined(llm_server, loopback_settings):

@@ -19,10 +19,10 @@ and ``--fail-on-regression`` take them by name, like every metric:
   carries a reference answer (``ground_truth``) — on by default; ``EvalOptions.answer_correctness``
   (``--answer-correctness``) says ``auto`` / ``offline`` / ``llm`` / ``off``.
 
-Modules (this package's surface is below):
+Modules (this package's surface is below; the declining rule itself is ``evaluators.declined``, one
+floor down, shared with the ``trace`` labeler):
 
 * ``names`` — the metric names and their declarations (registered by ``evaluators.families.answers``);
-* ``declined`` — the rule: does a sentence decline, does an answer as a whole (13 languages);
 * ``reference`` — a ``ground_truth`` value as given (a number, a list, an empty or huge text) read into
   text or a clear note;
 * ``judge`` — one text's sentences judged against others with the ``trace`` labeler (its public
@@ -34,7 +34,7 @@ Modules (this package's surface is below):
 
 from __future__ import annotations
 
-from .declined import DECLINED_KEY, answer_declines, declined_sentences, declines
+from ..declined import DECLINED_KEY, answer_declines, declined_sentences, declines
 from .judge import Judged, judge
 from .names import (
     ANSWER_CORRECTNESS,

@@ -14,17 +14,21 @@ special key such as ``general`` needs no support and is "states nothing" here.
 
 from __future__ import annotations
 
+import gc
 import re
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
+from ..declined import DECLINED_KEY, declines, states_nothing
+from ..labelers.heuristic import HeuristicMethod, load_params
+from ..labelers.heuristic_explain import needs_no_support
 from ..methods import Method, get_method
 from ..options import EvalOptions
 from ..sentencize import letters, sentencize_document, sentencize_response
+from ..types import LabelOutcome, SentenceSupport, SentencizedCase, TestCase, split_explanation
 from ..types import Sentence as SplitSentence
-from ..types import SentencizedCase, TestCase, split_explanation
-from .declined import DECLINED_KEY, declines, states_nothing
 
 #: Special keys that mark a sentence stating nothing (a transition, a pleasantry, a refusal).
 NO_CLAIM_KEYS = frozenset({"general", "supported_without_sentence", DECLINED_KEY})
@@ -43,10 +47,21 @@ class Sentence:
     #: The labeler's reason, in words (no figures).
     why: str = ""
     declines: bool = False
+    #: The labeler's probability that the evidence supports the sentence (1 word for word, None: not judged).
+    p: float | None = None
+    #: Share of its content words the evidence proper (not the question) holds: how much of it is said.
+    share: float = 0.0
+
+    @property
+    def credit(self) -> float:
+        """How much of the sentence the evidence states: 1 when stated, else the share of its content
+        words the evidence holds (a fact half said counts half); 0 for a sentence that claims nothing."""
+        return 0.0 if not self.claims else 1.0 if self.stated else self.share
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "stated": self.stated, "claims": self.claims, "explanation": self.why,
-                **({"declines": True} if self.declines else {})}
+                **({"declines": True} if self.declines else {}),
+                **({"credit": round(self.credit, 4)} if self.claims and not self.stated else {})}
 
 
 @dataclass(frozen=True)
@@ -72,30 +87,68 @@ def sentences(text: str) -> tuple[str, ...]:
     return tuple(s.text for s in sentencize_response(text))
 
 
-def _split(case: TestCase, shown: list[str]) -> SentencizedCase:
+def _pieces(text: str, d: int, split: Sequence[str] | None) -> tuple[SplitSentence, ...]:
+    """Document ``d``'s sentences: as the caller already split it (pieces of ``text`` in order), else as
+    documents are split."""
+    if not split:
+        return sentencize_document(text, d)
+    out: list[SplitSentence] = []
+    at = 0
+    for t in split:
+        start = text.find(t, at)
+        if start < 0:  # not pieces of this text after all
+            return sentencize_document(text, d)
+        out.append(SplitSentence.model_construct(key=f"{d}{letters(len(out))}", text=t, start=start, end=start + len(t),
+                                                 doc=d))  # (built from checked pieces: no validation)
+        at = start + len(t)
+    return tuple(out)
+
+
+def _split(case: TestCase, shown: list[str], splits: Mapping[str, Sequence[str]] | None = None) -> SentencizedCase:
     """The judging case split as judged: its "response" is the claims, one sentence each (already split:
-    joined by line breaks, never split again); its documents split as documents are."""
+    joined by line breaks, never split again); its documents split as documents are, or as ``splits``
+    says for a text already split (an answer, split when the run labeled it)."""
     resp, at = [], 0
     for k, t in enumerate(shown):
-        resp.append(SplitSentence(key=letters(k), text=t, start=at, end=at + len(t)))
+        resp.append(SplitSentence.model_construct(key=letters(k), text=t, start=at, end=at + len(t), doc=None))
         at += len(t) + 1
-    docs = [s for d, text in enumerate(case.documents) for s in sentencize_document(text, d)]
+    docs = [s for d, text in enumerate(case.documents) for s in _pieces(text, d, (splits or {}).get(text))]
     return SentencizedCase(case=case, doc_sentences=tuple(docs), response_sentences=tuple(resp))
 
 
-def _item(i: int, question: str, shown: list[str], evidence: Sequence[str], asked: bool) -> SentencizedCase:
-    """Triple ``i`` as the labeler reads it: the claims ``shown`` one sentence each, the evidence texts
-    as documents (after the question when ``asked``)."""
-    docs = tuple(e for e in evidence if e and e.strip())
-    if asked:
-        docs = (question.strip(), *docs)
-    case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
-    return _split(case, shown)
+@contextmanager
+def frozen_gc() -> Iterator[None]:
+    """The objects alive when the answers are judged (a run's cases, labels and results: often millions,
+    all kept to the end) left out of the cyclic garbage collector meanwhile (``gc.freeze``): each
+    collection the judging's allocations set off walked them all again — a third of answer correctness's
+    CPU on a 240-case rerun. What the judging itself leaves behind is collected as usual (the collector
+    stays on for every thread)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @lru_cache(maxsize=1)
 def _trace() -> Method:
     return get_method("trace").build()
+
+
+def _label(items: Sequence[SentencizedCase], options: EvalOptions) -> list[LabelOutcome]:
+    """The ``trace`` labeler's sentence verdicts on the judging cases. They have no earlier turns, and
+    only their sentences' support is read here, so the labeler's steps for conversations, its learned
+    context models (which document sentences are relevant / utilized) and its fitted selector of
+    supporting keys (the greedy set names the evidence instead) are left out: the verdicts are the same
+    (all 1,486 sentences of the MTRAG dev judging), at less cost. Any other method (a test's stand-in)
+    is asked as usual."""
+    method = _trace()
+    if not isinstance(method, HeuristicMethod):
+        return method.label(items, options, lambda n: None)
+    settings, prepared = method.featurize(items, options)
+    if settings.get("threshold") is None:
+        settings = {**settings, "threshold": float(load_params().get("threshold", 0.5))}
+    return method.label_prepared(items, prepared, settings, context="hand", support=None)
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -108,8 +161,83 @@ _STOP = frozenset(
     "but all any some such more most other per via".split())
 
 
-def _content(text: str) -> set[str]:
-    return {t for t in (w.lower() for w in _TOKEN.findall(text)) if t not in _STOP and (len(t) > 2 or t.isdigit())}
+@lru_cache(maxsize=8192)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(t for t in set(_TOKEN.findall(text.lower())) - _STOP if len(t) > 2 or t.isdigit())
+
+
+_SPACE = re.compile(r"[^\S\n]+")
+_LINE_EDGE = re.compile(r" ?\n[\s]*")
+_EDGE = re.compile(r"^[\W_]+|[\W_]+$", re.UNICODE)
+_END = re.compile(r"[.!?]*(?:\s|$)")
+#: A claim found word for word among the evidence's sentences is stated without judging it (a text judged
+#: against itself, a sentence copied from the reference) — when it has at least this many content words.
+VERBATIM_MIN_WORDS = 3
+
+
+def _verbatim_key(text: str) -> str:
+    """``text`` lower-cased, emphasis marks and curly apostrophes out, spaces collapsed (line breaks kept)."""
+    return _LINE_EDGE.sub("\n", _SPACE.sub(" ", text.replace("*", "").replace("\u2019", "'"))).strip().lower()
+
+
+_verbatim_text = lru_cache(maxsize=4096)(_verbatim_key)
+_BEFORE = frozenset(".!?:;-•\n")
+
+
+def _verbatim(claim: str, evidence: Sequence[str]) -> bool:
+    """Whether an evidence text says ``claim`` word for word as a sentence of its own (case, spacing
+    and emphasis aside; it starts the text, a line or follows a sentence's end, and ends the text, a
+    line or a sentence). A claim of fewer than :data:`VERBATIM_MIN_WORDS` content words is always judged
+    ("Yes.", "16 weeks" read with their question)."""
+    if len(_content(claim)) < VERBATIM_MIN_WORDS:
+        return False
+    key = _EDGE.sub("", _verbatim_key(claim))
+    if not key:
+        return False
+    for ev in evidence:
+        text = _verbatim_text(ev)
+        at = text.find(key)
+        while at >= 0:
+            before = text[:at].rstrip(" ")
+            if (not before or before[-1] in _BEFORE) and _END.match(text, at + len(key)):
+                return True
+            at = text.find(key, at + 1)
+    return False
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", _verbatim_key(text).replace("\n", " "))
+
+
+def _same_text(claims: Sequence[str], evidence: Sequence[str]) -> bool:
+    """The claims are the one evidence text itself (an answer judged against itself)."""
+    ev = [e for e in evidence if e and e.strip()]
+    if len(ev) != 1:
+        return False
+    joined = " ".join(claims)
+    return abs(len(joined) - len(ev[0])) <= 0.2 * len(ev[0]) and _flat(joined) == _flat(ev[0])
+
+
+def _apart(sentence: str, question: str, evidence: Sequence[str]) -> bool:
+    """No content word (nor number) of the sentence is in the evidence or the question: the labeler never
+    finds such a sentence stated (0 of 138 on MTRAG human dev's answers and references), so it is not
+    asked."""
+    words = _content(sentence)
+    return bool(words) and words.isdisjoint(_content(question)) and all(words.isdisjoint(_content(e))
+                                                                          for e in evidence if e)
+
+
+def _share(sentence: str, evidence: Sequence[str]) -> float:
+    """Share of the sentence's content words found in the evidence texts — 0 when a number of it is
+    not there (numbers must match: "12 weeks" states nothing of "16 weeks")."""
+    words = _content(sentence)
+    if not words:
+        return 0.0
+    nums = set(_NUMBER.findall(sentence))
+    if nums and not nums <= {n for e in evidence if e for n in _NUMBER.findall(e)}:
+        return 0.0
+    held = [_content(e) for e in evidence if e]
+    return len(words.intersection(*held) if len(held) == 1 else words & frozenset().union(*held)) / len(words)
 
 
 def split_polarity(text: str) -> tuple[str | None, str]:
@@ -149,6 +277,8 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
 
 
 _KEYS = r"\d+[a-z]+(?:(?:, | and )\d+[a-z]+)*"
+#: The labeler names the closest sentence of a claim it finds no support for: "(the closest is 0a)".
+_CLOSEST = re.compile(r"\(the closest is (\d+[a-z]+)\)")
 _REWORDS = (
     (re.compile(rf"\s*\(the closest is {_KEYS}\)"), ""),
     (re.compile(rf"\s*\({_KEYS}\)"), ""),
@@ -172,87 +302,154 @@ def reword(explanation: str, name: str) -> str:
     return out[:1].upper() + out[1:] if out else out
 
 
-def judge(triples: Sequence[tuple[str, str, Sequence[str]]], options: EvalOptions | None = None, *,
-          with_question: bool = True, evidence_names: Sequence[str] | None = None) -> list[Judged]:
-    """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` judged against the
-    evidence (see the module docstring). With ``with_question`` the question is evidence too (a short
-    reference answer, "16 weeks", reads with its question), but a sentence only the question backs must
-    find its own numbers and most of its new words in the evidence. A leading yes / no is compared with
-    the evidence's. ``evidence_names``: per triple, what the reasons call the evidence ("the answer").
-    Never raises for one triple."""
+def judge(triples: Sequence[tuple[str, str | Sequence[str], Sequence[str]]], options: EvalOptions | None = None, *,
+          with_question: bool = True, evidence_names: Sequence[str] | None = None,
+          splits: Mapping[str, Sequence[str]] | None = None) -> list[Judged]:
+    """Per ``(question, claims, evidence texts)``: the sentences of ``claims`` (a text, or its sentences
+    already split) judged against the evidence (see the module docstring). With ``with_question`` the
+    question is evidence too (a short reference answer, "16 weeks", reads with its question), but a
+    sentence only the question backs must find its own numbers and most of its new words in the
+    evidence. A leading yes / no is compared with the evidence's. A sentence that states nothing (a
+    refusal, a pleasantry) is not judged; one the evidence says word for word is stated without
+    judging (:func:`_verbatim`); the labeler reads the rest, all triples in one call.
+    ``evidence_names``: per triple, what the reasons call the evidence ("the answer"); ``splits``: the
+    sentences of evidence texts already split (an answer as the run split it). Never raises for one
+    triple."""
     if not triples:
         return []
     heuristic = dict(options.heuristic) if options is not None else {}
     opts = EvalOptions(heuristic=heuristic)
-    asked = [bool(with_question and q.strip()) for q, _, _ in triples]
-    items, originals, polarities, ev_pols = [], [], [], []
-    for i, (question, claims_text, evidence) in enumerate(triples):
-        texts = list(sentences(claims_text))
-        pols, bodies = zip(*(split_polarity(t) for t in texts)) if texts else ((), ())
-        shown = [b.strip() or t for b, t in zip(bodies, texts)]
-        items.append(_item(i, question, shown, evidence, asked[i]))
-        originals.append(texts)
-        polarities.append(pols)
-        first = next((e for e in evidence if e and e.strip()), "")
-        ev_pols.append(split_polarity(first[:200])[0])
-    try:
-        outs = _trace().label(items, opts, lambda n: None)
-    except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
-        return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in items]
-    # A claim the labeler did not find with the question among the evidence is looked for in the evidence
-    # alone (one more batch, of those triples only): the question can be the sentence closest to a terse
-    # claim ("10 seconds" beside "How long should you hold the button?") and hide the evidence sentence
-    # that states it. What the evidence alone states is stated: the question only ever adds support.
-    again = [i for i, o in enumerate(outs) if asked[i] and o.labels is not None
-             and any(not lab.fully_supported for lab in o.labels.sentences)]
-    alone: dict[int, Any] = {}
-    if again:
-        try:
-            redo = _trace().label([_item(i, triples[i][0], [s.text for s in items[i].response_sentences],
-                                         triples[i][2], False) for i in again], opts, lambda n: None)
-            alone = {i: o.labels for i, o in zip(again, redo) if o.labels is not None}
-        except Exception:  # noqa: BLE001 - the first judgement stands
-            alone = {}
-    out: list[Judged] = []
     names = list(evidence_names) if evidence_names is not None else ["the evidence"] * len(triples)
-    for i, ((question, _, evidence), it, o, texts, pols, ev_pol, evidence_name) in enumerate(zip(
-            triples, items, outs, originals, polarities, ev_pols, names)):
-        if o.labels is None:
-            out.append(Judged(error=o.error or "could not judge"))
+    items: list[SentencizedCase] = []
+    plans = []  # per triple: per sentence (text, polarity, body, declines, claims, how: "" judged by the
+    # labeler, "verbatim" stated word for word, "apart" no word of it in the evidence)
+    for i, (question, claims_given, evidence) in enumerate(triples):
+        texts = list(sentences(claims_given)) if isinstance(claims_given, str) else [t for t in claims_given]
+        plan = []
+        itself = _same_text(texts, evidence)
+        for t in texts:
+            pol, body = split_polarity(t)
+            body = body.strip() or t
+            dec = declines(t)
+            claims = bool(not dec and not states_nothing(t) and (_content(t) or pol is not None))
+            how = ""
+            if claims and (itself or _verbatim(t, evidence) or (body != t and _verbatim(body, evidence))):
+                how = "verbatim"
+            elif claims and pol is None and _apart(body, question, evidence):
+                how = "apart"
+            if how and pol is None and needs_no_support(body) is not None:
+                claims, how = False, ""  # the labeler's own rule (it reads the sentences it is asked about)
+            plan.append((t, pol, body, dec, claims, how))
+        plans.append(plan)
+        shown = [body for _, _, body, _, claims, how in plan if claims and not how]
+        if not shown:
             continue
-        q_doc = 0 if asked[i] else None
-        doc_text = {s.key: s.text for s in it.doc_sentences}
-        doc_of = {s.key: s.doc for s in it.doc_sentences}
-        second = alone.get(i)
-        # the evidence alone was split without the question: its keys are its own (document 0 = evidence 0)
-        alone_text = ({s.key: s.text for s in _item(i, question, [], evidence, False).doc_sentences}
-                      if second is not None else {})
+        docs = tuple(e for e in evidence if e and e.strip())
+        if with_question and question.strip():
+            docs = (question.strip(), *docs)
+        case = TestCase(id=f"answers-{i}", question=question or "", response="\n".join(shown), documents=docs)
+        items.append(_split(case, shown, splits))
+    try:
+        outs = iter(_label(items, opts) if items else [])
+        done = iter(items)
+    except Exception as exc:  # noqa: BLE001 - the answer metrics say it; the run goes on
+        return [Judged(error=f"could not judge: {type(exc).__name__}: {exc}") for _ in triples]
+    out: list[Judged] = []
+    again: list[tuple[int, int, str]] = []  # (triple, sentence, body) to look for in the evidence alone
+    for t_i, ((question, _, evidence), plan, evidence_name) in enumerate(zip(triples, plans, names)):
+        first = next((e for e in evidence if e and e.strip()), "")
+        ev_pol = split_polarity(first[:200])[0]
+        labeled: Iterator[tuple[SplitSentence, SentenceSupport]] = iter(())
+        doc_text: dict[str, str] = {}
+        doc_of: dict[str, int | None] = {}
+        if any(claims and not how for *_, claims, how in plan):
+            it, o = next(done), next(outs)
+            if o.labels is None:
+                out.append(Judged(error=o.error or "could not judge"))
+                continue
+            labeled = iter(zip(it.response_sentences, o.labels.sentences))
+            doc_text = {s.key: s.text for s in it.doc_sentences}
+            doc_of = {s.key: s.doc for s in it.doc_sentences}
+        q_doc = 0 if with_question and question.strip() else None
         sents = []
-        for j, (text, pol, s, lab) in enumerate(zip(texts, pols, it.response_sentences, o.labels.sentences)):
-            dec = declines(text)
-            claims = bool(not dec and not states_nothing(text) and (_content(text) or pol is not None))
-            keys = [k for k in lab.supporting_keys if k in doc_text]
-            stated = bool(lab.fully_supported) and claims and bool(keys)
-            why = reword(split_explanation(lab.explanation)[0], evidence_name)
-            by = tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
-            if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
-                    and not _new_words_found(s.text, question, evidence):
-                stated, why = False, f"only the question says this; not in {evidence_name}"
-            if not stated and claims and second is not None and j < len(second.sentences):
-                lab2 = second.sentences[j]
-                keys2 = [k for k in lab2.supporting_keys if k in alone_text]
-                if lab2.fully_supported and keys2:
-                    stated, why = True, reword(split_explanation(lab2.explanation)[0], evidence_name)
-                    by = tuple(alone_text[k] for k in keys2)
+        for j, (text, pol, body, dec, claims, how) in enumerate(plan):
+            keys: list[str] = []
+            prob: float | None = None
+            near_question = False  # the labeler's closest sentence, or all its support, was the question
+            if not claims:
+                stated, why = False, "states nothing to check"
+            elif how == "verbatim":
+                stated, why, prob = True, f"said word for word in {evidence_name}", 1.0
+            elif how == "apart":
+                stated, why, prob = False, f"none of its words is in {evidence_name}", 0.0
+            else:
+                s, lab = next(labeled)
+                if pol is None and NO_CLAIM_KEYS.intersection(lab.supporting_keys):
+                    claims = False  # the labeler reads a pleasantry, a transition or a refusal: no fact
+                keys = [k for k in lab.supporting_keys if k in doc_text]
+                stated = bool(lab.fully_supported) and bool(keys)
+                prob = None if lab.score is None else float(lab.score)
+                reason = split_explanation(lab.explanation)[0]
+                why = reword(reason, evidence_name)
+                closest = _CLOSEST.search(reason)
+                near_question = q_doc is not None and (
+                    (bool(keys) and all(doc_of[k] == q_doc for k in keys))
+                    or (closest is not None and doc_of.get(closest.group(1)) == q_doc))
+                if stated and q_doc is not None and all(doc_of[k] == q_doc for k in keys) \
+                        and not _new_words_found(s.text, question, evidence):
+                    stated, why = False, f"only the question says this; not in {evidence_name}"
             if pol is not None and not split_polarity(text)[1].strip(" .!"):  # "Yes." alone: the polarity is the fact
                 stated = pol == ev_pol
                 why = (f"says {pol!r}; the other text says {ev_pol!r}" if ev_pol
                        else f"says {pol!r}; the other text does not")
             elif pol is not None and ev_pol is not None and pol != ev_pol:
                 stated, why = False, f"says {pol!r}; the other text says {ev_pol!r}"
-            sents.append(Sentence(text=text, stated=stated, claims=claims, by=by, why=why, declines=dec))
+            by = (body,) if how == "verbatim" else tuple(doc_text[k] for k in keys if doc_of[k] != q_doc)
+            share = _share(body, evidence) if claims and not stated else 0.0
+            if claims and not stated and near_question and pol is None and share > 0:
+                again.append((t_i, j, body))
+            sents.append(Sentence(text=text, stated=stated and claims, claims=claims, by=by, why=why, declines=dec,
+                                  p=prob, share=share))
         out.append(Judged(sentences=tuple(sents)))
+    return _alone(out, again, triples, names, opts, splits)
+
+
+def _alone(out: list[Judged], again: list[tuple[int, int, str]], triples: Sequence[tuple[str, Any, Sequence[str]]],
+           names: Sequence[str], opts: EvalOptions, splits: Mapping[str, Sequence[str]] | None) -> list[Judged]:
+    """A claim the labeler did not find with the question among the evidence, looked for in the evidence
+    alone (one more batch, of those claims only): the question can be the sentence closest to a terse
+    claim ("10 seconds" beside "How long should you hold the button?") and hide the evidence sentence
+    that states it. What the evidence alone states is stated: the question only ever adds support. Only
+    the claims whose closest sentence (or whole support) was the question, and some of whose words the
+    evidence holds, are asked again (asking every claim not stated again cost half the judging's CPU and
+    turned 3 of 550 on MTRAG human dev)."""
+    by_triple: dict[int, list[tuple[int, str]]] = {}
+    for t_i, j, body in again:
+        by_triple.setdefault(t_i, []).append((j, body))
+    order = [t_i for t_i in by_triple if out[t_i].error is None]
+    items = [_split(TestCase(id=f"answers-{t_i}-alone", question=triples[t_i][0] or "",
+                             response="\n".join(b for _, b in by_triple[t_i]),
+                             documents=tuple(e for e in triples[t_i][2] if e and e.strip())),
+                    [b for _, b in by_triple[t_i]], splits) for t_i in order]
+    if not items:
+        return out
+    try:
+        labels = _label(items, opts)
+    except Exception:  # noqa: BLE001 - the first judgement stands
+        return out
+    for t_i, it, o in zip(order, items, labels):
+        if o.labels is None:
+            continue
+        doc_text = {s.key: s.text for s in it.doc_sentences}
+        sents = list(out[t_i].sentences)
+        for (j, _), lab in zip(by_triple[t_i], o.labels.sentences):
+            keys = [k for k in lab.supporting_keys if k in doc_text]
+            if lab.fully_supported and keys:
+                sents[j] = replace(sents[j], stated=True, share=0.0, by=tuple(doc_text[k] for k in keys),
+                                   why=reword(split_explanation(lab.explanation)[0], names[t_i]),
+                                   p=None if lab.score is None else float(lab.score))
+        out[t_i] = Judged(sentences=tuple(sents))
     return out
 
 
-__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "judge", "reword", "split_polarity"]
+__all__ = ["Judged", "NO_CLAIM_KEYS", "Sentence", "frozen_gc", "judge", "reword", "split_polarity"]

@@ -33,11 +33,13 @@ DECLARATIONS: dict[str, tuple[str, str, str, str, bool]] = {
         "the answer states 1 of the 2 reference facts (recall 0.5) and all its 2 claims are in the reference "
         "(precision 1.0) → 0.67", "higher", False),
     ANSWER_RECALL: (
-        "Share of the reference answer's facts (its sentences) the answer states: which reference fact is "
-        "missing is listed per case (Inspect). An answer that declines states none.",
-        "|reference sentences the answer states| / |reference sentences|",
+        "Expected share of the reference answer's facts (its sentences that claim something) the answer "
+        "states: a fact stated counts 1, one half said the share of its words the answer carries (0 with a "
+        "number missing), each weighed by its closeness to the question; which reference fact is missing is "
+        "listed per case (Inspect). An answer that declines states none.",
+        "Σ weight · credit / Σ weight over the reference's facts",
         "reference \"16 weeks at full pay. Partners get 2 weeks.\", answer \"Primary carers get 16 weeks at full "
-        "pay.\" → 0.50", "higher", False),
+        "pay.\" → 0.54 (the facts weigh 0.39 and 0.34)", "higher", False),
     ANSWER_PRECISION: (
         "Share of the answer's claims (its sentences, without those that decline or state nothing) that the "
         "reference answer backs.",
@@ -51,8 +53,8 @@ DECLARATIONS: dict[str, tuple[str, str, str, str, bool]] = {
         "\"I'm sorry, the documents do not say.\" → 1", "lower", True),
     OVER_REFUSAL: (
         "Whether the answer declines although the documents hold the answer (a reference passage was "
-        "retrieved, the documents state the reference answer, or — without references — sentences relevant to "
-        "the question were retrieved): per case 1 = yes; its mean is the share of over-refusals.",
+        "retrieved, the documents state the reference answer, or — without references, the weaker check — a "
+        "document sentence is close to the question): per case 1 = yes; its mean is the share of over-refusals.",
         "1 if declined and the documents hold the answer, else 0",
         "\"I don't know.\" to \"What do index funds track?\" with a document that says it → 1", "lower", True),
 }

@@ -10,19 +10,27 @@ why)`` from what is known of the case, in this order:
    supported by the documents): an over-refusal; a reference answer that declines too: a right refusal;
 4. the case carries reference passages or a reference answer and neither of the above holds: a right
    refusal — the documents do not hold the answer;
-5. neither reference: the labeler's relevant document sentences — some: an over-refusal (the documents
-   hold sentences relevant to the question), none: a right refusal.
+5. neither reference (the weaker check): the document sentence closest to the question — at a MiniLM
+   cosine of :data:`CLOSE_TO_QUESTION` or more, an over-refusal (a sentence that close usually holds
+   the answer), else a right refusal. The labeler's relevant sentences would not do: on MTRAG-UN tasks
+   whose documents lack the answer it called 47 of 48 refusals over-refusals (docs/answers.md).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..types import CaseResult
 from .judge import Judged
 
 #: Share of the reference answer's facts the documents must state for them to "hold the answer".
 HOLDS_SHARE = 0.5
+#: Without any reference, the cosine (MiniLM) between the question and the closest document sentence from
+#: which the documents are taken to hold the answer: the best balanced accuracy (0.82) between MTRAG-UN
+#: answerable turns with their own passages and turns whose passages lack the answer (unanswerable turns
+#: with retrieved passages, answerable ones with passages retrieved elsewhere or another conversation's);
+#: fitted on one collection it holds on the other (bench/answers_bench.py --part overrefusal).
+CLOSE_TO_QUESTION = 0.58
 
 
 def _documents(r: CaseResult) -> bool:
@@ -46,9 +54,39 @@ def evidence_needed(r: CaseResult, reference: str | None) -> bool:
     return not (got is not None and got[0])
 
 
+def closest_needed(r: CaseResult, reference: str | None) -> bool:
+    """Whether :func:`verdict` falls back on the sentence closest to the question (no reference at all)."""
+    return _documents(r) and reference is None and _retrieved_reference(r) is None
+
+
+def closest_sentence(pairs: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[float, str] | None]:
+    """Per (question, document sentences): (cosine, text) of the sentence closest to the question (one
+    encoder call; None without sentences or when the encoder cannot be used)."""
+    texts = list(dict.fromkeys(t for q, sents in pairs if sents for t in (q, *sents)))
+    if not texts:
+        return [None for _ in pairs]
+    try:
+        from ..encoder import embeddings
+
+        vecs = embeddings.encode(texts)
+    except Exception:  # noqa: BLE001 - the verdict says it could not tell
+        return [None for _ in pairs]
+    row = {t: i for i, t in enumerate(texts)}
+    out: list[tuple[float, str] | None] = []
+    for q, sents in pairs:
+        if not sents:
+            out.append(None)
+            continue
+        cos = vecs[[row[t] for t in sents]] @ vecs[row[q]]
+        best = int(cos.argmax())
+        out.append((float(cos[best]), sents[best]))
+    return out
+
+
 def verdict(r: CaseResult, reference: str | None, reference_declines: bool,
-            in_documents: Judged | None) -> tuple[bool, str]:
-    """(over-refusal?, why in words) of a case whose answer declines (see the module docstring)."""
+            in_documents: Judged | None, closest: tuple[float, str] | None = None) -> tuple[bool, str]:
+    """(over-refusal?, why in words) of a case whose answer declines (see the module docstring);
+    ``closest``: the document sentence closest to the question and its cosine (:func:`closest_sentence`)."""
     if not _documents(r):
         return False, "right refusal: no documents were retrieved, so there was nothing to answer from"
     got = _retrieved_reference(r)
@@ -72,12 +110,19 @@ def verdict(r: CaseResult, reference: str | None, reference_declines: bool,
                                                     else ""))
     if got is not None:
         return False, "right refusal: none of the reference passages was retrieved"
-    relevant = list(r.labels.relevant_keys) if r.labels is not None else []
-    if relevant:
-        keys = ", ".join(relevant[:5]) + (" …" if len(relevant) > 5 else "")
-        return True, (f"over-refusal: the documents hold sentences relevant to the question ({keys}); no reference "
-                      "answer or passage to say more")
-    return False, "right refusal: nothing in the documents is relevant to the question"
+    if closest is None:
+        relevant = list(r.labels.relevant_keys) if r.labels is not None else []
+        if relevant:
+            return True, ("over-refusal (likely): the documents hold sentences relevant to the question; no "
+                          "reference answer or passage to say more")
+        return False, "right refusal: nothing in the documents is relevant to the question"
+    cos, text = closest
+    if cos >= CLOSE_TO_QUESTION:
+        return True, (f"over-refusal (likely): a document sentence is close to the question (cosine {cos:.2f}): "
+                      f"\u201c{text[:160]}\u201d — without a reference answer or passage this is the weaker check")
+    return False, (f"right refusal (likely): no document sentence is close enough to the question to hold its "
+                   f"answer (the closest at cosine {cos:.2f} < {CLOSE_TO_QUESTION:.2f}); without a reference answer or "
+                   "passage this is the weaker check")
 
 
-__all__ = ["HOLDS_SHARE", "evidence_needed", "verdict"]
+__all__ = ["CLOSE_TO_QUESTION", "HOLDS_SHARE", "closest_needed", "closest_sentence", "evidence_needed", "verdict"]

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..sentencize import sentencize_response
+from ..declined import DECLINED_KEY, answer_declines, declines
+from ..sentencize import sentences_of, sentencize_response
 from ..types import CaseResult, MetricValue, Usage
 from . import refusal
-from .declined import DECLINED_KEY, answer_declines, declines
-from .judge import Judged, judge, sentences
+from .judge import Judged, frozen_gc, judge, sentences
 from .names import (
     ANSWER_CORRECTNESS,
     ANSWER_PRECISION,
@@ -36,6 +36,7 @@ from .names import (
     FAMILY,
     OVER_REFUSAL,
 )
+from .recall import fact_weights, weighted_recall, with_refusals
 from .reference import NOTE_KEY, unusable
 
 #: What a reason calls the evidence of each judging (reference facts against the answer, …).
@@ -87,7 +88,14 @@ def _mode(options: Any, method: str) -> str:
 
 def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trace"
                 ) -> tuple[list[dict[str, MetricValue]], list[Usage]]:
-    """(the answer metrics of each case, the LLM usage of each case); see the module docstring."""
+    """(the answer metrics of each case, the LLM usage of each case); see the module docstring. The run's
+    objects are kept out of the cyclic GC meanwhile (:func:`.judge.frozen_gc`)."""
+    with frozen_gc():
+        return _score_cases(results, options, method)
+
+
+def _score_cases(results: Sequence[CaseResult], options: Any, method: str
+                 ) -> tuple[list[dict[str, MetricValue]], list[Usage]]:
     n = len(results)
     out: list[dict[str, MetricValue]] = [{} for _ in range(n)]
     usage = [Usage() for _ in range(n)]
@@ -102,11 +110,11 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
 
     # one offline batch: reference vs response (recall), response vs reference (precision), and for
     # declined answers the reference vs the documents (do they hold the answer?)
-    triples: list[tuple[str, str, Sequence[str]]] = []
+    triples: list[tuple[str, str | Sequence[str], Sequence[str]]] = []
     names: list[str] = []
     slots: dict[tuple[int, str], int] = {}
 
-    def want(i: int, kind: str, claims: str, evidence: Sequence[str]) -> None:
+    def want(i: int, kind: str, claims: str | Sequence[str], evidence: Sequence[str]) -> None:
         slots[(i, kind)] = len(triples)
         triples.append((results[i].case.question, claims, evidence))
         names.append(EVIDENCE_NAMES[kind])
@@ -124,8 +132,9 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
             llm_cases.append(i)
         else:
             want(i, "recall", ref, (r.case.response,))
-            want(i, "precision", r.case.response, (ref,))
-    judged = judge(triples, options, evidence_names=names)
+            want(i, "precision", [t for _, t in sents[i]], (ref,))  # the response as the run split it
+    judged = judge(triples, options, evidence_names=names,  # the answers as the run split them
+                   splits={r.case.response: [t for _, t in s] for r, s in zip(results, sents) if s})
     sides: dict[int, tuple[Judged, Judged] | str] = {}
     for i in (i for i in range(n) if (i, "recall") in slots):
         sides[i] = (judged[slots[(i, "recall")]], judged[slots[(i, "precision")]])
@@ -141,19 +150,35 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
                 sides[i] = (g[0], g[1])
                 usage[i] = g[2]
 
+    # a reference that partly declines: its declining sentences are facts too; each fact weighed by its
+    # closeness to the question (one encoder call for the run)
+    judged_sides = {i: (with_refusals(side[0], any(flags[i])), side[1]) for i, side in sides.items()
+                    if not isinstance(side, str)}
+    sides.update(judged_sides)
+    order = sorted(judged_sides)
+    weights = dict(zip(order, fact_weights([(results[i].case.question, [f.text for f in judged_sides[i][0].sentences])
+                                            for i in order])))
+
+    # a declined answer with no reference at all: the document sentence closest to the question
+    weak = [i for i, r in enumerate(results) if r.ok and declined[i] and refusal.closest_needed(r, refs[i][0])]
+    closest = dict(zip(weak, refusal.closest_sentence(
+        [(results[i].case.question, [s.text for s in sentences_of(results[i]).doc_sentences]) for i in weak])))
+
     for i, r in enumerate(results):
         if not r.ok:
             continue
         vals: dict[str, MetricValue] = {}
         if with_refs:
-            vals.update(_correctness(refs[i], ref_declines[i], declined[i], sides.get(i), mode))
+            vals.update(_correctness(refs[i], ref_declines[i], declined[i], sides.get(i), mode, weights.get(i)))
         keys = [k for (k, _), f in zip(sents[i], flags[i]) if f]
         if declined[i]:
             docs = judged[slots[(i, "docs")]] if (i, "docs") in slots else None
-            over, why = refusal.verdict(r, refs[i][0], ref_declines[i], docs)
+            over, why = refusal.verdict(r, refs[i][0], ref_declines[i], docs, closest.get(i))
             kind = "over_refusal" if over else "right_refusal"
             vals[DECLINED] = _mv(DECLINED, 1.0, verdict=kind, explanation=why, sentences=keys)
-            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why)
+            near = closest.get(i)
+            cosine: dict[str, Any] = {"closest_cosine": round(near[0], 4)} if near is not None else {}
+            vals[OVER_REFUSAL] = _mv(OVER_REFUSAL, float(over), verdict=kind, explanation=why, **cosine)
         else:
             extra: dict[str, Any] = {"sentences": keys} if keys else {}
             why = ("answered: a sentence declines (" + ", ".join(keys) + ") but others answer" if keys
@@ -165,7 +190,8 @@ def score_cases(results: Sequence[CaseResult], options: Any, method: str = "trac
 
 
 def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, declined: bool,
-                 sides: tuple[Judged, Judged] | str | None, mode: str) -> dict[str, MetricValue]:
+                 sides: tuple[Judged, Judged] | str | None, mode: str,
+                 weights: Sequence[float] | None = None) -> dict[str, MetricValue]:
     """answer_correctness / recall / precision of one scored case."""
     text, note = ref
     extra: dict[str, Any] = {"note": note} if note else {}
@@ -196,7 +222,8 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
     for side in (facts, claimed):
         if side.error is not None:
             return {m: _mv(m, skipped=side.error) for m in CORRECTNESS_METRICS}
-    recall = facts.share_stated()
+    w = list(weights) if weights is not None else [1.0] * len(facts.sentences)
+    recall = weighted_recall(facts, w)
     if recall is None:
         reason = "the reference answer states nothing to check (only greetings or transitions)"
         return {m: _mv(m, skipped=reason, **extra) for m in CORRECTNESS_METRICS}
@@ -207,12 +234,17 @@ def _correctness(ref: tuple[str | None, str | None], ref_declines: bool, decline
         correctness = 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
     return {
         ANSWER_CORRECTNESS: _mv(ANSWER_CORRECTNESS, correctness, recall=recall, precision=precision, **by, **extra),
-        ANSWER_RECALL: _mv(ANSWER_RECALL, recall, facts=[s.as_dict() for s in facts.sentences], **by, **extra),
+        ANSWER_RECALL: _mv(ANSWER_RECALL, recall, facts=_facts(facts, w), **by, **extra),
         ANSWER_PRECISION: (_mv(ANSWER_PRECISION, precision, claims=[s.as_dict() for s in claimed.sentences],
                                **by, **extra) if precision is not None else
                            _mv(ANSWER_PRECISION, skipped="the answer makes no claim to check (only greetings or "
                                                          "transitions)")),
     }
+
+
+def _facts(facts: Judged, weights: Sequence[float]) -> list[dict[str, Any]]:
+    """``answer_recall``'s details: every reference fact, stated or not, with its weight when it counts."""
+    return [{**s.as_dict(), **({"weight": round(x, 4)} if s.claims else {})} for s, x in zip(facts.sentences, weights)]
 
 
 def estimate(cases: Sequence[Any], options: Any, method: str = "trace") -> dict[str, Any] | None:

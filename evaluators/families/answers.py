@@ -24,7 +24,7 @@ for _name, (_description, _formula, _example, _direction, _binary) in DECLARATIO
         name=_name, family=_FAMILY, description=_description, formula=_formula, example=_example,
         inputs=("question", "response"), compute=_computed_elsewhere, binary=_binary,
         direction="lower" if _direction == "lower" else "higher", reference_llm_calls="0",
-        llm_calls_note=("no LLM: the rule of evaluators.answers.declined, or the method's declined label"
+        llm_calls_note=("no LLM: the rule of evaluators.declined, or the method's declined label"
                         if _name in ("declined", "over_refusal") else
                         "0 offline (trace); 1 per case with an LLM method (cached)"),
     ))

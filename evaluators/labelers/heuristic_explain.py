@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..declined import declines
 from ..types import DETAILS_MARK, SentenceSupport, SentencizedCase, split_explanation
 from . import context_model
 from .heuristic_contradiction import Clash
@@ -55,7 +56,7 @@ def needs_no_support(text: str) -> tuple[str, str] | None:
         return "general", "citation markers only, no claim: needs no support"
     t = strip_markup(text).strip().strip("*_ ").strip()
     for rx in _REFUSAL:
-        if rx.search(t):
+        if rx.search(t) or declines(t):  # declines: the headline's rule, in every language it reads
             return ("supported_without_sentence",
                     "states that the documents do not give the information (a refusal): needs no support")
     for rx in _GENERAL:

@@ -20,6 +20,8 @@ _OK, _MISS = "#1a7f37", "#b42318"
 def _fact(f: dict[str, Any]) -> str:
     mark, color = ("✓", _OK) if f.get("stated") else ("✗", _MISS)
     why = f" — {hl.e(f['explanation'])}" if f.get("explanation") and not f.get("stated") else ""
+    if not f.get("stated") and f.get("credit"):  # half said: the share of its words the answer carries
+        why += f" (partly said: {float(f['credit']) * 100:.0f} % of its words)"
     return (f'<li title="{hl.e(f.get("explanation") or "")}"><span style="color:{color};font-weight:600">{mark}</span> '
             f'{hl.e(f.get("text"))}<span style="color:#666">{why}</span></li>')
 
@@ -54,7 +56,8 @@ def declined_html(r: CaseResult) -> str:
     d = mv.details or {}
     over = d.get("verdict") == "over_refusal"
     title = "Over-refusal" if over else "Right refusal"
-    return hl.note_html(f"{title}: the answer declines. {str(d.get('why') or '').split(': ', 1)[-1]}", error=over)
+    why = str(d.get("explanation") or d.get("why") or "").split(": ", 1)[-1]
+    return hl.note_html(f"{title}: the answer declines. {why}", error=over)
 
 
 def show(r: CaseResult) -> None:

@@ -7,8 +7,9 @@ Korean, Arabic, Hindi); a sentence that declines and then answers after all ("I 
 fee, but it is about 0.2 %") does not. :func:`answer_declines` says whether an answer declines as a
 whole: at least one sentence declines and no other sentence states anything (the others are
 pleasantries — "Sorry.", "I hope this helps" — or questions back). Pure: imports nothing of the
-project. ``trace`` uses this rule; the LLM methods also take their labeler's ``declined`` label
-(:data:`DECLINED_KEY`).
+project, so the ``trace`` labeler (a declining sentence needs no support, in any of these languages) and
+``evaluators.answers`` (the ``declined`` / ``over_refusal`` metrics) share one rule; the LLM methods also
+take their labeler's ``declined`` label (:data:`DECLINED_KEY`).
 """
 
 from __future__ import annotations
