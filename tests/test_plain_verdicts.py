@@ -85,6 +85,13 @@ def test_overall_lists_all_five_partly_supported_sentences():
     assert "Details" not in note
 
 
+def test_the_overall_note_counts_one_sentence_as_one():
+    one = [SentenceSupport(key="a", supporting_keys=("0a",), fully_supported=True, explanation="supported by 0a",
+                           score=0.9)]
+    assert overall_text(one) == "the response's one sentence is supported by the documents"
+    assert overall_text(one * 2).startswith("all 2 response sentences are supported")
+
+
 def test_names_and_numbers_are_quoted_as_written():
     assert name_phrases(["Chancellor", "Otto", "Bismarck"], "ordered by Chancellor Otto von Bismarck.") == \
         ["Chancellor Otto von Bismarck"]

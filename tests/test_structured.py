@@ -52,6 +52,8 @@ def test_keys_read_as_words_and_values_as_written():
     assert humanize("RestaurantsTakeOut") == "Restaurants Take Out"
     assert humanize("review_stars") == "review stars"
     assert humanize("WiFi") == "WiFi" and humanize("HasTV") == "Has TV"
+    assert humanize("durée") == "durée" and humanize("sociétéÉté") == "société Été"  # accents are letters
+    assert humanize("größe_Straße") == "größe Straße" and humanize("ÖffnungsZeiten") == "Öffnungs Zeiten"
     doc = '{"hours": {"Monday": "8:0-14:0"}, "stars": 4.0, "price": 1e3}'
     assert [t for t, _ in _facts(doc)] == ["hours › Monday: 08:00–14:00", "stars: 4.0", "price: 1e3"]
 

@@ -142,7 +142,8 @@ def revise(labels: SentenceLabels, by_turns: SentenceLabels, turns_item: Sentenc
     all_full = all(s.fully_supported for s in sentences)
     by_turn = f"{len(changed)} ({', '.join(changed)}) only by the agent's earlier turns, not by the documents"
     if all_full:
-        text = f"all {len(sentences)} response sentences are supported: {by_turn}."
+        text = (f"the response's one sentence is supported: {by_turn}." if len(sentences) == 1
+                else f"all {len(sentences)} response sentences are supported: {by_turn}.")
     else:
         before = overall(sentences) if overall is not None else labels.overall_explanation
         text = f"{before.rstrip('. ')}. Supported {by_turn}."

@@ -146,7 +146,8 @@ def overall_text(sentences: Sequence[SentenceSupport]) -> str:
         return "the response has no sentences"
     n_full = sum(1 for s in sentences if s.fully_supported)
     if n_full == n:
-        return f"all {n} response sentences are supported by the documents"
+        return ("the response's one sentence is supported by the documents" if n == 1
+                else f"all {n} response sentences are supported by the documents")
     parts = [f"{n_full} of {n} response sentences fully supported."]
     for level, title in (("none", "Not supported"), ("partial", "Partially supported")):
         these = [s for s in sentences if s.level == level]

@@ -97,7 +97,8 @@ def humanize(key: str) -> str:
     for chunk in re.split(r"[_\-\s]+", key.strip()):
         if not chunk:
             continue
-        parts = _CAMEL.findall(chunk) or [chunk]
+        shape = "".join("A" if c.isupper() else "a" if c.islower() else c for c in chunk)  # 'durée' is one word
+        parts = [chunk[m.start():m.end()] for m in _CAMEL.finditer(shape)] or [chunk]
         merged: list[str] = []
         for p in parts:  # "Wi" + "Fi" -> "WiFi": camel pieces of two letters stay one word
             if merged and len(p) <= 2 and len(merged[-1]) <= 2 and p.isalpha() and merged[-1].isalpha():
