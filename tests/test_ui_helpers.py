@@ -192,6 +192,9 @@ def test_charts():
     rad = charts.radar({"a": run, "b": run})
     assert len(rad.data) == 2 and len(rad.data[0].r) == 5
     assert list(rad.data[0].r[:4]) == pytest.approx([run.means()[m] for m in TRACE_METRICS])
+    # a side label of a half-width chart fits: no line of a label longer than a word ("Context relevar" was cut)
+    assert max(len(line) for t in rad.data[0].theta for line in t.split("<br>")) <= len("Completeness")
+    assert list(rad.data[0].customdata[:2]) == ["Context relevance", "Context utilization"]  # hover: whole names
     assert len(charts.distributions(df, list(TRACE_METRICS)).data) == 4
     assert len(charts.histogram(df, "adherence").data[0].x) == 3
     p = tables.paired_frame(run, run, "adherence")

@@ -112,14 +112,16 @@ def histogram(df: pd.DataFrame, metric: str, bins: int = 20) -> go.Figure:
 
 
 def radar(runs: Mapping[str, RunResult]) -> go.Figure:
-    """The four TRACE metrics (means) of one or more runs."""
-    theta = [nice(m) for m in TRACE_METRICS]
+    """The four TRACE metrics (means) of one or more runs. Two-word names break onto two lines (the
+    side labels of a half-width chart were cut at the edge: "Context relevar")."""
+    theta = [nice(m).replace(" ", "<br>", 1) for m in TRACE_METRICS]
     data = []
     for label, run in runs.items():
         means = run.means()
         r = [float(means[m] or 0.0) for m in TRACE_METRICS]
         data.append({"type": "scatterpolar", "r": r + r[:1], "theta": theta + theta[:1], "fill": "toself",
-                     "name": label})
+                     "name": label, "customdata": [nice(m) for m in (*TRACE_METRICS, TRACE_METRICS[0])],
+                     "hovertemplate": "%{customdata}: %{r:.3f}<extra>%{fullData.name}</extra>"})
     return figure(data, layout("TRACE profile", 400, polar={"radialaxis": {"visible": True, "range": [0, 1]}},
                                showlegend=True, legend={"orientation": "h", "y": -0.1},
                                margin={"l": 90, "r": 90, "t": 60, "b": 30}))
