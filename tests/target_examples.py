@@ -14,7 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from bench.retrieval_check import trec_measures
@@ -122,3 +122,19 @@ def assert_versions_differ(k1: Mapping[str, float], k4: Mapping[str, float]) -> 
     """Version k = 4 retrieves more of the reference passages than k = 1 (recall@5 higher; @1 equal)."""
     assert k4["recall@5"] > k1["recall@5"], (k1, k4)
     assert k4["hit@1"] == k1["hit@1"], (k1, k4)
+
+
+def run_two_versions(target_of: Callable[[int], Target | Path], tmp_path: Path,
+                     ranked: Callable[[int], Mapping[str, list[str]]]) -> dict[int, tuple[Path, list[dict[str, Any]]]]:
+    """Versions k = 1 and k = 4 (``target_of(k)``) each answer all 16 sample questions, their retrieval
+    numbers are what the framework's ids say (``ranked(k)``), and k = 4 finds more. Returns each
+    version's (cases file, lines) for the framework's own checks."""
+    got, means = {}, {}
+    for k in (1, 4):
+        out = tmp_path / f"k{k}.jsonl"
+        report, lines = run(target_of(k), out)
+        assert (report.answered, report.failed) == (16, [])
+        means[k] = assert_numbers_are_what_the_ids_say(out, lines, ranked(k))
+        got[k] = (out, lines)
+    assert_versions_differ(means[1], means[4])
+    return got

@@ -16,10 +16,9 @@ from evaluators.cli import main
 from evaluators.sample_app import SAMPLE_QUESTIONS
 from tests.target_examples import (
     aimed,
-    assert_numbers_are_what_the_ids_say,
-    assert_versions_differ,
     questions,
     run,
+    run_two_versions,
     serve_asgi,
 )
 
@@ -38,15 +37,10 @@ def _ranked(k: int) -> dict[str, list[str]]:
 
 
 def test_two_versions_give_the_retrieval_numbers_their_ids_say(app_url, tmp_path):
-    means = {}
-    for k in (1, 4):
-        out = tmp_path / f"k{k}.jsonl"
-        report, lines = run(aimed(f"langserve_k{k}", app_url, tmp_path), out)
-        assert (report.answered, report.failed) == (16, [])
-        means[k] = assert_numbers_are_what_the_ids_say(out, lines, _ranked(k))
+    runs = run_two_versions(lambda k: aimed(f"langserve_k{k}", app_url, tmp_path), tmp_path, _ranked)
+    for k, (_, lines) in runs.items():
         assert all(len(x["documents"]) == k for x in lines)
         assert lines[0]["response"] == "The passages above answer it."
-    assert_versions_differ(means[1], means[4])
 
 
 def test_stream_is_read_to_the_end_and_gives_what_invoke_gives(app_url, tmp_path):

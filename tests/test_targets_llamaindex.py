@@ -15,12 +15,11 @@ from evaluators.sample_app import SAMPLE_QUESTIONS
 from evaluators.targets import load_target, target_from_dict
 from evaluators.targets.extract import made_up
 from tests.target_examples import (
-    assert_numbers_are_what_the_ids_say,
-    assert_versions_differ,
     example,
     our_metrics,
     questions,
     run,
+    run_two_versions,
 )
 
 llamaindex_app = pytest.importorskip("llamaindex_app")
@@ -32,18 +31,15 @@ def _ranked(k: int) -> dict[str, list[str]]:
 
 
 def test_two_versions_by_args_give_the_retrieval_numbers_their_ids_say(tmp_path):
-    means = {}
-    for k in (1, 4):
+    def target_of(k: int):
         target = load_target(example(f"llamaindex_k{k}"))
         assert target.spec.args == {"k": k}
-        out = tmp_path / f"k{k}.jsonl"
-        report, lines = run(target, out)
-        assert (report.answered, report.failed) == (16, [])
-        means[k] = assert_numbers_are_what_the_ids_say(out, lines, _ranked(k))
+        return target
+
+    for k, (_, lines) in run_two_versions(target_of, tmp_path, _ranked).items():
         assert lines[0]["response"].startswith("text")  # MockLLM's answer
         scores = lines[0]["metadata"]["document_scores"]
         assert len(scores) == k and scores == sorted(scores, reverse=True)
-    assert_versions_differ(means[1], means[4])
 
 
 def test_node_ids_match_nothing_but_the_texts_do_and_the_run_says_so(tmp_path, capsys):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .document_files import print_pdf, write_docx
+from .document_files import print_all, write_docx
 
 #: The sites whose chrome a page can be given.
 SITES = ("docs", "forum", "gov")
@@ -195,10 +195,5 @@ def write_pages(pages: Sequence[Page], folder: str | Path, kinds: Sequence[str],
         else:
             raise ValueError(f"unknown kind {kind!r}")
         paths.append(path)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(lambda sp: print_pdf(*sp), to_print))
-    for src, _ in to_print:
-        src.unlink(missing_ok=True)
+    print_all(to_print)
     return paths

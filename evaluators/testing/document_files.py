@@ -92,11 +92,16 @@ def write_documents(docs: Mapping[str, Sequence[str]], folder: str | Path,
         else:
             raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
         paths.append(path)
+    print_all(to_print)
+    return paths
+
+
+def print_all(to_print: Sequence[tuple[Path, Path]]) -> None:
+    """Print each (source page, PDF path) pair, two Chromiums at a time, then remove the source pages."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda sp: print_pdf(*sp), to_print))
     for src, _ in to_print:
         src.unlink(missing_ok=True)
-    return paths
 
 
 # ------------------------------------------------------------------------------------------ bad inputs
