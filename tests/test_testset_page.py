@@ -29,12 +29,7 @@ def _rows(n: int = 3) -> list[dict]:
 
 
 def _page(tok: str, **seed) -> AppTest:
-    at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.session_state[state._OWNER] = tok
-    for k, v in seed.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
+    at = fx.open_page(PAGE, tok, **seed)
     assert not at.exception, at.exception
     return at
 

@@ -128,17 +128,26 @@ def fake_run(cases: Sequence[TestCase] | None = None, **kw):
 def inspect_case(case: TestCase, owner: str = "test-visitor-token-0001"):
     """An AppTest of Inspect showing ``case`` (the only case of a run held in the session), run; the
     caller asserts on it (``at.main.get("html")`` holds the response and documents)."""
+    from ui import state
+
+    return open_page("pages/4_inspect.py", owner, query={"case": case.id},
+                     **{state._RUNS: {"run0": fake_run([case])}, state._CURRENT: "run0"})
+
+
+def open_page(page: str, owner: str, query: dict[str, str] | None = None, **seed):
+    """An AppTest of the dashboard as visitor ``owner`` with ``seed`` in its session (and ``query`` in
+    its address), run, then switched to ``page`` and run."""
     from streamlit.testing.v1 import AppTest
 
     from ui import state
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state._OWNER] = owner
-    at.session_state[state._RUNS] = {"run0": fake_run([case])}
-    at.session_state[state._CURRENT] = "run0"
-    at.query_params["case"] = case.id
+    for k, v in seed.items():
+        at.session_state[k] = v
+    at.query_params.update(query or {})
     at.run()
-    at.switch_page("pages/4_inspect.py").run()
+    at.switch_page(page).run()
     return at
 
 
