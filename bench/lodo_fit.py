@@ -273,13 +273,14 @@ def run_after(data, args, meta) -> int:
     return 0
 
 
-def _rounded(obj: Any) -> Any:
+def rounded(obj: Any) -> Any:
+    """``obj`` with every float to 6 significant digits (parameter files that diff well)."""
     if isinstance(obj, float):
         return float(f"{obj:.6g}")
     if isinstance(obj, dict):
-        return {k: _rounded(v) for k, v in obj.items()}
+        return {k: rounded(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_rounded(v) for v in obj]
+        return [rounded(v) for v in obj]
     return obj
 
 
@@ -296,5 +297,5 @@ def write_params(full: dict[str, Any], domains: list[str], all_parts: bool = Fal
     if all_parts:  # the learned adherence combiner and confidence did not beat the legacy ones (README)
         outs += [(adherence_model.PARAMS_PATH, adh), (confidence.PARAMS_PATH, {**full["confidence"], **note})]
     for path, obj in outs:
-        path.write_text(json.dumps(_rounded(obj), indent=1) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(rounded(obj), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(path.parents[2])}")

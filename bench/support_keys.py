@@ -41,6 +41,7 @@ import numpy as np
 
 from bench import machine
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, available
+from bench.lodo_fit import rounded
 from bench.lodo_harness import evaluate, prepare
 from bench.results_file import finish
 from evaluators.labelers.heuristic import HeuristicMethod
@@ -112,16 +113,6 @@ def labeler(support: dict[str, Any] | str | None):
     return run
 
 
-def _rounded(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return float(f"{obj:.6g}")
-    if isinstance(obj, dict):
-        return {k: _rounded(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_rounded(v) for v in obj]
-    return obj
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--domains", default=None)
@@ -166,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                     "figures": "leave-one-domain-out: bench/results/support_keys_fit.json"}
             from evaluators.labelers.heuristic_parts import SELECTOR_PATH
 
-            SELECTOR_PATH.write_text(json.dumps(_rounded(full), indent=1) + "\n", encoding="utf-8")
+            SELECTOR_PATH.write_text(json.dumps(rounded(full), indent=1) + "\n", encoding="utf-8")
             print("wrote", SELECTOR_PATH)
 
     def lab_for(d: str):

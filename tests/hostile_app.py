@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from evaluators.testing.llm_server import read_json_body
+
 DEPTH = 100_000
 _MB = 1024 * 1024
 
@@ -121,13 +123,7 @@ class HostileApp:
                 self._handle({})
 
             def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n) if n else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                self._handle(body)
+                self._handle(read_json_body(self))
 
             def _handle(self, body: Any) -> None:
                 parts = urllib.parse.urlsplit(self.path)

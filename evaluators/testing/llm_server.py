@@ -63,7 +63,7 @@ from typing import Any, Callable
 from ..types import TestCase
 
 __all__ = ["LLMServer", "PARIS_CASE", "PARIS_LABELS", "Recorded", "Reply", "completion", "keyed_labels_responder",
-           "labels_reply", "last_user_message", "max_in_flight"]
+           "labels_reply", "last_user_message", "max_in_flight", "read_json_body"]
 
 
 def completion(content: str, prompt_tokens: int = 10, completion_tokens: int = 5,
@@ -174,6 +174,17 @@ class Reply:
                                      self.prompt_tokens, self.completion_tokens)).encode()
 
 
+def read_json_body(handler: BaseHTTPRequestHandler) -> Any:
+    """The JSON body of the request ``handler`` is serving (Content-Length bytes); a body that is no
+    JSON as ``{"_raw": its text}``, an empty one as ``{}``."""
+    n = int(handler.headers.get("Content-Length") or 0)
+    raw = handler.rfile.read(n) if n else b""
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError:
+        return {"_raw": raw.decode("utf-8", "replace")}
+
+
 def _as_reply(r: Reply | str | dict[str, Any]) -> Reply:
     if isinstance(r, Reply):
         return r
@@ -226,12 +237,7 @@ class LLMServer:
 
             def do_POST(self) -> None:
                 t0 = time.monotonic()
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n) if n else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
+                body = read_json_body(self)
                 rec = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, t0)
                 with server._lock:
                     server.requests.append(rec)
