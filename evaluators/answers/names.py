@@ -48,7 +48,9 @@ DECLARATIONS: dict[str, tuple[str, str, str, str, bool]] = {
     DECLINED: (
         "Whether the answer declines (\"the documents do not say\", \"I don't know\") instead of answering: per "
         "case 1 = yes, 0 = no; its mean is the share of declined answers. A refusal is right when the "
-        "documents do not hold the answer, an over-refusal when they do (over_refusal).",
+        "documents do not hold the answer, an over-refusal when they do (over_refusal). Counted lower-is-"
+        "better (Compare, the gate): a version that declines less wins on it even where the questions had no "
+        "answer — judge refusals by over_refusal and adherence.",
         "1 if a sentence declines and no other sentence states anything, else 0",
         "\"I'm sorry, the documents do not say.\" → 1", "lower", True),
     OVER_REFUSAL: (
