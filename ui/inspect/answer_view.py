@@ -55,9 +55,15 @@ def declined_html(r: CaseResult) -> str:
         return ""
     d = mv.details or {}
     over = d.get("verdict") == "over_refusal"
-    title = "Over-refusal" if over else "Right refusal"
-    why = str(d.get("explanation") or d.get("why") or "").split(": ", 1)[-1]
-    return hl.note_html(f"{title}: the answer declines. {why}", error=over)
+    head, _, why = str(d.get("explanation") or d.get("why") or "").partition(": ")
+    if not why:
+        head, why = "", head
+    # the verdict's own words open with "right refusal (likely): …": the title keeps "(likely)", the reason
+    # reads as a sentence of its own
+    title = ("Over-refusal" if over else "Right refusal") + (" (likely)" if "(likely)" in head else "")
+    why = why[:1].upper() + why[1:]
+    text = f"{title}: the answer declines. {why}".strip()
+    return hl.note_html(text + ("." if text[-1:].isalnum() else ""), error=over)
 
 
 def show(r: CaseResult) -> None:
