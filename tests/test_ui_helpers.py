@@ -219,7 +219,8 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
     assert list(twice) == ["old", "old (saved 2026-01-01 00:00)", "mine"]
     rows, lib = compare_view.correlations(run, run, "adherence", None)
     assert "intervals" in lib and rows[0]["statistic"] == "pearson" and rows[0]["value"] == pytest.approx(1.0)
-    assert compare_view.corr_text(rows).startswith("pearson r=1.00")
+    assert compare_view.corr_text(rows).startswith("Pearson r = 1.00, Spearman ρ = 1.00")
+    assert compare_view.corr_text([{"statistic": "spearman", "value": -0.76}]) == "Spearman ρ = −0.76"
     # a metric neither run has: plain correlations of the paired frame, with the reason
     p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
     rows, lib = compare_view.correlations(run, run, "no_such_metric", p)
@@ -405,3 +406,12 @@ def test_run_names_of_the_means_chart_sit_above_the_dots_wrapped_and_escaped():
     assert all(len(line) <= 40 for line in html.unescape(cc.wrapped(long)).split("<br>")[:-1])
     spec = cc.means_chart([], "adherence", "a").to_dict()["layout"]
     assert spec["yaxis"]["showticklabels"] is False
+
+
+def test_the_over_refusal_metric_is_named_as_the_pages_write_it():
+    # the walk of issue 53: Results' card and Compare's table said "Over refusal" beside "Over-refusal:
+    # the answer declines" on Inspect and "over-refusals" in Results' headline
+    from ui import vocab
+
+    assert vocab.nice("over_refusal") == "Over-refusal"
+    assert vocab.nice("answer_correctness") == "Answer correctness" and vocab.nice("ndcg@5") == "nDCG@5"

@@ -60,7 +60,11 @@ def nice(name: str) -> str:
         kind, k = got
         label = kind_name(kind)
         return label if k is None else f"{label}@{k}"
-    return name.replace("_", " ").capitalize()
+    return _SHOWN.get(name) or name.replace("_", " ").capitalize()
+
+
+#: Names whose words are not simply the metric's: "over-refusal" is one word everywhere else on the pages.
+_SHOWN = {"over_refusal": "Over-refusal"}
 
 
 #: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
