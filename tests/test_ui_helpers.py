@@ -415,3 +415,15 @@ def test_the_over_refusal_metric_is_named_as_the_pages_write_it():
 
     assert vocab.nice("over_refusal") == "Over-refusal"
     assert vocab.nice("answer_correctness") == "Answer correctness" and vocab.nice("ndcg@5") == "nDCG@5"
+
+
+def test_a_runs_downloads_are_named_after_the_run():
+    # the walk: every run downloaded as "trace_results.csv", the second one "trace_results (1).csv"
+    from types import SimpleNamespace
+
+    from ui.results import exports
+
+    assert exports.file_stem(SimpleNamespace(name="sample_rag_version2", method="trace")) == "sample_rag_version2_trace"
+    assert exports.file_stem(SimpleNamespace(name="v1 on test set from congés_équipe · x/y", method="trace")) == \
+        "v1-on-test-set-from-congés_équipe-x-y_trace"
+    assert exports.file_stem(SimpleNamespace(method="trace")) == "trace_results"  # a run in memory has no name
