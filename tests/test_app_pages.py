@@ -128,6 +128,19 @@ def test_upload_file_and_validation_errors():
     assert [c.id for c in at.session_state[state._DATA].cases] == ["c1", "c2", "c3"]
 
 
+def test_upload_counts_a_line_that_is_not_json_among_the_rows_and_says_problems_in_words():
+    # the walk: 6 lines, one not JSON and one without a response, read "Rows 5 · Cases ready 4 · Rows with
+    # problems 2" (5 ≠ 4 + 2) under "2 problem(s) found"
+    at = page(app().run(), "1_upload")
+    cases = fx.sample_cases()[:3]
+    raw = jsonl(cases) + b'\n{"id": "broken", "question": \n{"id": "bad", "question": "q"}\n'
+    at.file_uploader(key="upload.file").set_value(("mine.jsonl", raw, "application/json")).run()
+    assert not at.exception
+    m = metrics(at)
+    assert (m["Rows"], m["Cases ready"], m["Rows with problems"]) == ("5", "3", "2"), m
+    assert "2 problems found — these rows are skipped" in [e.label for e in at.expander]
+
+
 def test_upload_unreadable_file_shows_error():
     at = page(app().run(), "1_upload")
     at.file_uploader(key="upload.file").set_value(("notes.csv", b"", "text/csv")).run()
