@@ -467,7 +467,8 @@ def test_a_reference_fact_that_negates_its_yes_no_question_is_not_backed_by_the_
     run = evaluate_batch([
         {"id": "router", "question": q, "documents": ["Press and hold the RESET button for 10 seconds."],
          "ground_truth": ref, "response": "2. Press and hold the RESET button on the back panel for 12 seconds."},
-        {"id": "declines", "question": q, "documents": [pg], "ground_truth": ref, "response": "The documents do not say."},
+        {"id": "declines", "question": q, "documents": [pg], "ground_truth": ref,
+         "response": "The documents do not say."},
         {"id": "says-no", "question": q, "documents": [ref + "."], "ground_truth": ref,
          "response": "No, they are not stored in the service instance."},
     ])

@@ -53,6 +53,11 @@ def retrieval_grid(texts: dict[str, str]) -> tuple[Any, str]:
     return df, mrr
 
 
+def count(n: int, noun: str) -> str:
+    """"1 row", "2 rows", "1,200 rows": a count with its noun in the right number (a regular plural)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def nice(name: str) -> str:
     """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
     got = split(name)

@@ -323,7 +323,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
         st.caption(c.correction_words(), help=TERMS["holm"])
     lone = {k: v for k, v in c.unmatched.items() if v}
     if lone:
-        with st.expander(f"{sum(map(len, lone.values()))} case(s) without a partner (left out of every figure)"):
+        alone = vocab.count(sum(map(len, lone.values())), "case")
+        with st.expander(f"{alone} without a partner (left out of every figure)"):
             for name, ids in lone.items():
                 st.markdown(f"**{md_escape(name)}** ({len(ids)}): " + ", ".join(md_escape(i) for i in ids[:200])
                             + (" …" if len(ids) > 200 else ""))

@@ -35,6 +35,7 @@ from evaluators.retrieval import IdCheck
 from evaluators.store import app_run_name
 from evaluators.targets import Target, TargetError, run_target, scan
 
+from .. import vocab
 from ..owner_runs import OwnerRuns
 from . import folder as run_folder
 
@@ -252,7 +253,8 @@ def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
         ids.add(case)
     t.id_note = ids.message()
     if loaded.errors:
-        t.eval_note = f"{len(loaded.errors)} answer(s) could not be read and are left out (first: {loaded.errors[0]})"
+        unread = vocab.count(len(loaded.errors), "answer")
+        t.eval_note = f"{unread} could not be read, left out (first: {loaded.errors[0]})"
     while True:
         try:
             view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=run.run_name(t),
