@@ -57,3 +57,15 @@ def test_the_case_picker_names_a_declining_answer_not_supported(run, tmp_store):
     assert tags["none"].endswith("declined (right refusal)"), tags
     assert tags["over"].endswith("declined (over-refusal)"), tags
     assert tags["answered"].endswith("✓ supported"), tags
+
+
+def test_inspect_says_how_a_ground_truth_that_is_no_text_was_read():
+    # the walk: a row with "ground_truth": 42 showed "✗ 42" on Inspect and nowhere that it was a number read as text
+    run = evaluate_batch([{"id": "n", "question": "How many weeks?", "documents": [LEAVE], "ground_truth": 16,
+                           "response": "Primary carers get 16 weeks of parental leave at full pay."},
+                          {"id": "ints", "question": "How many weeks?", "documents": [LEAVE], "ground_truth": [1, 2],
+                           "response": "Primary carers get 16 weeks of parental leave at full pay."}])
+    by = {r.case.id: r for r in run.results}
+    assert "ground_truth is a number (16); read as the text &#x27;16&#x27;" in answer_view.reference_html(by["n"])
+    ints = answer_view.reference_html(by["ints"])
+    assert ints.count("a list holding int 1") == 1, ints  # said once, in the reason it was not compared
