@@ -427,3 +427,12 @@ def test_a_runs_downloads_are_named_after_the_run():
     assert exports.file_stem(SimpleNamespace(name="v1 on test set from congés_équipe · x/y", method="trace")) == \
         "v1-on-test-set-from-congés_équipe-x-y_trace"
     assert exports.file_stem(SimpleNamespace(method="trace")) == "trace_results"  # a run in memory has no name
+
+
+def test_a_pickers_long_sentence_is_cut_at_a_word_with_an_ellipsis():
+    # the walk (Inspect, review mode): "0c · The light-independent reactions, also called the Calvin cycle, use car"
+    from ui import vocab
+
+    s = "The light-independent reactions, also called the Calvin cycle, use carbon dioxide to build glucose."
+    assert vocab.clip(s) == "The light-independent reactions, also called the Calvin cycle, use…"
+    assert vocab.clip("Short one.") == "Short one." and len(vocab.clip("x" * 200)) == 71

@@ -58,6 +58,16 @@ def count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def clip(text: str, n: int = 70) -> str:
+    """``text`` cut to about ``n`` characters at a word's end, with "…" when cut (a picker's label read
+    "… also called the Calvin cycle, use car")."""
+    text = " ".join(text.split())
+    if len(text) <= n:
+        return text
+    cut = text[:n].rsplit(" ", 1)[0] if " " in text[: n] else text[:n]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def nice(name: str) -> str:
     """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
     got = split(name)

@@ -248,7 +248,7 @@ def focus_picker(sc: SentencizedCase) -> hl.Focus | None:
              args=("response", rk, dk, cid),
              help="Pick a sentence (arrow keys move along them): its supporting document sentences light up.")
     c2.selectbox("Document sentence", list(texts), index=None, key=dk, placeholder="pick one (type to search)",
-                 format_func=lambda k: f"{k} · {texts[k][:70]}", on_change=_pick, args=("document", dk, rk, cid),
+                 format_func=lambda k: f"{k} · {vocab.clip(texts[k])}", on_change=_pick, args=("document", dk, rk, cid),
                  help="The response sentences that name it as support light up.")
     got = st.session_state.get(FOCUS)
     return (got[1], got[2]) if got and got[0] == cid else None
