@@ -150,6 +150,16 @@ def test_the_sample_apps_two_versions_are_picked_and_the_calls_counted(token):
     assert at.button(key="run_app.go").disabled
 
 
+def test_the_caption_says_the_samples_are_picked_only_while_they_are(token):
+    # the walk: with one's own app added and picked beside v1 and v2 (and with v2 unticked) the caption still
+    # read "The sample app's two versions are picked"
+    at = app(token)
+    assert any(c.value.startswith("The sample app's two versions are picked") for c in at.caption)
+    at.checkbox(key="run_app.pick.sample:v2").uncheck().run()
+    assert not any("two versions are picked" in c.value for c in at.caption)
+    assert any(c.value.startswith("The sample app (v1, v2) is a small RAG app") for c in at.caption)
+
+
 def test_the_saved_test_set_is_offered_first_and_an_upload_is_checked(token):
     rows = [{"id": f"t{i}", "question": f"What is fact {i}?", "ground_truth": f"Fact {i}.",
              "reference_contexts": [f"Fact {i} is true."], "reference_context_ids": [f"doc#{i}"]} for i in range(3)]
