@@ -20,7 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from evaluators import trust
-from evaluators.answers.names import ANSWER_CORRECTNESS
+from evaluators.answers import not_stated
+from evaluators.answers.names import ANSWER_CORRECTNESS, ANSWER_PRECISION, ANSWER_RECALL, CORRECTNESS_METRICS
 from evaluators.comparison import (
     ChangePage,
     Comparison,
@@ -414,7 +415,8 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
             with st.container(border=True):
                 st.markdown(f"**{k}. {md_escape(r.question)}**")
                 st.caption(md_escape(card_caption(r, base, cand, metric, sources.get(r.a_id) if rep else None)))
-                for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
+                lines = (answer_lines(cand_ids[cand], r.b_id, metric) if metric in CORRECTNESS_METRICS else None)
+                for line in lines or hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
                     st.markdown(f"- {md_escape(line)}")
                 st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
@@ -430,6 +432,24 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+
+
+def answer_lines(run_id: str, case_id: str, metric: str, most: int = 4) -> list[str]:
+    """A regression on an answer metric in words: the reference facts the candidate's answer misses
+    (answer correctness, answer recall) or its claims the reference answer does not back (answer
+    precision) — not the sentences its documents do not support, which say nothing of the reference."""
+    try:
+        r = history.case(history.load(run_id), case_id)
+    except KeyError:
+        return []
+    got = r.metrics.get(ANSWER_PRECISION if metric == ANSWER_PRECISION else ANSWER_RECALL) if r else None
+    if got is None:
+        return []
+    if metric == ANSWER_PRECISION:
+        return [f"“{t}”: the reference answer does not say this" for t in not_stated(got.details, "claims")[:most]]
+    if got.skipped:
+        return [f"not compared with the reference answer: {got.skipped}"]
+    return [f"misses the reference fact “{t}”" for t in not_stated(got.details)[:most]]
 
 
 def _answer_regressions(c: Comparison, key: tuple, base: str, cand: str, base_id: str, cand_id: str) -> None:
