@@ -249,6 +249,7 @@ def test_regressions_on_answer_correctness_name_the_missing_reference_fact():
     assert not at.exception, at.exception
     lines = [m.value for m in at.markdown]
     assert "- misses the reference fact “16 weeks”" in lines, lines
+    assert "- “Primary carers get 12 weeks of leave.”: the reference answer does not say this" in lines  # F1's half
     at.selectbox(key="versions.metric").set_value("answer_precision").run()
     lines = [m.value for m in at.markdown]
     assert "- “Primary carers get 12 weeks of leave.”: the reference answer does not say this" in lines, lines

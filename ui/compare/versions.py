@@ -442,14 +442,19 @@ def answer_lines(run_id: str, case_id: str, metric: str, most: int = 4) -> list[
         r = history.case(history.load(run_id), case_id)
     except KeyError:
         return []
-    got = r.metrics.get(ANSWER_PRECISION if metric == ANSWER_PRECISION else ANSWER_RECALL) if r else None
-    if got is None:
+    if r is None:
         return []
+    recall, precision = r.metrics.get(ANSWER_RECALL), r.metrics.get(ANSWER_PRECISION)
+    missed = [f"misses the reference fact “{t}”" for t in not_stated(recall.details)] if recall is not None else []
+    unbacked = ([f"“{t}”: the reference answer does not say this" for t in not_stated(precision.details, "claims")]
+                if precision is not None else [])
+    skipped = next((m.skipped for m in (recall, precision) if m is not None and m.skipped), None)
     if metric == ANSWER_PRECISION:
-        return [f"“{t}”: the reference answer does not say this" for t in not_stated(got.details, "claims")[:most]]
-    if got.skipped:
-        return [f"not compared with the reference answer: {got.skipped}"]
-    return [f"misses the reference fact “{t}”" for t in not_stated(got.details)[:most]]
+        return unbacked[:most]
+    if skipped and not missed:
+        return [f"not compared with the reference answer: {skipped}"]
+    # answer correctness is the F1 of both halves: a loss with every fact still said is an unbacked claim
+    return (missed + (unbacked if metric == ANSWER_CORRECTNESS else []))[:most]
 
 
 def _answer_regressions(c: Comparison, key: tuple, base: str, cand: str, base_id: str, cand_id: str) -> None:
