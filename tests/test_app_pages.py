@@ -63,7 +63,10 @@ def test_start_page_explains_methods_and_loads_the_sample_in_one_click():
     for m in ("**trace**", "**gpt_labeling**", "**hybrid**", "**jury**"):
         assert m in text
     assert "free (no LLM call)" in text and "measured on 2 CPU cores" in text
-    assert "16 LLM calls, about $0.0" in text  # priced from prices.py
+    # priced from prices.py, every call counted as Evaluate counts them (it said "16 LLM calls, about $0.0111"
+    # where Evaluate said "LLM calls 32", "$0.0181": answer correctness asks once more per reference answer)
+    assert ("32 LLM calls (16 label the sentences, 16 check the answers against their reference answers), "
+            "about $0.0") in text
     assert "5 of them as hallucinated" in text and "16 short question/answer cases" in text
     assert len(at.get("download_button")) == 2
     at.button(key="start.sample").click().run()
@@ -181,6 +184,16 @@ def test_column_mapping_can_be_corrected():
 def _with_cases(cases=None) -> AppTest:
     data = state.LoadedData(filename="t.jsonl", df=None, mapping=None, cases=tuple(cases or fx.sample_cases()))
     return app(**{state._DATA: data})
+
+
+def test_evaluate_says_what_the_llm_calls_beyond_one_per_case_are_for():
+    # the walk: "GPT labeling (RAGBench, 1 LLM call/case)" on 16 sample cases, then "LLM calls 32" unexplained
+    sample = ud.load_path(ud.sample_files()[0])
+    at = page(app(**{state._DATA: sample}).run(), "2_evaluate")
+    at.radio(key="evaluate.method").set_value("gpt_labeling").run()
+    assert metrics(at)["LLM calls"] == "32"
+    assert ("LLM calls: 16 label the sentences, 16 check the answers against their reference answers."
+            in [c.value for c in at.caption])
 
 
 def test_evaluate_without_cases_points_to_upload():
