@@ -436,3 +436,14 @@ def test_a_pickers_long_sentence_is_cut_at_a_word_with_an_ellipsis():
     s = "The light-independent reactions, also called the Calvin cycle, use carbon dioxide to build glucose."
     assert vocab.clip(s) == "The light-independent reactions, also called the Calvin cycle, use…"
     assert vocab.clip("Short one.") == "Short one." and len(vocab.clip("x" * 200)) == 71
+
+
+def test_the_case_tables_retrieval_columns_come_after_the_answers_verdicts():
+    # the walk (own questions on the sample app): 21 hit@K … ndcg@K columns stood between the TRACE scores and
+    # the Inspect link, the question, declined and answer correctness (columns 29–36 at 1280 px)
+    row = {"id": "q1", "context_relevance": 0.5, "adherence": 1.0, "hit@1": 0.0, "ndcg@10": 0.0, "mrr": 0.0,
+           "question": "q?", "response": "r.", "unsupported_sentences": 0, "answer_correctness": 0.0, "declined": 1.0}
+    metrics = ["context_relevance", "adherence", "hit@1", "ndcg@10", "mrr", "answer_correctness", "declined"]
+    cols = list(tables.display_frame(pd.DataFrame([row]), metrics, ["link"]).columns)
+    assert cols[:5] == ["id", "context_relevance", "adherence", "inspect", "question"], cols
+    assert cols.index("declined") < cols.index("hit@1") and cols.index("answer_correctness") < cols.index("mrr")
