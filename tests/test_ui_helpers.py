@@ -447,3 +447,12 @@ def test_the_case_tables_retrieval_columns_come_after_the_answers_verdicts():
     cols = list(tables.display_frame(pd.DataFrame([row]), metrics, ["link"]).columns)
     assert cols[:5] == ["id", "context_relevance", "adherence", "inspect", "question"], cols
     assert cols.index("declined") < cols.index("hit@1") and cols.index("answer_correctness") < cols.index("mrr")
+
+
+def test_a_declining_answer_reads_declined_not_supported_in_the_case_table():
+    # the walk: "The documents do not say." beside no document read "Supported: yes" (Inspect's picker says
+    # "declined (right refusal)")
+    rows = [{"id": "d", "overall_supported": 1, "declined": 1.0}, {"id": "a", "overall_supported": 1, "declined": 0.0},
+            {"id": "p", "overall_supported": 0, "declined": 1.0}]
+    out = tables.display_frame(pd.DataFrame(rows), ["overall_supported", "declined"])
+    assert list(out["overall_supported"]) == ["declined", "yes", "no"]

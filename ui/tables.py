@@ -159,6 +159,9 @@ def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | Non
               or (c.startswith("human_") and _is_boolish(out[c]))]
     for c in yes_no:
         out[c] = out[c].map(_yes_no)
+    if OVERALL_SUPPORTED in out and "declined" in out:  # a declining answer claims nothing: not "supported: yes"
+        said = (out["declined"] == "yes") & (out[OVERALL_SUPPORTED] == "yes")
+        out.loc[said, OVERALL_SUPPORTED] = "declined"
     for c in out.columns:
         if c not in metrics and c not in counts and not pd.api.types.is_numeric_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
