@@ -253,3 +253,22 @@ def test_regressions_on_answer_correctness_name_the_missing_reference_fact():
     at.selectbox(key="versions.metric").set_value("answer_precision").run()
     lines = [m.value for m in at.markdown]
     assert "- “Primary carers get 12 weeks of leave.”: the reference answer does not say this" in lines, lines
+
+
+def test_regressions_on_a_lower_is_better_metric_say_they_score_higher():
+    # the walk: Compare on "Declined" said "1–8 of the 8 questions that score lower under v1 … on Declined" of
+    # eight questions that went from 0 to 1 (+1.00 on Declined)
+    from evaluators import evaluate_batch
+
+    q = "How long is parental leave at full pay for the primary carer?"
+    docs = ["Primary carers get 16 weeks of parental leave at full pay."]
+    rows = [{"id": f"q{i}", "question": q, "documents": docs, "ground_truth": "16 weeks"} for i in range(3)]
+    store = RunStore()
+    store.save(evaluate_batch([{**c, "response": docs[0]} for c in rows]), "A", owner=TOKEN)
+    store.save(evaluate_batch([{**c, "response": "I don't know." if c["id"] == "q0" else docs[0]} for c in rows]),
+               "B", owner=TOKEN)
+    at = page(app().run(), "5_compare")
+    at.selectbox(key="versions.metric").set_value("declined").run()
+    assert not at.exception, at.exception
+    assert "The one question that scores higher under B than under A on Declined (lower is better)." in [
+        c.value for c in at.caption], [c.value for c in at.caption]

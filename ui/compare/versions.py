@@ -400,15 +400,16 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     st.subheader("Regressions", help=TERMS["regressions"])
     cand = cands[0] if len(cands) == 1 else st.selectbox("Regressions of", cands, key="versions.reg_cand")
     total = _page(c, key, base, cand, metric, 0).total
+    worse, better, on = _directions(metric)
     if not total:
-        st.caption(f"No question scores lower under {cand} than under {base} on {vocab.nice(metric)}.")
+        st.caption(f"No question scores {worse} under {cand} than under {base} on {on}.")
     else:
         start = _pager(total, "versions.reg_page")
         page = _page(c, key, base, cand, metric, start)
-        st.caption(md_escape(f"The one question that scores lower under {cand} than under {base} on "
-                             f"{vocab.nice(metric)}." if total == 1 else
-                             f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
-                             f" than under {base} on {vocab.nice(metric)}, worst first."))
+        st.caption(md_escape(f"The one question that scores {worse} under {cand} than under {base} on {on}."
+                             if total == 1 else
+                             f"{page.start + 1}–{page.end} of the {total} questions that score {worse} under {cand}"
+                             f" than under {base} on {on}, worst first."))
         repeated = [r.a_id for r, rep in zip(page.changes, page.repeated) if rep]
         sources = _sources(base_id, repeated) if repeated else {}
         for k, (r, rep) in enumerate(zip(page.changes, page.repeated), page.start + 1):
@@ -427,7 +428,7 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     ups = _page(c, key, base, cand, metric, 0, improvements=True)
     if ups.total:
         more = f" (the {len(ups.changes)} largest)" if ups.total > len(ups.changes) else ""
-        with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores higher{more}")):
+        with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores {better}{more}")):
             for r in ups.changes:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon=":material/manage_search:",
@@ -455,6 +456,16 @@ def answer_lines(run_id: str, case_id: str, metric: str, most: int = 4) -> list[
         return [f"not compared with the reference answer: {skipped}"]
     # answer correctness is the F1 of both halves: a loss with every fact still said is an unbacked claim
     return (missed + (unbacked if metric == ANSWER_CORRECTNESS else []))[:most]
+
+
+def _directions(metric: str) -> tuple[str, str, str]:
+    """(worse, better, the metric's name) for the regression list's words: on a metric where lower is better
+    (declined, over-refusal …) a regression scores higher — "the 8 questions that score lower under v1 on
+    Declined" listed eight that went from 0 to 1."""
+    d = vocab.declaration(metric)
+    if d is not None and d.get("direction") == "lower":
+        return "higher", "lower", f"{vocab.nice(metric)} (lower is better)"
+    return "lower", "higher", vocab.nice(metric)
 
 
 def _answer_regressions(c: Comparison, key: tuple, base: str, cand: str, base_id: str, cand_id: str) -> None:
