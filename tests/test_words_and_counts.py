@@ -30,6 +30,10 @@ def test_the_documents_that_gave_no_question_are_counted_as_the_reason_names_the
     assert said, r.reason
     named = said.group(2).split(" and ")
     assert int(said.group(1)) == 8 == len(named[0].split(", ")) + int(named[1].split()[0])  # 5 named + "3 more"
+    # the page's line says the count once (it read "2 of 10 questions (offline): 2 of 10: the documents hold …")
+    got = len(r.rows)
+    line = r.summary()
+    assert line.startswith(f"{got} of 10 questions (offline): the documents hold only {got} distinct"), line
 
 
 def test_one_of_four_answers_has():
