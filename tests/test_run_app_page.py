@@ -468,3 +468,12 @@ def test_a_run_a_restart_cut_short_is_offered_and_resumed(token, tmp_path, llm_s
     at = finish(at, token)
     assert "**prod** · 16 of 16 answered" in md(at) and "· evaluated" in md(at)
     assert folder.latest(token)[1]["complete"] is True
+
+
+def test_the_apps_answers_are_evaluated_in_the_question_files_order():
+    # the walk: the cases file holds the answers as the concurrent calls finished, and Results' "(file order)"
+    # read q002, q004, q005, q006, q001 …
+    from evaluators.types import TestCase
+
+    done = [TestCase(id=i, question="q?", response="r.") for i in ("q2", "q4", "x", "q1", "q3")]
+    assert [c.id for c in runner.in_question_order(done, ["q1", "q2", "q3", "q4"])] == ["q1", "q2", "q3", "q4", "x"]
