@@ -73,12 +73,13 @@ if data.traces is not None:  # a trace export: one case per trace
     traces_upload.show(data)
     layout.stop()
 
+n_rows, n_bad = ud.row_counts(data)
 n_err = len(data.errors)
 st.subheader(f"{data.filename}")
 c1, c2, c3 = st.columns(3)
-c1.metric("Rows", len(data.df))
+c1.metric("Rows", n_rows)
 c2.metric("Cases ready", len(data.cases))
-c3.metric("Rows with problems", n_err)
+c3.metric("Rows with problems", n_bad)
 st.caption(ud.layout_words(data.mapping))
 
 if data.cases:
@@ -87,14 +88,16 @@ if data.cases:
 if data.warnings:  # rows kept after a fix-up (a renamed duplicate or missing id)
     shown = "\n".join(f"- {ud.md_escape(str(w))}" for w in data.warnings[:5])
     more = f"\n- … and {len(data.warnings) - 5} more (table below)" if len(data.warnings) > 5 else ""
-    st.warning(f"**{len(data.warnings)} row(s) loaded after a fix-up** (they are evaluated):\n\n"
+    n_warn = len(data.warnings)
+    st.warning(f"**{n_warn} row{'s' if n_warn != 1 else ''} loaded after a fix-up** (they are evaluated):\n\n"
                f"{shown}{more}")
     if len(data.warnings) > 5:
         with st.expander(f"All {len(data.warnings)} rows loaded after a fix-up"):
             st.dataframe(pd.DataFrame(ud.error_rows(data.warnings)), hide_index=True, width="stretch")
 
 if n_err:
-    with st.expander(f"{n_err} problem(s) found — these rows are skipped", expanded=not data.cases,
+    skipped = "this row is skipped" if n_bad == 1 else "these rows are skipped"
+    with st.expander(f"{n_err} problem{'s' if n_err != 1 else ''} found — {skipped}", expanded=not data.cases,
                      icon=":material/warning:"):
         st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
 

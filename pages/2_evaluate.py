@@ -107,6 +107,8 @@ if spec.needs_llm or llm_metrics:
         c[3].metric("Cost (USD)", jobs.cost_text(est), help=None if jobs.cost_text(est) != "unknown" else
                     f"No price is known for {est.get('model') or 'this model'} (e.g. a local server): "
                     "the estimate counts its tokens only. The server's owner can add prices (docs/deploy.md).")
+        if (split := jobs.calls_words(est)):
+            st.caption(f"LLM calls: {split}.")
     if pays and (lim := jobs.limits_text()):
         st.caption(lim)
 

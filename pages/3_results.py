@@ -88,7 +88,7 @@ if (app := state.memo(key + ("app",), lambda: results_view.app_words(run))):  # 
     st.markdown(f"**The app itself** — {app}", help=results_view.APP_HELP)
 errors = results_view.errors_of(df)
 if len(errors):
-    with st.expander(f"{len(errors)} case(s) could not be scored", icon=":material/warning:"):
+    with st.expander(f"{vocab.count(len(errors), 'case')} could not be scored", icon=":material/warning:"):
         st.dataframe(errors.head(1000), hide_index=True, width="stretch")
         if len(errors) > 1000:
             st.caption(f"The first 1,000 of {len(errors):,} (all of them: the CSV download, column error).")

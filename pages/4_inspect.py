@@ -47,7 +47,7 @@ status = {q.case_id: q for q in queue}
 
 
 TAG_COLUMNS = ("question", "adherence", "error", "partially_supported_sentences", "unsupported_sentences",
-               "overall_supported")
+               "overall_supported", "declined", "over_refusal")
 
 
 def _tag(cid: str, row: dict) -> str:
@@ -59,6 +59,8 @@ def _tag(cid: str, row: dict) -> str:
         return f"{cid}{question} · ✗ not scored{done}"
     bad = int(row.get("partially_supported_sentences") or 0) + int(row.get("unsupported_sentences") or 0)
     mark = "✓ supported" if row.get("overall_supported") == 1 else f"⚠ {bad} not fully supported"
+    if row.get("declined") == 1 and not bad:  # a declining answer claims nothing: not "supported"
+        mark = "⚠ declined (over-refusal)" if row.get("over_refusal") == 1 else "declined (right refusal)"
     return f"{cid}{question} · adherence {row['adherence']:.2f} · {mark}{done}"
 
 

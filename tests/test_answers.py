@@ -454,3 +454,25 @@ def test_the_estimate_counts_the_correctness_calls_of_an_llm_method(loopback_set
     assert jobs.estimated_calls(e) == 7
     assert "answer_correctness" not in estimate(cases, "gpt_labeling", llm=settings, answer_correctness="offline")
     assert "answer_correctness" not in estimate(cases, "trace")
+
+
+def test_a_reference_fact_that_negates_its_yes_no_question_is_not_backed_by_the_question_alone():
+    # the walk of issue 53: "Are Keystore passwords stored in the service instance?" — a router's reset
+    # step "stated" the reference "Keystore passwords are not stored in the service instance" (the question
+    # restated with "not" adds no content word), and a declining answer over a PostgreSQL page was called an
+    # over-refusal: the question alone never states which way the answer goes
+    q = "Are Keystore passwords stored in the service instance?"
+    ref = "Keystore passwords are not stored in the service instance"
+    pg = "- Data is stored in the volume mounted at /var/lib/postgresql/data."
+    run = evaluate_batch([
+        {"id": "router", "question": q, "documents": ["Press and hold the RESET button for 10 seconds."],
+         "ground_truth": ref, "response": "2. Press and hold the RESET button on the back panel for 12 seconds."},
+        {"id": "declines", "question": q, "documents": [pg], "ground_truth": ref,
+         "response": "The documents do not say."},
+        {"id": "says-no", "question": q, "documents": [ref + "."], "ground_truth": ref,
+         "response": "No, they are not stored in the service instance."},
+    ])
+    by = {r.case.id: r for r in run.results}
+    assert by["router"].value("answer_recall") == 0.0
+    assert by["declines"].value("over_refusal") == 0.0
+    assert by["says-no"].value("answer_recall") == 1.0

@@ -63,7 +63,10 @@ def test_start_page_explains_methods_and_loads_the_sample_in_one_click():
     for m in ("**trace**", "**gpt_labeling**", "**hybrid**", "**jury**"):
         assert m in text
     assert "free (no LLM call)" in text and "measured on 2 CPU cores" in text
-    assert "16 LLM calls, about $0.0" in text  # priced from prices.py
+    # priced from prices.py, every call counted as Evaluate counts them (it said "16 LLM calls, about $0.0111"
+    # where Evaluate said "LLM calls 32", "$0.0181": answer correctness asks once more per reference answer)
+    assert ("32 LLM calls (16 label the sentences, 16 check the answers against their reference answers), "
+            "about $0.0") in text
     assert "5 of them as hallucinated" in text and "16 short question/answer cases" in text
     assert len(at.get("download_button")) == 2
     at.button(key="start.sample").click().run()
@@ -128,6 +131,19 @@ def test_upload_file_and_validation_errors():
     assert [c.id for c in at.session_state[state._DATA].cases] == ["c1", "c2", "c3"]
 
 
+def test_upload_counts_a_line_that_is_not_json_among_the_rows_and_says_problems_in_words():
+    # the walk: 6 lines, one not JSON and one without a response, read "Rows 5 · Cases ready 4 · Rows with
+    # problems 2" (5 ≠ 4 + 2) under "2 problem(s) found"
+    at = page(app().run(), "1_upload")
+    cases = fx.sample_cases()[:3]
+    raw = jsonl(cases) + b'\n{"id": "broken", "question": \n{"id": "bad", "question": "q"}\n'
+    at.file_uploader(key="upload.file").set_value(("mine.jsonl", raw, "application/json")).run()
+    assert not at.exception
+    m = metrics(at)
+    assert (m["Rows"], m["Cases ready"], m["Rows with problems"]) == ("5", "3", "2"), m
+    assert "2 problems found — these rows are skipped" in [e.label for e in at.expander]
+
+
 def test_upload_unreadable_file_shows_error():
     at = page(app().run(), "1_upload")
     at.file_uploader(key="upload.file").set_value(("notes.csv", b"", "text/csv")).run()
@@ -168,6 +184,16 @@ def test_column_mapping_can_be_corrected():
 def _with_cases(cases=None) -> AppTest:
     data = state.LoadedData(filename="t.jsonl", df=None, mapping=None, cases=tuple(cases or fx.sample_cases()))
     return app(**{state._DATA: data})
+
+
+def test_evaluate_says_what_the_llm_calls_beyond_one_per_case_are_for():
+    # the walk: "GPT labeling (RAGBench, 1 LLM call/case)" on 16 sample cases, then "LLM calls 32" unexplained
+    sample = ud.load_path(ud.sample_files()[0])
+    at = page(app(**{state._DATA: sample}).run(), "2_evaluate")
+    at.radio(key="evaluate.method").set_value("gpt_labeling").run()
+    assert metrics(at)["LLM calls"] == "32"
+    assert ("LLM calls: 16 label the sentences, 16 check the answers against their reference answers."
+            in [c.value for c in at.caption])
 
 
 def test_evaluate_without_cases_points_to_upload():

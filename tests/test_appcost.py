@@ -168,3 +168,14 @@ def test_an_empty_response_without_an_app_error_is_still_a_bad_row(tmp_path, fak
                    + json.dumps({"id": "b", "question": "q?", "response": ANSWER}) + "\n", encoding="utf-8")
     assert main(["evaluate", str(src), "--method", "ui_fake", "--no-progress"]) == 2
     assert "row 1, column 'response': empty value" in capsys.readouterr().err
+
+
+def test_half_the_time_on_too_few_questions_is_not_called_about_as_long():
+    # the walk of issue 53 on Compare: "v2 and v1 take about as long (mean 0.03 s vs 0.06 s, v2/v1 95 % CI −64 %
+    # to +0.5 %)": the test found no difference, the means are not alike
+    a = {"latency_s": np.array([0.06, 0.02, 0.10, 0.05]), "tokens": np.full(4, 100.0), "failed": np.zeros(4)}
+    b = {"latency_s": np.array([0.02, 0.03, 0.03, 0.04]), "tokens": np.full(4, 100.0), "failed": np.zeros(4)}
+    d = compare_app("v1", "v2", a, b, n_boot=200)
+    assert d.latency["verdict"] == "same", d.lines[0]
+    line = d.lines[0]
+    assert line.startswith("No detectable difference in time between v2 and v1 (mean 0.03 s vs 0.06 s"), line

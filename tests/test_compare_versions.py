@@ -228,3 +228,47 @@ def test_every_metric_counts_a_win_the_way_its_verdict_reads_better():
     assert rows.loc["Answer recall", "candidate is"] == "better"
     assert rows.loc["Answer recall", "wins / ties / losses"] == "8 / 0 / 0"  # higher is better: as before
     assert versions.wins_ties_losses("over_refusal", 1, 2, 5) == "5 / 2 / 1"
+
+
+def test_regressions_on_answer_correctness_name_the_missing_reference_fact():
+    # the walk: with the metric "Answer correctness" picked, each regression listed the sentences the documents
+    # do not support ("not supported at all (a new sentence)") — nothing of the reference answer it lost
+    from evaluators import evaluate_batch
+
+    q = "How long is parental leave at full pay for the primary carer?"
+    docs = ["Primary carers get 16 weeks of parental leave at full pay."]
+    rows = [{"id": f"q{i}", "question": q, "documents": docs, "ground_truth": "16 weeks"} for i in range(3)]
+    a = evaluate_batch([{**c, "response": docs[0]} for c in rows])
+    b = evaluate_batch([{**c, "response": "Primary carers get 12 weeks of leave." if c["id"] == "q0" else docs[0]}
+                        for c in rows])
+    store = RunStore()
+    store.save(a, "A", owner=TOKEN)
+    store.save(b, "B", owner=TOKEN)
+    at = page(app().run(), "5_compare")
+    at.selectbox(key="versions.metric").set_value("answer_correctness").run()
+    assert not at.exception, at.exception
+    lines = [m.value for m in at.markdown]
+    assert "- misses the reference fact “16 weeks”" in lines, lines
+    assert "- “Primary carers get 12 weeks of leave.”: the reference answer does not say this" in lines  # F1's half
+    at.selectbox(key="versions.metric").set_value("answer_precision").run()
+    lines = [m.value for m in at.markdown]
+    assert "- “Primary carers get 12 weeks of leave.”: the reference answer does not say this" in lines, lines
+
+
+def test_regressions_on_a_lower_is_better_metric_say_they_score_higher():
+    # the walk: Compare on "Declined" said "1–8 of the 8 questions that score lower under v1 … on Declined" of
+    # eight questions that went from 0 to 1 (+1.00 on Declined)
+    from evaluators import evaluate_batch
+
+    q = "How long is parental leave at full pay for the primary carer?"
+    docs = ["Primary carers get 16 weeks of parental leave at full pay."]
+    rows = [{"id": f"q{i}", "question": q, "documents": docs, "ground_truth": "16 weeks"} for i in range(3)]
+    store = RunStore()
+    store.save(evaluate_batch([{**c, "response": docs[0]} for c in rows]), "A", owner=TOKEN)
+    store.save(evaluate_batch([{**c, "response": "I don't know." if c["id"] == "q0" else docs[0]} for c in rows]),
+               "B", owner=TOKEN)
+    at = page(app().run(), "5_compare")
+    at.selectbox(key="versions.metric").set_value("declined").run()
+    assert not at.exception, at.exception
+    assert "The one question that scores higher under B than under A on Declined (lower is better)." in [
+        c.value for c in at.caption], [c.value for c in at.caption]

@@ -150,6 +150,16 @@ def test_the_sample_apps_two_versions_are_picked_and_the_calls_counted(token):
     assert at.button(key="run_app.go").disabled
 
 
+def test_the_caption_says_the_samples_are_picked_only_while_they_are(token):
+    # the walk: with one's own app added and picked beside v1 and v2 (and with v2 unticked) the caption still
+    # read "The sample app's two versions are picked"
+    at = app(token)
+    assert any(c.value.startswith("The sample app's two versions are picked") for c in at.caption)
+    at.checkbox(key="run_app.pick.sample:v2").uncheck().run()
+    assert not any("two versions are picked" in c.value for c in at.caption)
+    assert any(c.value.startswith("The sample app (v1, v2) is a small RAG app") for c in at.caption)
+
+
 def test_the_saved_test_set_is_offered_first_and_an_upload_is_checked(token):
     rows = [{"id": f"t{i}", "question": f"What is fact {i}?", "ground_truth": f"Fact {i}.",
              "reference_contexts": [f"Fact {i} is true."], "reference_context_ids": [f"doc#{i}"]} for i in range(3)]
@@ -162,7 +172,7 @@ def test_the_saved_test_set_is_offered_first_and_an_upload_is_checked(token):
     at.file_uploader(key="run_app.file").set_value(("qs.jsonl", bad, "application/json")).run()
     assert not at.exception
     assert "**2 calls to the app** (1 question × 2 versions" in md(at)
-    assert any("1 row(s) could not be read" in e.label for e in at.expander)
+    assert any("1 row could not be read" in e.label for e in at.expander)
     at.file_uploader(key="run_app.file").set_value(("qs.csv", b"text,other\nhello,1\n", "text/csv")).run()
     assert any("Could not read qs.csv" in e.value for e in at.error)
     assert any("Pick the questions to ask first" in i.value for i in at.info)
@@ -458,3 +468,12 @@ def test_a_run_a_restart_cut_short_is_offered_and_resumed(token, tmp_path, llm_s
     at = finish(at, token)
     assert "**prod** · 16 of 16 answered" in md(at) and "· evaluated" in md(at)
     assert folder.latest(token)[1]["complete"] is True
+
+
+def test_the_apps_answers_are_evaluated_in_the_question_files_order():
+    # the walk: the cases file holds the answers as the concurrent calls finished, and Results' "(file order)"
+    # read q002, q004, q005, q006, q001 …
+    from evaluators.types import TestCase
+
+    done = [TestCase(id=i, question="q?", response="r.") for i in ("q2", "q4", "x", "q1", "q3")]
+    assert [c.id for c in runner.in_question_order(done, ["q1", "q2", "q3", "q4"])] == ["q1", "q2", "q3", "q4", "x"]

@@ -219,7 +219,8 @@ def test_compare_sources_and_correlation_fallback(monkeypatch):
     assert list(twice) == ["old", "old (saved 2026-01-01 00:00)", "mine"]
     rows, lib = compare_view.correlations(run, run, "adherence", None)
     assert "intervals" in lib and rows[0]["statistic"] == "pearson" and rows[0]["value"] == pytest.approx(1.0)
-    assert compare_view.corr_text(rows).startswith("pearson r=1.00")
+    assert compare_view.corr_text(rows).startswith("Pearson r = 1.00, Spearman ρ = 1.00")
+    assert compare_view.corr_text([{"statistic": "spearman", "value": -0.76}]) == "Spearman ρ = −0.76"
     # a metric neither run has: plain correlations of the paired frame, with the reason
     p = pd.DataFrame({"id": list("abcd"), "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.4, 0.6, 0.8]})
     rows, lib = compare_view.correlations(run, run, "no_such_metric", p)
@@ -405,3 +406,53 @@ def test_run_names_of_the_means_chart_sit_above_the_dots_wrapped_and_escaped():
     assert all(len(line) <= 40 for line in html.unescape(cc.wrapped(long)).split("<br>")[:-1])
     spec = cc.means_chart([], "adherence", "a").to_dict()["layout"]
     assert spec["yaxis"]["showticklabels"] is False
+
+
+def test_the_over_refusal_metric_is_named_as_the_pages_write_it():
+    # the walk of issue 53: Results' card and Compare's table said "Over refusal" beside "Over-refusal:
+    # the answer declines" on Inspect and "over-refusals" in Results' headline
+    from ui import vocab
+
+    assert vocab.nice("over_refusal") == "Over-refusal"
+    assert vocab.nice("answer_correctness") == "Answer correctness" and vocab.nice("ndcg@5") == "nDCG@5"
+
+
+def test_a_runs_downloads_are_named_after_the_run():
+    # the walk: every run downloaded as "trace_results.csv", the second one "trace_results (1).csv"
+    from types import SimpleNamespace
+
+    from ui.results import exports
+
+    assert exports.file_stem(SimpleNamespace(name="sample_rag_version2", method="trace")) == "sample_rag_version2_trace"
+    assert exports.file_stem(SimpleNamespace(name="v1 on test set from congés_équipe · x/y", method="trace")) == \
+        "v1-on-test-set-from-congés_équipe-x-y_trace"
+    assert exports.file_stem(SimpleNamespace(method="trace")) == "trace_results"  # a run in memory has no name
+
+
+def test_a_pickers_long_sentence_is_cut_at_a_word_with_an_ellipsis():
+    # the walk (Inspect, review mode): "0c · The light-independent reactions, also called the Calvin cycle, use car"
+    from ui import vocab
+
+    s = "The light-independent reactions, also called the Calvin cycle, use carbon dioxide to build glucose."
+    assert vocab.clip(s) == "The light-independent reactions, also called the Calvin cycle, use…"
+    assert vocab.clip("Short one.") == "Short one." and len(vocab.clip("x" * 200)) == 71
+
+
+def test_the_case_tables_retrieval_columns_come_after_the_answers_verdicts():
+    # the walk (own questions on the sample app): 21 hit@K … ndcg@K columns stood between the TRACE scores and
+    # the Inspect link, the question, declined and answer correctness (columns 29–36 at 1280 px)
+    row = {"id": "q1", "context_relevance": 0.5, "adherence": 1.0, "hit@1": 0.0, "ndcg@10": 0.0, "mrr": 0.0,
+           "question": "q?", "response": "r.", "unsupported_sentences": 0, "answer_correctness": 0.0, "declined": 1.0}
+    metrics = ["context_relevance", "adherence", "hit@1", "ndcg@10", "mrr", "answer_correctness", "declined"]
+    cols = list(tables.display_frame(pd.DataFrame([row]), metrics, ["link"]).columns)
+    assert cols[:5] == ["id", "context_relevance", "adherence", "inspect", "question"], cols
+    assert cols.index("declined") < cols.index("hit@1") and cols.index("answer_correctness") < cols.index("mrr")
+
+
+def test_a_declining_answer_reads_declined_not_supported_in_the_case_table():
+    # the walk: "The documents do not say." beside no document read "Supported: yes" (Inspect's picker says
+    # "declined (right refusal)")
+    rows = [{"id": "d", "overall_supported": 1, "declined": 1.0}, {"id": "a", "overall_supported": 1, "declined": 0.0},
+            {"id": "p", "overall_supported": 0, "declined": 1.0}]
+    out = tables.display_frame(pd.DataFrame(rows), ["overall_supported", "declined"])
+    assert list(out["overall_supported"]) == ["declined", "yes", "no"]

@@ -37,7 +37,7 @@ def test_duplicate_and_missing_ids_are_warned_and_the_rows_kept():
     assert {m.label: m.value for m in at.metric}["Cases ready"] == "5"
     (warn,) = at.warning
     text = re.sub(r"\\(.)", r"\1", warn.value)  # as displayed (Markdown escapes removed)
-    assert "3 row(s) loaded after a fix-up" in text
+    assert "3 rows loaded after a fix-up" in text
     assert "row 2" in text and "duplicate id 'q1' (first in row 1)" in text and "'q1#2'" in text
     assert "row 3" in text and "missing id" in text and "'row-3'" in text
     assert r"'q\_2\*#2'" in warn.value  # escaped: shown literally, not as Markdown emphasis
@@ -48,7 +48,7 @@ def test_many_warnings_are_listed_in_full_in_a_table():
     rows = [row("same", f"question {i}") for i in range(8)]
     at = upload("\n".join(json.dumps(r) for r in rows).encode())
     (warn,) = at.warning
-    assert "7 row(s) loaded after a fix-up" in warn.value and "… and 2 more" in warn.value
+    assert "7 rows loaded after a fix-up" in warn.value and "… and 2 more" in warn.value
     table = at.dataframe[0].value.to_dict("records")  # the first table on the page: all warnings
     assert [t["row"] for t in table] == list(range(2, 9))
     assert table[-1]["problem"].endswith("this row is kept as id 'same#8'")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from evaluators.documents import read_documents
-from evaluators.headline import Correctness, Support
+from evaluators.headline import Correctness, Reach, Support
 from evaluators.testset import make_testset
 from evaluators.types import TestCase, Turn
 from ui import vocab
@@ -30,6 +30,10 @@ def test_the_documents_that_gave_no_question_are_counted_as_the_reason_names_the
     assert said, r.reason
     named = said.group(2).split(" and ")
     assert int(said.group(1)) == 8 == len(named[0].split(", ")) + int(named[1].split()[0])  # 5 named + "3 more"
+    # the page's line says the count once (it read "2 of 10 questions (offline): 2 of 10: the documents hold …")
+    got = len(r.rows)
+    line = r.summary()
+    assert line.startswith(f"{got} of 10 questions (offline): the documents hold only {got} distinct"), line
 
 
 def test_one_of_four_answers_has():
@@ -62,6 +66,19 @@ def test_declined_answers_and_missed_facts_are_counted_in_agreeing_words():
     assert "; 1 of 3 misses at least one (Inspect shows which)." in (missed(3, 1) or "")
     assert "; 6 of 16 miss at least one" in (missed(16, 6) or "")
     assert (missed(1, 0) or "").endswith("; it misses none.")
+
+
+def test_a_run_of_one_answer_reads_in_the_singular():
+    # the walk: a one-case run would read "All 1 answers are fully supported", "the answers state … on average;
+    # 1 of 1 misses at least one", "0 of 1 questions got a reference passage back"
+    one = vocab.support_words(Support(scored=1, not_fully=0, none_at_all=0), "trace")
+    assert one == "The one answer is fully supported by its documents, by trace's labels."
+    said = vocab.correctness_words(Correctness(judged=1, recall=0.5, missing_some=1))
+    assert said == ("Against the reference answer: the answer states 50 % of the reference facts (answer recall); "
+                    "it misses at least one (Inspect shows which).")
+    assert (vocab.reach_words(Reach(scored=1, reached=0)) or "").startswith(
+        "The one question got no reference passage back, so every retrieval figure is 0.")
+    assert (vocab.reach_words(Reach(scored=15, reached=0)) or "").startswith("0 of 15 questions got a reference")
 
 
 def test_a_turns_heading_agrees_with_the_turns_labelled_under_it():

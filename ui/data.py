@@ -162,6 +162,15 @@ def error_rows(errors: tuple[Any, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def row_counts(data: LoadedData) -> tuple[int, int]:
+    """(rows of the file, rows with problems) as Upload shows them beside "Cases ready": a line that is not
+    JSON never becomes a row of the table, yet it is a row of the file and one of the problems — "5 rows,
+    4 ready, 2 with problems" did not add up; a row with two problems counts once."""
+    rows = {field(e, "row") for e in data.errors if field(e, "row") is not None}
+    bad = len(rows) + sum(1 for e in data.errors if field(e, "row") is None)
+    return max(len(data.df) if data.df is not None else 0, len(data.cases) + bad), bad
+
+
 def md_escape(text: str) -> str:
     """``text`` shown literally in Markdown (ids and file names may hold ``*``, ``_`` or ``$``)."""
     return re.sub(r"([\\`*_\[\]<>|$~])", r"\\\1", text)

@@ -73,6 +73,25 @@ def estimated_calls(estimate: dict[str, Any] | None) -> int:
     return int(e.get("calls") or 0) + int(metric_llm(e)["calls"])
 
 
+#: What each part of an estimate's calls does, in words (beside the method's own calls).
+_CALL_WORDS = {"family_metrics": "score the metric families", "answer_correctness":
+               "check the answers against their reference answers", "goal_accuracy": "judge the agents' goals"}
+
+
+def calls_words(estimate: dict[str, Any] | None) -> str | None:
+    """How an estimate's calls split when more than the method's own are made ("16 label the sentences, 16
+    check the answers against their reference answers"): "1 LLM call/case" beside
+    "LLM calls 32" read as a contradiction. None when only the method calls."""
+    e = estimate or {}
+    extra = [(int(p.get("calls") or 0), _CALL_WORDS[k]) for k in EXTRA_CALLS
+             if isinstance(p := e.get(k), dict) and p.get("calls")]
+    if not extra:
+        return None
+    own = int(e.get("calls") or 0)
+    parts = ([f"{own:,} label the sentences"] if own else []) + [f"{n:,} {w}" for n, w in extra]
+    return ", ".join(parts)
+
+
 def cost_text(estimate: dict[str, Any] | None) -> str:
     """The estimated cost for people: "$0.0107", or "unknown" when a model has no price (the
     library then counts it as $0, which is not the real cost)."""

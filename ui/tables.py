@@ -12,6 +12,7 @@ from evaluators.answers.names import CORRECTNESS_METRICS, REFUSAL_METRICS
 from evaluators.export import to_rows
 from evaluators.headline import metric_columns as metric_columns  # the library's: one computation of the
 from evaluators.headline import summary as summary  # figures the Results page and a shared link show
+from evaluators.retrieval import is_retrieval_metric
 from evaluators.types import OVERALL_SUPPORTED, SENTENCE_COUNTS, RunResult
 
 COUNT_COLUMNS = SENTENCE_COUNTS
@@ -142,7 +143,8 @@ _LAST = ("labeled_by", "num_documents", "method", "error")
 
 def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | None = None) -> pd.DataFrame:
     """The per-case table as people read it: id, the scores, the Inspect link, the question, the
-    sentence counts, the answer's yes / no verdicts (declined, over-refusal), the response, human labels,
+    sentence counts, the answer's yes / no verdicts (declined, over-refusal), the retrieval metrics at
+    each K, the response, human labels,
     then the rest (the scores before the long texts: every score of a run reads at 1280 px without
     scrolling the table sideways). Booleans (and the 0/1 ``overall_supported``, ``declined``,
     ``over_refusal``) read yes / no, counts are whole numbers, a missing text is blank."""
@@ -157,13 +159,19 @@ def display_frame(view: pd.DataFrame, metrics: list[str], links: list[str] | Non
               or (c.startswith("human_") and _is_boolish(out[c]))]
     for c in yes_no:
         out[c] = out[c].map(_yes_no)
+    if OVERALL_SUPPORTED in out and "declined" in out:  # a declining answer claims nothing: not "supported: yes"
+        said = (out["declined"] == "yes") & (out[OVERALL_SUPPORTED] == "yes")
+        out.loc[said, OVERALL_SUPPORTED] = "declined"
     for c in out.columns:
         if c not in metrics and c not in counts and not pd.api.types.is_numeric_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
     human = [c for c in out.columns if c.startswith("human_")]
-    first = ["id", *[m for m in metrics if m in out and m not in _AFTER_COUNTS],
+    # a run with reference passages has 21 retrieval columns per case (hit@1 … ndcg@10): after the answer's
+    # verdicts, or they push the link, the question, declined and correctness 25 columns off screen
+    per_k = [m for m in metrics if m in out and is_retrieval_metric(m)]
+    first = ["id", *[m for m in metrics if m in out and m not in _AFTER_COUNTS and m not in per_k],
              *(["inspect"] if links is not None else []), *(["question"] if "question" in out else []), *counts,
-             *[c for c in _AFTER_COUNTS if c in out],
+             *[c for c in _AFTER_COUNTS if c in out], *per_k,
              *[c for c in _TEXT_FIRST if c in out and c != "question"], *human]
     rest = [c for c in out.columns if c not in first and c not in _LAST]
     return out[first + rest + [c for c in _LAST if c in out]]

@@ -53,6 +53,21 @@ def retrieval_grid(texts: dict[str, str]) -> tuple[Any, str]:
     return df, mrr
 
 
+def count(n: int, noun: str) -> str:
+    """"1 row", "2 rows", "1,200 rows": a count with its noun in the right number (a regular plural)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def clip(text: str, n: int = 70) -> str:
+    """``text`` cut to about ``n`` characters at a word's end, with "…" when cut (a picker's label read
+    "… also called the Calvin cycle, use car")."""
+    text = " ".join(text.split())
+    if len(text) <= n:
+        return text
+    cut = text[:n].rsplit(" ", 1)[0] if " " in text[: n] else text[:n]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def nice(name: str) -> str:
     """'context_relevance' -> 'Context relevance'; 'ndcg@5' -> 'nDCG@5', 'mrr' -> 'MRR'."""
     got = split(name)
@@ -60,7 +75,11 @@ def nice(name: str) -> str:
         kind, k = got
         label = kind_name(kind)
         return label if k is None else f"{label}@{k}"
-    return name.replace("_", " ").capitalize()
+    return _SHOWN.get(name) or name.replace("_", " ").capitalize()
+
+
+#: Names whose words are not simply the metric's: "over-refusal" is one word everywhere else on the pages.
+_SHOWN = {"over_refusal": "Over-refusal"}
 
 
 #: Headers of the per-case table that say a TRACE metric in fewer words than :func:`nice`, so that
@@ -300,6 +319,8 @@ def support_words(support: Support | None, method: str) -> str | None:
         if lead:
             return lead + (f"all are fully supported by their documents, {who}." if n > 1
                            else f"it is fully supported by its documents, {who}.")
+        if n == 1:  # "All 1 answers are …"
+            return f"The one answer is fully supported by its documents, {who}."
         return f"All {n} answers are fully supported by their documents, {who}."
     some = f" ({none} with one not supported at all)" if 0 < none < bad else ""
     if lead:
@@ -319,6 +340,10 @@ def correctness_words(c: Correctness | None) -> str | None:
     verb = "misses" if c.missing_some == 1 else "miss"  # "1 of 3 misses", "6 of 16 miss"
     miss = (f"{c.missing_some} of {c.judged} {verb} at least one (Inspect shows which)" if c.missing_some
             else "it misses none" if c.judged == 1 else f"none of the {c.judged} misses one")
+    if c.judged == 1:  # one answer: no average, and "1 of 1 misses" reads as a slip
+        return (f"Against the reference answer: the answer states {c.recall * 100:.0f} % of the reference facts "
+                f"(answer recall); " + ("it misses at least one (Inspect shows which)" if c.missing_some
+                                        else "it misses none") + ".")
     return (f"Against the reference answers: the answers state {c.recall * 100:.0f} % of the reference facts on "
             f"average (answer recall); {miss}.")
 
@@ -328,6 +353,8 @@ def reach_words(r: Reach | None) -> str | None:
     ("0 of 15 questions got a reference passage back …"); None when it reached some, or was not scored."""
     if r is None or r.reached:
         return None
-    return (f"0 of {r.scored} questions got a reference passage back, so every retrieval figure is 0. Likely "
+    head = "The one question got no reference passage back" if r.scored == 1 else \
+        f"0 of {r.scored} questions got a reference passage back"
+    return (f"{head}, so every retrieval figure is 0. Likely "
             "cause: the questions are about other documents than the ones the app searches (e.g. a question set "
             "made from your documents, asked of an app that only knows its own).")

@@ -257,12 +257,20 @@ _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
 _LEAD = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)]|#{1,6})\s+")
 
 
+#: A negation: "not" or "no" is no content word, yet a sentence that negates its question adds its polarity.
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
+
+
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
     """A sentence the question alone backs must still find what it adds to the question in the evidence
     proper: its numbers and names, all of them; half of its other new words — unless the evidence is
-    terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer."""
+    terse (three content words at most: "16 weeks", "Canberra"), which leaves the wording to the answer;
+    and a negation the question lacks (or the other way round): "X is not stored in Y" restates "Is X
+    stored in Y?" word for word, and only evidence that negates too can state it."""
     ev = " ".join(evidence)
     body = _LEAD.sub("", sentence.strip())  # (a list item's "2." is no number of its claim)
+    if bool(_NEGATION.search(body)) != bool(_NEGATION.search(question)) and not _NEGATION.search(ev):
+        return False
     nums = set(_NUMBER.findall(body))
     if nums and not nums <= set(_NUMBER.findall(ev)):
         return False

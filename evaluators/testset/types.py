@@ -109,6 +109,6 @@ class TestsetResult:
     def summary(self) -> str:
         text = f"{len(self.rows)} of {self.requested} questions ({self.generator}"
         text += f", {self.model})" if self.model else ")"
-        if self.reason:
-            text += f": {self.reason}"
+        if self.reason:  # (the reason opens with the same count: "36 of 40: …", said once)
+            text += f": {self.reason.removeprefix(f'{len(self.rows)} of {self.requested}: ')}"
         return text

@@ -198,13 +198,18 @@ def correlations(a: RunResult | None, b: RunResult | None, metric: str, paired: 
     return rows, f"no intervals ({why})"
 
 
+#: The scatter's title names each coefficient as its table does ("pearson r=-0.61" read as a typo).
+_COEFFICIENT = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
+
+
 def corr_text(rows: list[dict[str, Any]]) -> str:
+    """The scatter's title: "Pearson r = 0.61, Spearman ρ = 0.76" (a minus sign, not a hyphen)."""
     parts = []
     for r in rows:
         v = r.get("value")
-        name = r.get("statistic") or r.get("name") or ""
+        name = str(r.get("statistic") or r.get("name") or "")
         if isinstance(v, (int, float)):
-            parts.append(f"{name} r={v:.2f}")
+            parts.append(f"{_COEFFICIENT.get(name, name)} = {v:.2f}".replace("-", "−"))
     return ", ".join(parts[:2])
 
 

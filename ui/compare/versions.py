@@ -20,7 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from evaluators import trust
-from evaluators.answers.names import ANSWER_CORRECTNESS
+from evaluators.answers import not_stated
+from evaluators.answers.names import ANSWER_CORRECTNESS, ANSWER_PRECISION, ANSWER_RECALL, CORRECTNESS_METRICS
 from evaluators.comparison import (
     ChangePage,
     Comparison,
@@ -323,7 +324,8 @@ def _words(c: Comparison, base: str, cands: list[str], metric: str, methods: lis
         st.caption(c.correction_words(), help=TERMS["holm"])
     lone = {k: v for k, v in c.unmatched.items() if v}
     if lone:
-        with st.expander(f"{sum(map(len, lone.values()))} case(s) without a partner (left out of every figure)"):
+        alone = vocab.count(sum(map(len, lone.values())), "case")
+        with st.expander(f"{alone} without a partner (left out of every figure)"):
             for name, ids in lone.items():
                 st.markdown(f"**{md_escape(name)}** ({len(ids)}): " + ", ".join(md_escape(i) for i in ids[:200])
                             + (" …" if len(ids) > 200 else ""))
@@ -398,22 +400,24 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     st.subheader("Regressions", help=TERMS["regressions"])
     cand = cands[0] if len(cands) == 1 else st.selectbox("Regressions of", cands, key="versions.reg_cand")
     total = _page(c, key, base, cand, metric, 0).total
+    worse, better, on = _directions(metric)
     if not total:
-        st.caption(f"No question scores lower under {cand} than under {base} on {vocab.nice(metric)}.")
+        st.caption(f"No question scores {worse} under {cand} than under {base} on {on}.")
     else:
         start = _pager(total, "versions.reg_page")
         page = _page(c, key, base, cand, metric, start)
-        st.caption(md_escape(f"The one question that scores lower under {cand} than under {base} on "
-                             f"{vocab.nice(metric)}." if total == 1 else
-                             f"{page.start + 1}–{page.end} of the {total} questions that score lower under {cand}"
-                             f" than under {base} on {vocab.nice(metric)}, worst first."))
+        st.caption(md_escape(f"The one question that scores {worse} under {cand} than under {base} on {on}."
+                             if total == 1 else
+                             f"{page.start + 1}–{page.end} of the {total} questions that score {worse} under {cand}"
+                             f" than under {base} on {on}, worst first."))
         repeated = [r.a_id for r, rep in zip(page.changes, page.repeated) if rep]
         sources = _sources(base_id, repeated) if repeated else {}
         for k, (r, rep) in enumerate(zip(page.changes, page.repeated), page.start + 1):
             with st.container(border=True):
                 st.markdown(f"**{k}. {md_escape(r.question)}**")
                 st.caption(md_escape(card_caption(r, base, cand, metric, sources.get(r.a_id) if rep else None)))
-                for line in hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
+                lines = (answer_lines(cand_ids[cand], r.b_id, metric) if metric in CORRECTNESS_METRICS else None)
+                for line in lines or hl.sentence_lines(list(r.sentences)[:4], other="the baseline"):
                     st.markdown(f"- {md_escape(line)}")
                 st.page_link(INSPECT_PAGE, label="Open both answers side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
@@ -424,11 +428,44 @@ def _regressions(c: Comparison, key: tuple, base: str, cands: list[str], metric:
     ups = _page(c, key, base, cand, metric, 0, improvements=True)
     if ups.total:
         more = f" (the {len(ups.changes)} largest)" if ups.total > len(ups.changes) else ""
-        with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores higher{more}")):
+        with st.expander(md_escape(f"Improvements ({ups.total}): where {cand} scores {better}{more}")):
             for r in ups.changes:
                 st.markdown(f"- {md_escape(r.question)} — {md_escape(card_caption(r, base, cand, metric))}")
                 st.page_link(INSPECT_PAGE, label="side by side", icon=":material/manage_search:",
                              query_params=side_by_side_params(base_id, cand_ids[cand], r.a_id, r.b_id))
+
+
+def answer_lines(run_id: str, case_id: str, metric: str, most: int = 4) -> list[str]:
+    """A regression on an answer metric in words: the reference facts the candidate's answer misses
+    (answer correctness, answer recall) or its claims the reference answer does not back (answer
+    precision) — not the sentences its documents do not support, which say nothing of the reference."""
+    try:
+        r = history.case(history.load(run_id), case_id)
+    except KeyError:
+        return []
+    if r is None:
+        return []
+    recall, precision = r.metrics.get(ANSWER_RECALL), r.metrics.get(ANSWER_PRECISION)
+    missed = [f"misses the reference fact “{t}”" for t in not_stated(recall.details)] if recall is not None else []
+    unbacked = ([f"“{t}”: the reference answer does not say this" for t in not_stated(precision.details, "claims")]
+                if precision is not None else [])
+    skipped = next((m.skipped for m in (recall, precision) if m is not None and m.skipped), None)
+    if metric == ANSWER_PRECISION:
+        return unbacked[:most]
+    if skipped and not missed:
+        return [f"not compared with the reference answer: {skipped}"]
+    # answer correctness is the F1 of both halves: a loss with every fact still said is an unbacked claim
+    return (missed + (unbacked if metric == ANSWER_CORRECTNESS else []))[:most]
+
+
+def _directions(metric: str) -> tuple[str, str, str]:
+    """(worse, better, the metric's name) for the regression list's words: on a metric where lower is better
+    (declined, over-refusal …) a regression scores higher — "the 8 questions that score lower under v1 on
+    Declined" listed eight that went from 0 to 1."""
+    d = vocab.declaration(metric)
+    if d is not None and d.get("direction") == "lower":
+        return "higher", "lower", f"{vocab.nice(metric)} (lower is better)"
+    return "lower", "higher", vocab.nice(metric)
 
 
 def _answer_regressions(c: Comparison, key: tuple, base: str, cand: str, base_id: str, cand_id: str) -> None:

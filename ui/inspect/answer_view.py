@@ -32,15 +32,19 @@ def reference_html(r: CaseResult) -> str:
     recall = r.metrics.get("answer_recall")
     facts = (recall.details or {}).get("facts") if recall is not None else None
     gt = r.case.ground_truth
+    # how the ground_truth was read (a number, a list of texts …): said on the case whatever else is shown
+    read = (recall.details or {}).get("note") if recall is not None else None
+    said = str(recall.skipped or "") if recall is not None else ""
+    how = hl.note_html(str(read)) if read and str(read).split(": ")[-1] not in said else ""
     if facts:
         missing = sum(1 for f in facts if f.get("claims", True) and not f.get("stated"))
         head = (f"<b>Reference answer</b> — the answer states {len(facts) - missing} of its {len(facts)} facts"
                 + (f"; <b>{missing} missing</b> (✗)" if missing else "") + ":")
         items = "".join(_fact(f) for f in facts if f.get("claims", True))
-        return f'<div class="rag-answer-facts">{head}<ul style="margin:2px 0 4px 0">{items}</ul></div>'
+        return f'<div class="rag-answer-facts">{head}<ul style="margin:2px 0 4px 0">{items}</ul></div>' + how
     if gt is None and recall is None:
         return ""
-    out = f"<div><b>Reference answer:</b> {hl.e(gt)}</div>" if gt else ""
+    out = (f"<div><b>Reference answer:</b> {hl.e(gt)}</div>" if gt else "") + how
     if recall is not None and recall.skipped:
         out += hl.note_html(f"Not compared with the answer: {recall.skipped}")
     elif recall is not None and (recall.details or {}).get("explanation"):
@@ -55,9 +59,15 @@ def declined_html(r: CaseResult) -> str:
         return ""
     d = mv.details or {}
     over = d.get("verdict") == "over_refusal"
-    title = "Over-refusal" if over else "Right refusal"
-    why = str(d.get("explanation") or d.get("why") or "").split(": ", 1)[-1]
-    return hl.note_html(f"{title}: the answer declines. {why}", error=over)
+    head, _, why = str(d.get("explanation") or d.get("why") or "").partition(": ")
+    if not why:
+        head, why = "", head
+    # the verdict's own words open with "right refusal (likely): …": the title keeps "(likely)", the reason
+    # reads as a sentence of its own
+    title = ("Over-refusal" if over else "Right refusal") + (" (likely)" if "(likely)" in head else "")
+    why = why[:1].upper() + why[1:]
+    text = f"{title}: the answer declines. {why}".strip()
+    return hl.note_html(text + ("." if text[-1:].isalnum() else ""), error=over)
 
 
 def show(r: CaseResult) -> None:

@@ -29,6 +29,21 @@ ICON = {"full": "✓", "partial": "◐", "none": "✗", "unlabeled": "·"}
 FOCUS = "inspect.focus"
 
 
+def overall_note(r: CaseResult, labels: SentenceLabels) -> str:
+    """The "Overall" note under the response: the labeler's, unless the answer declines — a declining
+    sentence claims nothing, so "the response's one sentence is supported by the documents" would read
+    as a grounded answer where there may be no document at all (issue 53)."""
+    text = labels.overall_explanation or ""
+    mv = r.metrics.get("declined")
+    if mv is None or mv.value != 1.0:
+        return text
+    keys = [str(k) for k in (mv.details or {}).get("sentences") or []]
+    which = f" (sentence{'s' if len(keys) > 1 else ''} {', '.join(keys)})" if keys else ""
+    if not keys or not [s for s in labels.sentences if s.key not in keys]:
+        return f"the response declines{which}: it makes no claim, so there is nothing for the documents to support"
+    return f"the response declines{which}; {text}"
+
+
 def run_from_url(run_id: str | None) -> Any:
     """The run to inspect (a run of the history, read as needed). ``run_id`` (a history id from the
     URL) wins when given; a fresh session without a run falls back to the newest finished run of
@@ -233,7 +248,7 @@ def focus_picker(sc: SentencizedCase) -> hl.Focus | None:
              args=("response", rk, dk, cid),
              help="Pick a sentence (arrow keys move along them): its supporting document sentences light up.")
     c2.selectbox("Document sentence", list(texts), index=None, key=dk, placeholder="pick one (type to search)",
-                 format_func=lambda k: f"{k} · {texts[k][:70]}", on_change=_pick, args=("document", dk, rk, cid),
+                 format_func=lambda k: f"{k} · {vocab.clip(texts[k])}", on_change=_pick, args=("document", dk, rk, cid),
                  help="The response sentences that name it as support light up.")
     got = st.session_state.get(FOCUS)
     return (got[1], got[2]) if got and got[0] == cid else None
@@ -315,7 +330,7 @@ def case_view(run: Any, run_id: str | None, r: CaseResult, sc: SentencizedCase,
             review_view.editor(run_id, r, sc, labels, focus, rc)
         review_view.message()
     if labels is not None and labels.overall_explanation:
-        st.html(hl.explained_html("Overall", labels.overall_explanation))
+        st.html(hl.explained_html("Overall", overall_note(r, labels)))
     st.subheader(f"Documents ({len(r.case.documents)})")
     st.html(hl.legend_html("documents"))
     if labels is not None:

@@ -22,7 +22,7 @@ from evaluators.review.queue import QueueItem, order_signals
 from evaluators.sentencize import SentencizedCase
 from evaluators.types import CaseResult, RunResult, SentenceLabels
 
-from .. import cookies, history, reviews, state
+from .. import cookies, history, reviews, state, vocab
 from .. import highlight as hl
 
 #: Session keys (not widgets) of this module.
@@ -169,7 +169,7 @@ def editor(run_id: str, r: CaseResult, sc: SentencizedCase, labels: SentenceLabe
                              help="Fully: every claim of the sentence is in the documents. Partially: some of "
                                   "it (name the sentences). Not: none of it.")
         c2.multiselect("Supporting document sentences", options, key=kk,
-                       format_func=lambda k: f"{k} · {texts.get(str(k), str(k))[:70]}", on_change=_on_support,
+                       format_func=lambda k: f"{k} · {vocab.clip(texts.get(str(k), str(k)))}", on_change=_on_support,
                        args=(run_id, r, key, lk, kk), disabled=off or st.session_state.get(lk) == "none")
         widgets, fields = [lk, kk], ["support"]
     else:

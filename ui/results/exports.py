@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from typing import Any
 
 import pandas as pd
@@ -23,7 +24,11 @@ BIG = 5000
 
 
 def file_stem(run: Any) -> str:
-    return f"{run.method}_results"
+    """The downloads' file name: the run's name and method ("sample_rag_version2_trace"), so that two
+    runs' files do not both arrive as "trace_results (1).csv"; a run without a name: "trace_results"."""
+    name = getattr(run, "name", None)
+    stem = re.sub(r"[^\w.-]+", "-", str(name)).strip("-._") if name else ""
+    return f"{stem}_{run.method}" if stem else f"{run.method}_results"
 
 
 def top_of(run: Any) -> dict[str, Any]:

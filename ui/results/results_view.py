@@ -100,6 +100,8 @@ def column_config(metrics: list[str], columns: list[str]) -> dict[str, Any]:
         elif c in metrics and c != OVERALL_SUPPORTED and c not in REFUSAL_METRICS:  # those read yes / no
             cfg[c] = st.column_config.NumberColumn(vocab.column_name(c), help=h, format="%.3f")
         elif h:
+            if c == OVERALL_SUPPORTED:
+                h += "\n\n“declined”: the answer declines — it claims nothing for the documents to support."
             cfg[c] = st.column_config.Column(vocab.column_name(c), help=h)
     return cfg
 

@@ -17,7 +17,7 @@ from evaluators.traces import DEFAULT_TARGETS, TARGETS, PhoenixSendError, send_t
 from evaluators.traces.annotations import annotation_files, formats_of, traced
 from evaluators.types import RunResult
 
-from .. import history
+from .. import history, vocab
 
 _FILES = {
     "phoenix": ("Phoenix span annotations (.parquet)", "application/octet-stream",
@@ -59,7 +59,7 @@ def send_back(stored: Any, key: str) -> None:
                    "--annotations-out DIR` (or send them with `--to-phoenix URL`).")
         return
     cases = traced(run)
-    st.write(f"**Send the scores back to your traces** — {len(cases)} scored case(s) came from traces")
+    st.write(f"**Send the scores back to your traces** — {vocab.count(len(cases), 'scored case')} came from traces")
     if not cases:
         st.caption("No case that came from a trace was scored: nothing to send.")
         return

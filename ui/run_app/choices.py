@@ -107,10 +107,12 @@ def pick(owner: list[Choice], owner_error: str | None) -> list[Choice]:
         st.session_state.setdefault(PICKED + c.key, c.key in defaults)
         if st.checkbox(c.label(), key=PICKED + c.key):
             picked.append(c)
-    if not owner:
-        st.caption("The sample app's two versions are picked: a small RAG app over the sample's documents, "
-                   "served by this dashboard, no key needed. Add your own app's address below (the owner of "
-                   "this dashboard can also list apps for everyone: docs/targets.md).")
+    if not owner:  # "the two versions are picked" only while they are what is picked (not beside one's own app)
+        only_sample = {c.key for c in picked} == {c.key for c in everything if c.kind == "sample"}
+        st.caption(("The sample app's two versions are picked: a" if only_sample else "The sample app (v1, v2) is a")
+                   + " small RAG app over the sample's documents, served by this dashboard, no key needed. Add your "
+                   "own app's address below (the owner of this dashboard can also list apps for everyone: "
+                   "docs/targets.md).")
     _add_form(everything)
     return picked
 

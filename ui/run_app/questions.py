@@ -16,7 +16,7 @@ from evaluators.sample_app import SAMPLE_QUESTIONS
 from evaluators.store import default_name
 
 from .. import data as ud
-from .. import state
+from .. import state, vocab
 
 KINDS = ["csv", "tsv", "json", "jsonl", "parquet"]
 _READ = "run_app.questions_read"  # (file id, QuestionSet | error text) of the uploaded file
@@ -86,7 +86,8 @@ def pick() -> QuestionSet | None:
             return None
     st.caption(ud.md_escape(summary(qs)))
     if qs.errors:
-        with st.expander(f"{len(qs.errors)} row(s) could not be read — they are not asked", icon=":material/warning:"):
+        unread = vocab.count(len(qs.errors), "row")
+        with st.expander(f"{unread} could not be read — not asked", icon=":material/warning:"):
             for e in qs.errors[:50]:
                 st.markdown(f"- {ud.md_escape(str(e))}")
     if not qs.rows:

@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from evaluators.datasets import DatasetError, QuestionSet, load_cases
 from evaluators.jobs import JobQueue, QueueFull, options_from_settings
@@ -34,7 +34,9 @@ from evaluators.options import EvalOptions
 from evaluators.retrieval import IdCheck
 from evaluators.store import app_run_name
 from evaluators.targets import Target, TargetError, run_target, scan
+from evaluators.types import TestCase
 
+from .. import vocab
 from ..owner_runs import OwnerRuns
 from . import folder as run_folder
 
@@ -185,7 +187,7 @@ def _work(run: AppRun, questions: QuestionSet, plan: Plan) -> None:
             if t.run_id is not None:
                 _resume_evaluation(run, t, plan)
             elif t.status == "answered":
-                _evaluate(run, t, plan)
+                _evaluate(run, t, plan, [q.id for q in questions.rows])
             run.save()
         for t in run.targets:
             if t.run_id is not None and t.eval_status in ("queued", "running"):
@@ -238,7 +240,15 @@ def _call(run: AppRun, t: TargetRun, questions: QuestionSet, plan: Plan) -> None
         t.status = "answered"
 
 
-def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
+def in_question_order(cases: Sequence[TestCase], ids: Sequence[str]) -> list[TestCase]:
+    """The app's answers in the order of the question file: the cases file holds them as the calls
+    finished (concurrent), so Results' "(file order)" and Inspect's "run order" read q002, q004, q005, q006,
+    q001 … A case whose question is not in ``ids`` keeps its place after them (a stable sort)."""
+    at = {qid: i for i, qid in enumerate(ids)}
+    return sorted(cases, key=lambda c: at.get(c.id, len(at)))
+
+
+def _evaluate(run: AppRun, t: TargetRun, plan: Plan, order: Sequence[str] = ()) -> None:
     try:
         loaded = load_cases(t.cases)
     except DatasetError as exc:
@@ -252,10 +262,12 @@ def _evaluate(run: AppRun, t: TargetRun, plan: Plan) -> None:
         ids.add(case)
     t.id_note = ids.message()
     if loaded.errors:
-        t.eval_note = f"{len(loaded.errors)} answer(s) could not be read and are left out (first: {loaded.errors[0]})"
+        unread = vocab.count(len(loaded.errors), "answer")
+        t.eval_note = f"{unread} could not be read, left out (first: {loaded.errors[0]})"
     while True:
         try:
-            view = plan.queue.submit(run.owner, loaded.cases, run.method, plan.options, name=run.run_name(t),
+            view = plan.queue.submit(run.owner, in_question_order(loaded.cases, order), run.method, plan.options,
+                                     name=run.run_name(t),
                                      app_run={"target": t.name, "questions": run.questions_name}, **plan.submit)
             break
         except QueueFull:

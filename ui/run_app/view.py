@@ -25,7 +25,7 @@ from evaluators.options import EvalOptions
 from evaluators.targets import Target, TargetError, owner_environ, scan, target_from_dict
 
 from .. import data as ud
-from .. import history, jobs, resources, state
+from .. import history, jobs, resources, state, vocab
 from . import choices, runner, sample
 from . import folder as run_folder
 
@@ -342,7 +342,7 @@ def outcome(owner: list[choices.Choice]) -> None:
             if t.id_note:  # the app's ids mean nothing to the test set: said before anyone reads a 0
                 st.warning(f"Retrieval: {ud.md_escape(id_words(t))}", icon=":material/link_off:")
             if t.failures:
-                with st.expander(f"{len(t.failures)} question(s) the app did not answer — with the error"):
+                with st.expander(f"{vocab.count(len(t.failures), 'question')} the app did not answer — with the error"):
                     st.dataframe(pd.DataFrame(t.failures, columns=["question id", "error"]), hide_index=True,
                                  width="stretch")
             if t.cases.exists():

@@ -19,6 +19,7 @@ from evaluators.pipeline import estimate
 from evaluators.types import TestCase
 
 from .. import data as ud
+from .. import jobs
 
 #: ``trace`` on the 16 cases of data/sample_rag.jsonl, measured on this project's 2-core machine:
 #: 0.46-0.48 s once the model is loaded (three runs, embedding disk cache off), after 3.4-3.9 s to
@@ -119,9 +120,12 @@ def method_rows(cases: Sequence[TestCase]) -> pd.DataFrame:
             speed = (f"about {TRACE_SAMPLE_SECONDS:g} s for {len(cases)} cases once its model is loaded "
                      f"(about {TRACE_LOAD_SECONDS} s the first time); measured on 2 CPU cores")
         else:
-            price = "unknown" if est.get("price_known") is False else f"${est.get('cost_usd', 0.0):.4f}"
+            # every call the run makes, as Evaluate counts them (answer correctness adds one per case with a
+            # reference answer: "16 LLM calls, $0.0111" here beside "LLM calls 32, $0.0181" there)
+            calls, price = jobs.estimated_calls(est), jobs.cost_text(est)
             who = f"{llm.provider}/{llm.model}" + (" + llama-3.1-8b-instant" if mid == "jury" else "")
-            cost = f"{calls} LLM calls, about {price} with {who}"
+            split = jobs.calls_words(est)
+            cost = f"{calls} LLM calls" + (f" ({split})" if split else "") + f", about {price} with {who}"
             speed = (f"{calls} calls, {llm.concurrency} at a time: the provider's speed decides"
                      + ("; plus the offline heuristic" if mid == "hybrid" else ""))
         rows.append({"method": mid, "what it does": spec.description,

@@ -13,7 +13,7 @@ import streamlit as st
 from evaluators.traces import FORMAT_NAMES, MAP_FIELDS, Pick, TraceFilter, TraceMapping, parse_time
 
 from .. import data as ud
-from .. import state
+from .. import state, vocab
 
 #: "Read the file as" choices of the Upload page.
 READ_AS = ("auto", "rows", *FORMAT_NAMES)
@@ -53,7 +53,7 @@ def show(data: state.LoadedData) -> None:
                                                       "answer, or cut short: the table below says why.")
     notes = [f"Read as {tr.format_name}"]
     if tr.filtered_out:
-        notes.append(f"{tr.filtered_out} trace(s) left out by the filter ({tr.options.filter.describe()})")
+        notes.append(f"{vocab.count(tr.filtered_out, 'trace')} left out by the filter ({tr.options.filter.describe()})")
     if tr.options.mapping:
         notes.append("fields mapped by hand: " + ", ".join(f"{k} ← {v}" for k, v in tr.options.mapping.pairs().items()))
     if notes:
@@ -64,14 +64,15 @@ def show(data: state.LoadedData) -> None:
     else:
         st.warning("No trace gave a test case yet: see why below, then filter or map the fields by hand.")
     if data.errors:
-        with st.expander(f"{len(data.errors)} record(s) of the file could not be read — the other traces are "
-                         "read", expanded=not tr.cases, icon=":material/warning:"):
+        unread = vocab.count(len(data.errors), "record")
+        with st.expander(f"{unread} of the file could not be read — the other traces are read",
+                         expanded=not tr.cases, icon=":material/warning:"):
             st.dataframe(pd.DataFrame(ud.error_rows(data.errors)), hide_index=True, width="stretch")
     if data.warnings:
-        with st.expander(f"{len(data.warnings)} note(s) on cases that are kept"):
+        with st.expander(f"{vocab.count(len(data.warnings), 'note')} on cases that are kept"):
             st.dataframe(pd.DataFrame(ud.error_rows(data.warnings)), hide_index=True, width="stretch")
     if tr.skipped:
-        with st.expander(f"{len(tr.skipped)} trace(s) skipped — why", expanded=not tr.cases):
+        with st.expander(f"{vocab.count(len(tr.skipped), 'trace')} skipped — why", expanded=not tr.cases):
             kinds = Counter(s.reason.split(":")[0].split(" (")[0] for s in tr.skipped)
             st.markdown("\n".join(f"- **{n}** × {ud.md_escape(k)}" for k, n in kinds.most_common()))
             st.dataframe(pd.DataFrame([{"trace id": s.trace_id, "root span": s.root_name or "",
@@ -171,7 +172,8 @@ def _mapping(data: state.LoadedData) -> None:
         mapping = TraceMapping(**picks)
         if mapping != cur:
             trial = tr.redo(mapping=mapping)
-            st.write(f"**Preview with this mapping:** {len(trial.cases)} case(s), {len(trial.skipped)} skipped")
+            made = vocab.count(len(trial.cases), "case")
+            st.write(f"**Preview with this mapping:** {made}, {len(trial.skipped)} skipped")
             preview_table(trial.preview(20), height=220)
         b1, b2 = st.columns(2)
         if b1.button("Apply mapping", key="upload.tm.apply", type="primary", disabled=mapping == cur):
