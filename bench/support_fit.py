@@ -4,7 +4,9 @@
 
 What is fitted: one logistic regression over the candidates' ``SELECT_FEATURES`` (how far below the
 anchor, the share of the claim it carries, that against the best greedy sentence, next to a greedy
-sentence, chosen by the greedy rule, a copy of a greedy sentence) — the label is whether RAGBench's
+sentence, chosen by the greedy rule, a copy of a greedy sentence; its cosine as a z-score among the
+case's sentences, the share of its own content words the claim holds, the claim's parts and the
+documents' sentences (log), after / before a greedy sentence, its length) — the label is whether RAGBench's
 annotator names the candidate among the sentence's supporting keys — each subset weighted equally;
 and its ONE threshold: the lowest probability that still keeps the macro precision of the training
 subsets, predicted inner leave-one-domain-out, at ``MIN_PRECISION`` or more (the issue's operating
@@ -25,7 +27,7 @@ from evaluators.labelers import heuristic_parts as parts
 
 #: the training subsets' macro precision the threshold keeps (inner leave-one-domain-out)
 MIN_PRECISION = 0.61
-GRID = np.round(np.arange(0.10, 0.70, 0.025), 3)
+GRID = np.round(np.arange(0.10, 0.70, 0.0125), 4)
 C = 1.0
 
 
@@ -46,7 +48,7 @@ def rows(cases, prepared, label_outs, gold_of) -> list[dict[str, Any]]:
             pts = parts.parts_of(sp["text"])
             car, weight = parts.carriers_and_weights(pts, p["doc"])
             greedy = parts.greedy(pts, car, weight, S[si], parts.MAX_KEYS)
-            idx, X = parts.candidate_rows(car, weight, S[si], p["doc"], greedy)
+            idx, X = parts.candidate_rows(car, weight, S[si], p["doc"], greedy, pts)
             g = {kidx[k] for k in gold}
             out.append({"idx": idx, "X": X, "greedy": greedy, "gold": g,
                         "y": np.asarray([int(i in g) for i in idx])})

@@ -4,6 +4,8 @@ nowhere (Inspect marks them), utilization from the new keys, and the LLM reply's
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from evaluators.labelers.heuristic_parts import parts_of
@@ -109,13 +111,39 @@ def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts
     other = {"0a": "1b", "1b": "0a"}[keys[greedy[0]]]  # the same sentence in the other document
     assert X[idx.index(keys.index(other)), copy] == 1.0
     k = len(hp.SELECT_FEATURES)
-    only_copies = {"mean": [0.0] * k, "scale": [1.0] * k, "coef": [0.0] * (k - 1) + [20.0], "intercept": -10.0,
-                   "threshold": 0.5}
+    coef = [0.0] * k
+    coef[copy] = 20.0
+    only_copies = {"mean": [0.0] * k, "scale": [1.0] * k, "coef": coef, "intercept": -10.0, "threshold": 0.5}
     labels = m.label_prepared([item], prepared, settings, support=only_copies)[0].labels
     assert labels.sentences[0].supporting_keys == (keys[greedy[0]], other)  # the anchor first, then its copy
     none_pass = {**only_copies, "threshold": 1.1}
     labels = m.label_prepared([item], prepared, settings, support=none_pass)[0].labels
     assert labels.sentences[0].supporting_keys == (keys[greedy[0]],)
+
+
+def test_the_selector_sees_the_sentence_that_continues_a_chosen_one_and_an_older_selector_still_runs():
+    from evaluators.labelers import heuristic_parts as hp
+
+    m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
+    p = prepared[0]
+    pts = hp.parts_of(p["sent"][0]["text"])
+    car, weight = hp.carriers_and_weights(pts, p["doc"])
+    greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
+    idx, X = hp.candidate_rows(car, weight, p["S"][0], p["doc"], greedy, pts)
+    col = {f: list(hp.SELECT_FEATURES).index(f) for f in hp.SELECT_FEATURES}
+    keys = item.doc_keys
+    after = {"0a": "0b", "1b": None}[keys[greedy[0]]]  # "It holds 4,000 paintings." follows the anchor 0a
+    if after is not None:
+        row = X[idx.index(keys.index(after))]
+        assert row[col["prev_g"]] == 1.0 and row[col["next_g"]] == 0.0 and row[col["next_to"]] == 1.0
+    anchor = X[0]
+    assert anchor[col["rev"]] == 1.0  # every content word of the anchor is in the claim
+    assert anchor[col["zsim"]] > 0 and anchor[col["nparts"]] == pytest.approx(math.log1p(len(pts)))
+    # a selector over the first six features (as fitted before) picks its columns by name
+    old = {"features": list(hp.SELECT_FEATURES[:6]), "mean": [0.0] * 6, "scale": [1.0] * 6,
+           "coef": [0.0] * 5 + [20.0], "intercept": -10.0, "threshold": 0.5}
+    copies = [i for i in idx if i != greedy[0] and X[idx.index(i), col["copy"]] == 1.0]
+    assert copies and hp.select(idx, X, greedy, old) == [greedy[0], *copies]
 
 
 def test_the_shipped_selector_names_another_documents_copy_and_utilization_counts_what_the_verdict_rests_on(

@@ -19,8 +19,11 @@ noun phrases, read word by word, grouped back into phrases for the explanation) 
 4. the fitted selector (``support_params.json``, :func:`select`) then decides which sentences are
    named: the anchor always, and of the greedy set and the ``CANDIDATES`` closest sentences those it
    gives at least its threshold, most probable first, at most ``MAX_KEYS`` — from what each carries of
-   the claim (share of the claim's weight, against the best greedy sentence), how close it is, whether
-   the greedy rule chose it or it stands next to one, whether it repeats one (:func:`candidate_rows`).
+   the claim (share of the claim's weight, against the best greedy sentence), how close it is (below
+   the anchor, against the case's other sentences), whether the greedy rule chose it, whether it
+   follows or precedes a chosen sentence in its document, whether it repeats one, how much of it the
+   claim holds, how long it is, how many parts the claim has and how many sentences the documents
+   (:func:`candidate_rows`).
    It names another document's copy of a supporting sentence, and drops a greedy carrier that adds
    one common word. Without the file the greedy set is named as it is.
 
@@ -79,7 +82,8 @@ SALIENT = 2.0
 #: The fitted selector (``bench/support_keys.py --fit``): which of the candidates are named, from
 #: these features of each (:func:`candidate_rows`). Absent: the greedy set is named as it is.
 SELECTOR_PATH = Path(__file__).with_name("support_params.json")
-SELECT_FEATURES = ("gap", "share", "rel", "next_to", "greedy", "copy")
+SELECT_FEATURES = ("gap", "share", "rel", "next_to", "greedy", "copy", "zsim", "rev", "nparts", "ndoc", "prev_g",
+                   "next_g", "clen")
 #: The selector weighs the greedy set and this many of the closest sentences.
 CANDIDATES = 20
 #: Words a name may hold between its capitalised words ("University of Colorado", "Otto von Bismarck").
@@ -287,12 +291,16 @@ def greedy(parts: Sequence[Part], car: list[set[int]], weight: list[float], sims
 
 
 def candidate_rows(car: list[set[int]], weight: list[float], sims: np.ndarray, doc: DocIndex,
-                   greedy: Sequence[int]) -> tuple[list[int], np.ndarray]:
+                   greedy: Sequence[int], parts: Sequence[Part] = ()) -> tuple[list[int], np.ndarray]:
     """The sentences the selector weighs — the ``CANDIDATES`` closest and the greedy set — and their
     ``SELECT_FEATURES`` (one row each): how far below the anchor (cosine), the share of the claim's
     weight it carries, that weight against the most any greedy sentence carries, whether it is next
-    to a greedy sentence in its document, whether the greedy rule chose it, and how much of its
-    content a greedy sentence already says (a copy in another document, a restatement)."""
+    to a greedy sentence in its document, whether the greedy rule chose it, how much of its content
+    a greedy sentence already says (a copy in another document, a restatement); its cosine against
+    the case's other sentences (z-score), the share of its own content words the claim holds, how
+    many parts the claim has and how many sentences the documents (log), whether the sentence before
+    it / after it in its document was chosen (the sentence that continues a chosen one: "It was
+    released in 2017."), and how long it is (content words, log)."""
     n = len(sims)
     order = [int(i) for i in np.argsort(-sims)[:CANDIDATES]]
     idx = list(dict.fromkeys([*greedy, *order]))
@@ -300,10 +308,11 @@ def candidate_rows(car: list[set[int]], weight: list[float], sims: np.ndarray, d
     held = {i: sum(w for w, c in zip(weight, car) if i in c) for i in set(idx)}
     best = max((held[j] for j in greedy), default=0.0)
     top = float(sims[greedy[0]]) if greedy else float(np.max(sims)) if n else 0.0
-    nb: dict[int, set[int]] = {}
-    for a, b in doc.windows:
-        nb.setdefault(a, set()).add(b)
-        nb.setdefault(b, set()).add(a)
+    mu, sd = (float(np.mean(sims)), float(np.std(sims))) if n else (0.0, 0.0)
+    sd = sd or 1.0
+    claim: set[str] = set().union(*(p.keys for p in parts)) if parts else set()
+    n_parts, n_doc = math.log1p(len(parts)), math.log1p(n)
+    pairs = set(doc.windows)
     gset = set(greedy)
     X = np.zeros((len(idx), len(SELECT_FEATURES)))
     for r, i in enumerate(idx):
@@ -313,8 +322,12 @@ def candidate_rows(car: list[set[int]], weight: list[float], sims: np.ndarray, d
             if j != i:
                 cj = doc.infos[j].content
                 copy = max(copy, len(ci & cj) / max(1, len(ci | cj)))
+        prev_g = (i - 1, i) in pairs and i - 1 in gset
+        next_g = (i, i + 1) in pairs and i + 1 in gset
         X[r] = (top - float(sims[i]), held[i] / total if total > 0 else 0.0, held[i] / best if best > 0 else 0.0,
-                1.0 if nb.get(i, set()) & gset else 0.0, 1.0 if i in gset else 0.0, copy)
+                1.0 if prev_g or next_g else 0.0, 1.0 if i in gset else 0.0, copy,
+                (float(sims[i]) - mu) / sd, len(ci & claim) / max(1, len(ci)), n_parts, n_doc,
+                float(prev_g), float(next_g), math.log1p(len(ci)))
     return idx, X
 
 
@@ -324,6 +337,9 @@ def select(idx: Sequence[int], X: np.ndarray, greedy: Sequence[int], model: dict
     first, at most ``max_keys`` in all."""
     if not greedy:
         return []
+    feats = list(model.get("features", SELECT_FEATURES))
+    if feats != list(SELECT_FEATURES):  # a selector over fewer features (an earlier one, a test's)
+        X = X[:, [SELECT_FEATURES.index(f) for f in feats]]
     z = ((X - np.asarray(model["mean"])) / np.asarray(model["scale"])) @ np.asarray(model["coef"])
     p = 1.0 / (1.0 + np.exp(-np.clip(z + float(model["intercept"]), -40, 40)))
     anchor = greedy[0]
@@ -359,7 +375,7 @@ def attribute(text: str, sims: np.ndarray, doc: DocIndex, max_keys: int = MAX_KE
     chosen = greedy(parts, car, weight, sims, max_keys)
     model = load_selector() if selector == "shipped" else selector
     if isinstance(model, dict) and "coef" in model:
-        idx, X = candidate_rows(car, weight, sims, doc, chosen)
+        idx, X = candidate_rows(car, weight, sims, doc, chosen, parts)
         chosen = select(idx, X, chosen, model, max_keys)
     carrier: list[int | None] = []
     for c in car:
