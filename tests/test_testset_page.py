@@ -42,6 +42,14 @@ def test_a_test_set_is_named_after_its_documents():
     assert testset_name([]) == "test set"
 
 
+def test_a_file_that_gave_no_question_does_not_name_the_test_set():
+    corpus = read_documents([SAMPLE_DOCS / "apollo-11.md", SAMPLE_DOCS / "coral.md"])
+    rows = [{**r, "metadata": {**r["metadata"], "source": "coral.md"}} for r in _rows()]
+    at = _page(rnd.token_urlsafe(16), **{"testset.corpus": ((("f1", "apollo-11.md"), ("f2", "coral.md")), corpus),
+                                         "testset.rows": rows})
+    assert at.text_input(key="testset.name").value == "test set from coral"  # apollo-11 gave none
+
+
 def test_saved_test_sets_are_kept_per_visitor_and_come_back_after_a_reload(tmp_store):
     tok, other = rnd.token_urlsafe(16), rnd.token_urlsafe(16)
     corpus = read_documents([SAMPLE_DOCS / "apollo-11.md", SAMPLE_DOCS / "coral.md"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -224,21 +224,25 @@ def review(rows: list[dict[str, Any]], corpus: Corpus | None) -> list[dict[str, 
     return kept
 
 
-def default_name(corpus: Corpus | None) -> str:
-    """The name a test set gets unless the visitor types one: its documents' names ("test set from
-    faq, pricing and refunds"; "test set from the sample's documents") — the words runs of an app on
-    it carry ("v1 on test set from faq, pricing and refunds")."""
+def default_name(corpus: Corpus | None, kept: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The name a test set gets unless the visitor types one: the names of the documents its questions
+    come from ("test set from faq, pricing and refunds"; "test set from the sample's documents"; a file
+    that gave no question does not name it) — the words runs of an app on it carry ("v1 on test set
+    from faq, pricing and refunds")."""
     if corpus is None:
         return "test set"
     if is_sample():
         return "test set from the sample's documents"
-    return f"test set from {testset_name([d.name for d in corpus.documents])}"
+    sources = {str(s) for q in kept for m in [q.get("metadata") or {}]
+               for s in [m.get("source"), *(m.get("also_from") or ())] if s}
+    named = [d.name for d in corpus.documents if d.name in sources] or [d.name for d in corpus.documents]
+    return f"test set from {testset_name(named)}"
 
 
 def save(kept: list[dict[str, Any]], corpus: Corpus | None) -> None:
     """Name the test set (its documents' names unless typed), save it to the visitor's history (it is
     kept like a run: across reloads, in "Run your app"), or download it as JSONL."""
-    fallback = default_name(corpus)
+    fallback = default_name(corpus, kept)
     name = st.text_input("Name of the test set", value=fallback, key="testset.name", max_chars=120,
                          help="Runs of your app on it are named after it: “v1 on <this name>”.").strip() or fallback
     c1, c2 = st.columns(2)
