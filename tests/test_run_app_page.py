@@ -291,6 +291,9 @@ def test_a_typed_address_is_checked_again_when_the_page_connects(token, llm_serv
     at = finish(at, token)
     assert not llm_server.requests
     assert "refused at connection time" in md(at) and "**rebound** · the run stopped: " in md(at)
+    downloads = [e.proto.label for e in at.get("download_button")]
+    # nothing answered: no "answers" offered
+    assert downloads == ["Download rebound's cases file: every question with its error (JSONL)"], downloads
 
 
 # ---- the owner's targets: secrets, limits ----------------------------------------------------------------

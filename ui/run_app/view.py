@@ -346,7 +346,9 @@ def outcome(owner: list[choices.Choice]) -> None:
                     st.dataframe(pd.DataFrame(t.failures, columns=["question id", "error"]), hide_index=True,
                                  width="stretch")
             if t.cases.exists():
-                st.download_button(f"Download {t.name}'s answers (JSONL cases file)", t.cases.read_bytes,
+                # none answered: the file holds every question with its error, no answers
+                what = "answers" if t.answered or t.already else "cases file: every question with its error"
+                st.download_button(f"Download {t.name}'s {what} (JSONL)", t.cases.read_bytes,
                                    file_name=f"{t.name}.jsonl", mime="application/jsonl",
                                    key=f"run_app.dl.{t.name}", on_click="ignore")
     done = [t for t in run.targets if t.run_id and t.eval_status in ("finished", "cancelled")]
