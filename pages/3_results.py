@@ -72,17 +72,20 @@ for card in figures.cards:
 if (words := trust.caveat(run.method)):
     st.caption(f":material/info: {words}")
 
+id_note = results_view.matching_note(run.settings)  # the app's passage ids matched no reference id
+off_map = None
 if not retrieval.empty:
     st.markdown("**Retrieval** — against the passages each case should have retrieved (mean [95 % interval])",
                 help="\n\n".join(f"**{m}**: {vocab.help_text(m)}" for m in ("hit@K", "precision@K", "recall@K",
                                                                             "map@K", "ndcg@K", "mrr")))
-    if (off_map := vocab.reach_words(figures.reach)):  # every figure 0: said in words, with the likely cause
+    # every figure 0: said in words, with the likely cause — the run's own when its app's ids matched nothing
+    if (off_map := vocab.reach_words(figures.reach, id_note)):
         st.warning(off_map, icon=":material/travel_explore:")
     st.dataframe(retrieval, width="stretch")
     st.caption(mrr + " · per case: the Cases tab; how passages are matched (by id or by text): the Glossary")
 tools_view.render(figures.stats, card_ci, run)  # an agent's run: its tool-call metrics in one table, goal accuracy
-if (note := results_view.matching_note(run.settings)):  # the app's ids mean nothing to the test set
-    st.warning(f"Retrieval: {note}", icon=":material/link_off:")
+if id_note and not off_map:  # said once: beside the zeros when there are zeros to explain
+    st.warning(f"Retrieval: {id_note}", icon=":material/link_off:")
 
 if (app := state.memo(key + ("app",), lambda: results_view.app_words(run))):  # runs of "Run your app"
     st.markdown(f"**The app itself** — {app}", help=results_view.APP_HELP)

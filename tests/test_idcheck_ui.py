@@ -8,7 +8,6 @@ import json
 import time
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from evaluators.datasets import load_questions
 from evaluators.jobs import JobQueue
@@ -61,15 +60,11 @@ def test_idcheck_words_and_silence():
     assert "or its passages are cut and named its own way — then check that the app's ids" in said
 
 
-def _results_warnings(run) -> list[str]:
-    at = AppTest.from_file(fx.APP, default_timeout=60)
-    at.session_state[state._OWNER] = "test-visitor-token-0001"
-    at.session_state[state._RUNS] = {"run0": run}
-    at.session_state[state._CURRENT] = "run0"
-    at.run()
-    at.switch_page("pages/3_results.py").run()
+def _results_warnings(run, about: str = "Retrieval:") -> list[str]:
+    at = fx.open_page("pages/3_results.py", "test-visitor-token-0001", **{state._RUNS: {"run0": run},
+                                                                          state._CURRENT: "run0"})
     assert not at.exception
-    return [w.value for w in at.warning if "Retrieval:" in w.value]
+    return [w.value for w in at.warning if about in w.value]
 
 
 def test_results_says_the_ids_match_nothing_but_the_texts_do():
@@ -78,6 +73,17 @@ def test_results_says_the_ids_match_nothing_but_the_texts_do():
     said = _results_warnings(run)
     assert len(said) == 1 and "but their texts match the reference passages of 3 of 3" in said[0]
     assert _results_warnings(fx.fake_run(_cases(ids=("grass#1", "x")))) == []
+
+
+def test_results_says_once_why_every_retrieval_figure_is_zero():
+    sea = "Other text about the sea."
+    cases = [c.model_copy(update={"documents": (sea,), "document_ids": (UUIDS[1],)}) for c in _cases()]
+    run = fx.fake_run(cases)
+    assert "none of the app's passage ids" in run.settings["retrieval_run"]["reason"]
+    said = _results_warnings(run, about="reference passage")
+    assert len(said) == 1 and said[0].startswith("0 of 3 questions got a reference passage back, so every")
+    assert "none of the app's passage ids is a reference id" in said[0]  # the run's own cause, not a guess
+    assert _results_warnings(run) == []  # not a second time under the table
 
 
 def test_run_your_app_notes_it_on_the_target(tmp_path, llm_server):

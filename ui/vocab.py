@@ -348,13 +348,16 @@ def correctness_words(c: Correctness | None) -> str | None:
             f"average (answer recall); {miss}.")
 
 
-def reach_words(r: Reach | None) -> str | None:
+def reach_words(r: Reach | None, cause: str | None = None) -> str | None:
     """Retrieval that reached none of the reference passages, said in words with the likely cause
-    ("0 of 15 questions got a reference passage back …"); None when it reached some, or was not scored."""
+    ("0 of 15 questions got a reference passage back …"); None when it reached some, or was not scored.
+    ``cause``: the run's own words on why (the app's ids matched nothing), said instead of the guess."""
     if r is None or r.reached:
         return None
     head = "The one question got no reference passage back" if r.scored == 1 else \
         f"0 of {r.scored} questions got a reference passage back"
+    if cause:
+        return f"{head}, so every retrieval figure is 0. {cause}"
     return (f"{head}, so every retrieval figure is 0. Likely "
             "cause: the questions are about other documents than the ones the app searches (e.g. a question set "
             "made from your documents, asked of an app that only knows its own).")
