@@ -6,8 +6,10 @@ from __future__ import annotations
 import gzip
 import json
 
+import pandas as pd
 import pytest
 
+from evaluators.datasets import load_cases
 from evaluators.export import to_json_dict
 from evaluators.store import RunStore, view
 from tests import ui_fixtures as fx
@@ -35,3 +37,21 @@ def test_downloads_of_a_stored_run_keep_every_failed_case_and_its_reason():
     lines = [json.loads(x) for x in gzip.decompress(exports.jsonl_gz(stored)).splitlines()]
     assert lines[0]["record"] == "run" and lines[-1]["record"] == "summary"
     assert lines[-1]["errors"] == want and len(lines) == len(run.results) + 2
+
+
+def test_a_csv_download_reads_its_accents_in_excel_and_in_our_upload(tmp_path):
+    run = fx.fake_run()
+    first = run.results[0]
+    run = run.model_copy(update={"results": [first.model_copy(update={"case": first.case.model_copy(
+        update={"question": "Quelle est la durée du congé ?"})}), *run.results[1:]]})
+    store = RunStore()
+    stored = view(store, store.save(run, "r", owner="downloads-visitor-0001"), owner="downloads-visitor-0001")
+    df = pd.DataFrame([{"id": r.case.id, "question": r.case.question} for r in run.results])
+    for data in (exports.csv_bytes(stored, df), gzip.decompress(exports.csv_bytes(stored, df, gz=True)),
+                 exports.csv_bytes(run, df)):
+        assert data.startswith(b"\xef\xbb\xbf")  # the mark Excel needs to read UTF-8
+        assert "Quelle est la durée du congé ?" in data.decode("utf-8-sig")
+    path = tmp_path / "download.csv"
+    path.write_bytes(exports.csv_bytes(run, df))
+    loaded = load_cases(path)
+    assert loaded.cases[0].id == run.results[0].case.id and loaded.cases[0].question == "Quelle est la durée du congé ?"

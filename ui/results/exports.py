@@ -83,9 +83,10 @@ def jsonl_gz(run: Any) -> bytes:
 
 def csv_bytes(run: Any, df: pd.DataFrame, gz: bool = False) -> bytes:
     """One CSV row per case: the per-case table's columns with the full question and response (read
-    case by case from the store), text cells neutralised against spreadsheet formulas."""
+    case by case from the store), text cells neutralised against spreadsheet formulas. UTF-8 with a
+    byte-order mark: Excel reads 'durée' as written, not 'durÃ©e' (the upload reads the mark too)."""
     if isinstance(run, RunResult):
-        data = to_csv(to_rows(run)).encode("utf-8")
+        data = to_csv(to_rows(run)).encode("utf-8-sig")
         return gzip.compress(data) if gz else data
     cols = [c for c in df.columns]
     at = cols.index("question") + 1 if "question" in cols else 1
@@ -102,7 +103,7 @@ def csv_bytes(run: Any, df: pd.DataFrame, gz: bool = False) -> bytes:
 
     buf = io.StringIO()
     write_csv(rows(), [str(c) for c in cols], buf)
-    data = buf.getvalue().encode("utf-8")
+    data = buf.getvalue().encode("utf-8-sig")
     return gzip.compress(data, compresslevel=5) if gz else data
 
 
