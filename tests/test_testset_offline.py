@@ -76,6 +76,15 @@ def test_a_window_is_not_a_fact_but_the_statement_may_be_asked_yes_or_no():
     assert made.question == "Are measurements from the last 30 days kept?"
 
 
+def test_a_list_items_label_is_not_read_as_a_past_tense_statement():
+    # the walk: "Did NSX-T distribute firewall?" from a list item's label and its description
+    assert question_for("- NSX-T distributed firewall - Distributed firewall enables micro-segmentation of "
+                        "east-west traffic between workloads.") is None
+    made = question_for("Investment income has preferential treatment - long term capital gains and qualified "
+                        "dividends are taxed at lower rates than ordinary income.")
+    assert made is not None and made.question == "Does investment income have preferential treatment?"
+
+
 def test_allocation_follows_length_with_every_file_used_when_n_allows():
     w = {"big": 9000.0, "mid": 3000.0, "small": 100.0, "tiny": 10.0}
     q = allocate(w, 20)

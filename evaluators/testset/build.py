@@ -318,7 +318,8 @@ class _Run:
         if self.ctx.cancelled:
             return f"cancelled after {got} of {self.n} questions"
         if self.exhaustive:
-            text = (f"{got} of {self.n}: the documents hold only {got} distinct questions the {self.spec.id} "
+            text = (f"{got} of {self.n}: the documents hold only {got} distinct "
+                    f"{'question' if got == 1 else 'questions'} the {self.spec.id} "
                     "generator can make (one per sentence that states a date, a number, a name or a defined term)")
         else:
             text = (f"{got} of {self.n}: the generator could not make more questions the critic kept "

@@ -115,6 +115,10 @@ def yes_no(c: Clause, sentence: str) -> tuple[str, tuple[int, int], str] | None:
         return None
     q_end = _end_of_question(c)
     a_end = _end_of_answer(c)
+    if not aux and c.main and tag_of(c.main[0]) == "VBD" and q_end < len(c.toks) and \
+            c.toks[q_end].text in ("-", "–", "—", ":") and q_end - c.verb[1] <= 2:
+        return None  # "NSX-T distributed firewall - Distributed firewall enables …": a list item's label (the
+        # '-ed' word an adjective), not "Did NSX-T distribute firewall?"; "X has Y - …" still asks
     if _HEDGE.search(piece(c, c.subj[0], a_end)):
         return None  # "may", "probably", "I think": not a property the page states
     passive = c.aux is not None and c.aux.low in AUX_BE and bool(c.main) and tag_of(c.main[-1]) in ("VBN", "VBD")
