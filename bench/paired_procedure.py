@@ -17,6 +17,9 @@
   its 16 questions (with the retrieval metrics): the paired rows resampled to n = 10, 16, 30, 100,
   the share of "worse" verdicts, new and old.
 * **stability** of the random-sign path: the verdict under 10 seeds against seed 0.
+* ``--resolution-only``: the two score kinds again with changes under the resolution (0.01) tested as
+  none, as Compare does since the walk found "worse, p < 0.001" resting on 0.007 shifts: false
+  verdicts, verdict / interval contradictions, coverage of the raw difference, power.
 
 The CPU and load averages open the result (``bench/results/<name>.json``).
 """
@@ -175,6 +178,35 @@ def coverage(reps: int, shift: float = -0.2) -> list[dict[str, Any]]:
     return rows
 
 
+SCORE_KINDS = ("skewed score (Beta(5,1), 60 % change)", "score that rarely changes (10 %)")
+
+
+def at_resolution(d: np.ndarray, r: float) -> np.ndarray:
+    """``d`` with every |change| ≤ ``r`` tested as none — what ``paired.paired_stats_many`` does for a
+    score (resolution 0.01): the verdict rests on the questions the counts call higher or lower."""
+    return np.where(np.abs(d) <= r * (1 - 1e-6), 0.0, d)
+
+
+def resolution_rates(reps: int, r: float = 0.01, shift: float = -0.2) -> list[dict[str, Any]]:
+    """The score kinds again, with changes under the resolution tested as none: false verdicts under
+    the null, and coverage of the true mean difference (the raw one) and power at ``shift``."""
+    rows = []
+    for k, (name, gen) in enumerate(KINDS.items()):
+        if name not in SCORE_KINDS:
+            continue
+        true = truth(gen, shift)
+        for n in SIZES:
+            null = new(at_resolution(samples(gen, n, reps, seed=1000 * k + n), r))
+            d = samples(gen, n, max(500, reps // 2), seed=5000 + 1000 * k + n, shift=shift)
+            a = new(at_resolution(d, r))
+            lo, hi = np.minimum(a["lo"], d.mean(axis=0)), np.maximum(a["hi"], d.mean(axis=0))  # as paired.py
+            rows.append({"kind": name, "n": n, "resolution": r, "false_verdicts": rate(null["verdict"]),
+                         "contradictions": rate(null["verdict"] != null["excludes0"]),
+                         "coverage": rate((lo <= true) & (true <= hi)), "power": rate(a["verdict"])})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def stability(reps: int = 300, seeds: int = 10) -> list[dict[str, Any]]:
     rows = []
     for n in (30, 100):
@@ -263,9 +295,17 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=2000, help="simulated comparisons per cell")
     ap.add_argument("--write", default=None, metavar="NAME", help="write bench/results/NAME.json")
+    ap.add_argument("--resolution-only", action="store_true",
+                    help="only the score kinds with changes under the resolution tested as none")
     args = ap.parse_args()
     t0 = time.perf_counter()
     record: dict[str, Any] = {**machine.stamp(), "alpha": ALPHA, "draws": DRAWS}
+    if args.resolution_only:
+        record["resolution"] = resolution_rates(args.reps)
+        record["seconds"] = round(time.perf_counter() - t0, 1)
+        if args.write:
+            print(f"wrote {write_result(args.write, record)}")
+        return 0
     record["null"] = null_rates(args.reps)
     record["skewed_null"] = skewed_null(args.reps)
     record["coverage"] = coverage(max(500, args.reps // 2))

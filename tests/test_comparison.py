@@ -138,7 +138,7 @@ def test_large_runs_use_the_normal_law_of_the_sign_flips_and_of_the_means(monkey
     a = rng.uniform(0, 1, 400)
     b = np.clip(a + rng.normal(0.03, 0.1, 400), 0, 1)
     s = paired_stats(a, b)
-    d = (b - a)[b != a]
+    d = (b - a)[np.abs(b - a) > 0.01 * (1 - 1e-6)]  # a score: changes under its resolution are tested as none
     assert "normal limit" in s.method
     assert s.p_value == pytest.approx(2 * norm.sf(abs(d.sum()) / np.sqrt((d ** 2).sum())))
     assert (s.p_value <= 0.05) == (not s.ci_low <= 0 <= s.ci_high)
@@ -358,3 +358,19 @@ def test_the_default_headline_follows_the_method():
     for x in t:
         x.method = "gpt_labeling"
     assert compare_tables(t, n_boot=50).metric == "adherence"
+
+
+def test_changes_under_a_scores_resolution_are_no_evidence():
+    """The walk: v1 declined 8 answers (expected adherence exactly 1.0), v2 answered them (0.993) —
+    twelve shifts of 0.007 the counts call "the same" made "v2 is worse (p < 0.001)" beside "0 higher,
+    3 lower, 12 the same". The test reads the changes the counts read: three."""
+    a = np.array([1.0] * 12 + [0.9, 0.8, 0.95])
+    b = np.array([0.993] * 12 + [0.3, 0.2, 0.4])
+    s = paired_stats(a, b, metric="expected_adherence")
+    assert (s.wins, s.ties, s.losses) == (0, 12, 3) and s.changed == 3
+    assert s.p_value == pytest.approx(0.25) and s.ci_low <= 0 <= s.ci_high  # 3 changes: too few to tell
+    assert s.diff == pytest.approx(float((b - a).mean()))  # the difference shown is still the means'
+    # more of the same large changes do decide, and an exact-fraction metric counts every change as before
+    many = paired_stats(np.r_[a, [0.9] * 6], np.r_[b, [0.3] * 6], metric="expected_adherence")
+    assert many.p_value < 0.05 and many.ci_high < 0
+    assert paired_stats(a, b, metric="adherence").changed == 15

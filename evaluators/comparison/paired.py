@@ -5,7 +5,10 @@
   (:mod:`.signflip`: exact for small or tied samples, seeded random sign flips above, its normal
   limit past 2,000 changed cases; for a 0/1 metric the test is the exact McNemar test), the
   interval built on the questions that changed and the share that did. 0 lies outside the interval
-  exactly when p ≤ 1 − level: the verdict, the interval and p cannot disagree;
+  exactly when p ≤ 1 − level: the verdict, the interval and p cannot disagree. A question "changed"
+  as the counts below say: a difference under the metric's resolution is tested as none (a shift of
+  0.007 on every answer is the encoder's noise, not evidence), so the verdict cannot rest on
+  questions the counts call the same;
 * **Holm**'s step-down correction of the p-values of several pairs (:func:`holm`), and each pair's
   interval at the level Holm tested it at (:func:`holm_factors`): with three runs the pair Holm
   tests first gets a 98.3 % interval, and again 0 lies outside it exactly when the corrected p is
@@ -202,7 +205,13 @@ def paired_stats_many(a: np.ndarray, b: np.ndarray, *, seed: int = 0, level: flo
     both = np.isfinite(d)
     alpha = 1.0 - level
     factors = sorted({factor, *range(1, max(1, n_tests) + 1)})
-    tests = paired_tests(np.where(both, d, np.nan), alpha=alpha, factors=factors, draws=draws, seed=seed,
+    # the test reads what the counts read: a change below the metric's resolution is no change (twelve
+    # answers 0.007 lower in expected adherence — the encoder's noise — were p < 0.001 beside "12 the same")
+    # (scores only: a 0/1 metric's changes are whole, an exact fraction's any change — and a jury's 0.5 of
+    # a 0/1 metric stays a change)
+    ties = np.array([tie_margin(m) if ROUNDING < resolution(m) < 1.0 else 0.0 for m in names])
+    tested = np.where(both & (np.abs(np.where(both, d, 0.0)) > ties), d, np.where(both, 0.0, np.nan))
+    tests = paired_tests(tested, alpha=alpha, factors=factors, draws=draws, seed=seed,
                          spans=[span(m) for m in names])
     z_detect = _z(1 - alpha / max(1, n_tests) / 2) + _z(POWER)
     out = []
