@@ -82,14 +82,14 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromi
             expect(metric.filter(has_text="Cases ready")).to_contain_text("4", timeout=30_000)
             expect(metric.filter(has_text="Traces in the file")).to_contain_text("6")
             expect(page.get_by_text(re.compile(r"^Read as OTLP JSON"))).to_be_visible()  # in words, not a tile
-            page.get_by_text("2 trace(s) skipped — why").click()
+            page.get_by_text("2 traces skipped — why").click()
             expect(page.locator("td", has_text="no retriever span").first).to_be_attached()
             shot("t1_upload_traces.png")
 
             # -- a mapping previewed (not applied): documents from the retriever spans by name
             page.get_by_text("Map fields by hand").click()
             pick(page, "documents", "VectorStoreRetriever")
-            expect(page.get_by_text(re.compile(r"Preview with this mapping: 4 case\(s\), 2 skipped"))).to_be_visible(
+            expect(page.get_by_text(re.compile(r"Preview with this mapping: 4 cases, 2 skipped"))).to_be_visible(
                 timeout=30_000)
             shot("t2_mapping_preview.png")
             click_until(page, "Apply mapping", "fields mapped by hand: documents ← VectorStoreRetriever")
@@ -99,7 +99,7 @@ def test_traces_upload_to_phoenix_in_chromium(rag_app, tmp_path, app_url, chromi
             pick(page, "Session", "s-2")
             page.get_by_role("button", name="Apply filter").click()
             expect(metric.filter(has_text="Cases ready")).to_contain_text("2", timeout=30_000)
-            expect(page.get_by_text(re.compile(r"4 trace\(s\) left out by the filter \(in session 's-2'\)"))
+            expect(page.get_by_text(re.compile(r"4 traces left out by the filter \(in session 's-2'\)"))
                    ).to_be_visible()
             shot("t3_filtered.png")
 
