@@ -209,8 +209,8 @@ def paired_stats_many(a: np.ndarray, b: np.ndarray, *, seed: int = 0, level: flo
     # answers 0.007 lower in expected adherence — the encoder's noise — were p < 0.001 beside "12 the same")
     # (scores only: a 0/1 metric's changes are whole, an exact fraction's any change — and a jury's 0.5 of
     # a 0/1 metric stays a change)
-    ties = np.array([tie_margin(m) if ROUNDING < resolution(m) < 1.0 else 0.0 for m in names])
-    tested = np.where(both & (np.abs(np.where(both, d, 0.0)) > ties), d, np.where(both, 0.0, np.nan))
+    margins = np.array([tie_margin(m) if ROUNDING < resolution(m) < 1.0 else 0.0 for m in names])
+    tested = np.where(both & (np.abs(np.where(both, d, 0.0)) > margins), d, np.where(both, 0.0, np.nan))
     tests = paired_tests(tested, alpha=alpha, factors=factors, draws=draws, seed=seed,
                          spans=[span(m) for m in names])
     z_detect = _z(1 - alpha / max(1, n_tests) / 2) + _z(POWER)
