@@ -1,4 +1,4 @@
-"""Fitting the supporting-key selector of ``trace`` (``evaluators/labelers/heuristic_parts.py``,
+"""Fitting the supporting-key selector of ``trace`` (``evaluators/labelers/heuristic_selector.py``,
 ``support_params.json``) leave-one-domain-out on the seven RAGBench dev subsets
 (``python -m bench.support_keys --fit``).
 
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from evaluators.labelers import heuristic_parts as parts
+from evaluators.labelers import heuristic_selector as selector
 
 #: the training subsets' macro precision the threshold keeps (inner leave-one-domain-out)
 MIN_PRECISION = 0.61
@@ -48,7 +49,7 @@ def rows(cases, prepared, label_outs, gold_of) -> list[dict[str, Any]]:
             pts = parts.parts_of(sp["text"])
             car, weight = parts.carriers_and_weights(pts, p["doc"])
             greedy = parts.greedy(pts, car, weight, S[si], parts.MAX_KEYS)
-            idx, X = parts.candidate_rows(car, weight, S[si], p["doc"], greedy, pts)
+            idx, X = selector.candidate_rows(car, weight, S[si], p["doc"], greedy, pts)
             g = {kidx[k] for k in gold}
             out.append({"idx": idx, "X": X, "greedy": greedy, "gold": g,
                         "y": np.asarray([int(i in g) for i in idx])})
@@ -67,7 +68,7 @@ def fit(domains: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     lr = LogisticRegression(C=C, max_iter=3000).fit((X - mean) / scale, y, sample_weight=w)
-    return {"features": list(parts.SELECT_FEATURES), "mean": mean.tolist(), "scale": scale.tolist(),
+    return {"features": list(selector.SELECT_FEATURES), "mean": mean.tolist(), "scale": scale.tolist(),
             "coef": lr.coef_[0].tolist(), "intercept": float(lr.intercept_[0])}
 
 
@@ -76,7 +77,7 @@ def figures(rs: list[dict[str, Any]], model: dict[str, Any], thr: float) -> tupl
     m = {**model, "threshold": thr}
     hit = gold = named = 0
     for r in rs:
-        chosen = set(parts.select(r["idx"], r["X"], r["greedy"], m))
+        chosen = set(selector.select(r["idx"], r["X"], r["greedy"], m))
         hit += len(chosen & r["gold"])
         gold += len(r["gold"])
         named += len(chosen)

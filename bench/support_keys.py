@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             full = support_fit.fit_selector(rows)
             full = {**full, "by": "bench/support_keys.py --fit --write-params (bench/support_fit.py)",
                     "figures": "leave-one-domain-out: bench/results/support_keys_fit.json"}
-            from evaluators.labelers.heuristic_parts import SELECTOR_PATH
+            from evaluators.labelers.heuristic_selector import SELECTOR_PATH
 
             SELECTOR_PATH.write_text(json.dumps(rounded(full), indent=1) + "\n", encoding="utf-8")
             print("wrote", SELECTOR_PATH)

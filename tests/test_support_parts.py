@@ -98,19 +98,20 @@ def _prepared(response: str, docs=COPIED):
 
 def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts():
     from evaluators.labelers import heuristic_parts as hp
+    from evaluators.labelers import heuristic_selector as sel
 
     m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
     p = prepared[0]
     pts = hp.parts_of(p["sent"][0]["text"])
     car, weight = hp.carriers_and_weights(pts, p["doc"])
     greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
-    idx, X = hp.candidate_rows(car, weight, p["S"][0], p["doc"], greedy)
-    assert X.shape == (len(idx), len(hp.SELECT_FEATURES)) and idx[:len(greedy)] == greedy
-    copy = list(hp.SELECT_FEATURES).index("copy")
+    idx, X = sel.candidate_rows(car, weight, p["S"][0], p["doc"], greedy)
+    assert X.shape == (len(idx), len(sel.SELECT_FEATURES)) and idx[:len(greedy)] == greedy
+    copy = list(sel.SELECT_FEATURES).index("copy")
     keys = item.doc_keys
     other = {"0a": "1b", "1b": "0a"}[keys[greedy[0]]]  # the same sentence in the other document
     assert X[idx.index(keys.index(other)), copy] == 1.0
-    k = len(hp.SELECT_FEATURES)
+    k = len(sel.SELECT_FEATURES)
     coef = [0.0] * k
     coef[copy] = 20.0
     only_copies = {"mean": [0.0] * k, "scale": [1.0] * k, "coef": coef, "intercept": -10.0, "threshold": 0.5}
@@ -123,14 +124,15 @@ def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts
 
 def test_the_selector_sees_the_sentence_that_continues_a_chosen_one_and_an_older_selector_still_runs():
     from evaluators.labelers import heuristic_parts as hp
+    from evaluators.labelers import heuristic_selector as sel
 
     m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
     p = prepared[0]
     pts = hp.parts_of(p["sent"][0]["text"])
     car, weight = hp.carriers_and_weights(pts, p["doc"])
     greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
-    idx, X = hp.candidate_rows(car, weight, p["S"][0], p["doc"], greedy, pts)
-    col = {f: list(hp.SELECT_FEATURES).index(f) for f in hp.SELECT_FEATURES}
+    idx, X = sel.candidate_rows(car, weight, p["S"][0], p["doc"], greedy, pts)
+    col = {f: list(sel.SELECT_FEATURES).index(f) for f in sel.SELECT_FEATURES}
     keys = item.doc_keys
     after = {"0a": "0b", "1b": None}[keys[greedy[0]]]  # "It holds 4,000 paintings." follows the anchor 0a
     if after is not None:
@@ -140,17 +142,18 @@ def test_the_selector_sees_the_sentence_that_continues_a_chosen_one_and_an_older
     assert anchor[col["rev"]] == 1.0  # every content word of the anchor is in the claim
     assert anchor[col["zsim"]] > 0 and anchor[col["nparts"]] == pytest.approx(math.log1p(len(pts)))
     # a selector over the first six features (as fitted before) picks its columns by name
-    old = {"features": list(hp.SELECT_FEATURES[:6]), "mean": [0.0] * 6, "scale": [1.0] * 6,
+    old = {"features": list(sel.SELECT_FEATURES[:6]), "mean": [0.0] * 6, "scale": [1.0] * 6,
            "coef": [0.0] * 5 + [20.0], "intercept": -10.0, "threshold": 0.5}
     copies = [i for i in idx if i != greedy[0] and X[idx.index(i), col["copy"]] == 1.0]
-    assert copies and hp.select(idx, X, greedy, old) == [greedy[0], *copies]
+    assert copies and sel.select(idx, X, greedy, old) == [greedy[0], *copies]
 
 
 def test_the_shipped_selector_names_another_documents_copy_and_utilization_counts_what_the_verdict_rests_on(
         monkeypatch):
     from evaluators.labelers import heuristic_parts as hp
+    from evaluators.labelers import heuristic_selector as sel
 
-    assert hp.load_selector() is not None, "support_params.json ships"
+    assert sel.load_selector() is not None, "support_params.json ships"
     m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
     labels = m.label_prepared([item], prepared, settings)[0].labels
     assert set(labels.sentences[0].supporting_keys) == {"0a", "1b"} and labels.sentences[0].fully_supported
