@@ -15,8 +15,9 @@ from evaluators.documents import read_documents, read_uploaded
 from evaluators.documents.boilerplate import classify
 from evaluators.testset import make_testset
 from evaluators.testset.checks import problems
+from evaluators.testset.offline_clause import reads_back
 from evaluators.testset.offline_page import heading_question, own_question
-from evaluators.testset.offline_questions import question_for, reads_back
+from evaluators.testset.offline_questions import question_for
 
 PAGES = Path(__file__).resolve().parent / "pages"
 

@@ -1,6 +1,8 @@
 """Questions about a whole statement rather than a fact inside it: a yes/no question about a property
 the page states, and the question whose answer is the subject of a sentence that names "the default
-...", "the highest ...".
+...", "the highest ..."; and two the crawled pages ask for: a number counted in the subject ("A
+maximum of two pets are allowed …" -> "How many pets are allowed …?") and a fronted reason ("Because
+X, Y." -> "Why Y?").
 
     IBM Cloud Transit Gateway does not perform encryption; it only provides connectivity.
         -> Does IBM Cloud Transit Gateway perform encryption?   (IBM Cloud Transit Gateway does not perform ...)
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from .offline_asking import Resolver, ask, finish, name_subject, usable
 from .offline_clause import (
     BOUNDARY,
     CLAUSE_WORDS,
@@ -35,7 +38,9 @@ from .offline_clause import (
     joins_names,
     paren_end,
     piece,
+    read_clause,
     reads_back,
+    remainder,
     subject_ok,
     subject_text,
     tag_of,
@@ -192,3 +197,57 @@ def the_one(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     pred = piece(c, v, end)
     q = " ".join(f"What {c.aux.low} {pred} {front_text(c)}".split()).rstrip(" ,;:") + "?"
     return q, c.subj, "the one"
+
+
+#: Words that count a number in a subject: "A maximum of two pets …", "Up to 4 guests …".
+LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
+           ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
+
+
+def limit_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
+    """A number counted in the subject: "A maximum of two pets are allowed in campsites." -> "How many
+    pets are allowed in campsites?" (answer "A maximum of two")."""
+    s0, s1 = c.subj
+    toks = c.toks
+    k = s0
+    for lim in LIMITS:
+        if tuple(t.low for t in toks[s0:s0 + len(lim)]) == lim:
+            k = s0 + len(lim)
+            break
+    if k >= s1 or not (toks[k].is_num or toks[k].low in ("two", "three", "four", "five", "six", "seven", "eight",
+                                                          "nine", "ten", "twelve", "twenty", "one")):
+        return None
+    if c.aux is None or not c.main and c.aux.low not in ("are", "were"):
+        return None
+    noun = piece(c, k + 1, s1)
+    if not noun or not noun.split()[-1].endswith("s") or any(t.is_num for t in toks[k + 1:s1]):
+        return None
+    rem = remainder(c, (len(c.toks), len(c.toks)))
+    if rem is None:
+        return None
+    q = finish(f"How many {noun} {c.aux.low} {verb_words(c, False)} {rem} {front_text(c)}")
+    return q, (s0, k + 1), "limit"
+
+
+def fronted_reason(s: str, resolve: "Resolver | None" = None) -> tuple[str, str, str] | None:
+    """"Since X, Y." / "Because X, Y." -> "Why <Y as a question>?" (answer X)."""
+    body = s.strip().rstrip(".")
+    first = body.split(" ", 1)[0].lower()
+    if first not in ("because", "since"):
+        return None
+    depth = 0
+    for m in re.finditer(r"[(),]", body):
+        depth += (m.group() == "(") - (m.group() == ")")
+        if m.group() == "," and depth == 0:
+            cause, main = body[len(first):m.start()].strip(), body[m.end():].strip()
+            if len(cause.split()) < 3 or re.match(r"\d", cause):
+                return None
+            c = read_clause(main)
+            if c is None or c.front or not usable(c, name_subject(c, resolve)):
+                return None
+            rem = remainder(c, (len(c.toks), len(c.toks)))
+            if rem is None:
+                return None
+            q = ask(c, "Why", rem)
+            return (q, cause, "reason") if q else None
+    return None

@@ -26,26 +26,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
 
+from .offline_asking import Resolver, ask, finish, name_subject, usable
 from .offline_clause import (
     BOUNDARY,
     CLAUSE_WORDS,
     MARKUP,
     Clause,
-    front_text,
     is_adverb,
     piece,
     read_clause,
-    reads_back,
     remainder,
     subject_ok,
     subject_text,
-    tag_of,
-    verb_words,
 )
 from .offline_facts import Fact, find_facts
-from .offline_kinds import the_one, yes_no
+from .offline_kinds import fronted_reason, limit_question, the_one, yes_no
 from .offline_patterns import patterns
 from .offline_words import (
     AUX_BE,
@@ -93,8 +89,6 @@ _IT_IS_THAT = re.compile(r"^\s*It(?:'s| is) (?:also |now |well )?(?:a (?:fact|th
                          r"important to note|worth noting) that (?=\S)", re.I)
 _READER_KINDS = _YOU_KINDS | {"negation", "yes/no"}
 #: Words before a number in a subject that make it a limit ("A maximum of two pets are allowed ...").
-_LIMITS = (("a", "maximum", "of"), ("a", "minimum", "of"), ("up", "to"), ("no", "more", "than"), ("at", "most"),
-           ("at", "least"), ("more", "than"), ("fewer", "than"), ("less", "than"), ("only",), ("over",))
 _LINK_MD = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MIN_WORDS = {"definition": 3, "number": 6}
 _OTHER_PEOPLE = re.compile(r"\b(?:we|our|us|i|my|you|your|yours|it|its|they|them|their|he|she|him|her|his)\b")
@@ -108,32 +102,6 @@ class Made:
     score: float
 
 
-def _ask(c: Clause, wh: str, remainder: str) -> str:
-    """The question: ``wh``, the auxiliary (or *do*), the subject, the verb, ``remainder``, then a fronted
-    phrase; "" when it does not read back as a clause (:func:`reads_back`)."""
-    subj = subject_text(c)
-    if c.imperative:
-        core = f"{wh} should you {verb_words(c, False)}"
-        decl = f"you should {verb_words(c, False)} {remainder}"
-    elif c.aux is not None:
-        core = f"{wh} {c.aux.low} {subj} {verb_words(c, False)}"
-        decl = f"{subj} {c.aux.low} {verb_words(c, False)} {remainder}"
-    else:
-        tag = tag_of(c.main[0]) if c.main else None
-        do = {"VBD": "did", "VBZ": "does"}.get(tag or "", "do")
-        core = f"{wh} {do} {subj} {verb_words(c, True)}"
-        decl = f"{subj} will {verb_words(c, True)} {remainder}"
-    if not reads_back(decl, subj):
-        return ""
-    return _finish(f"{core} {remainder} {front_text(c)}")
-
-
-def _finish(q: str) -> str:
-    q = " ".join(q.replace("®", "").replace("™", "").split()).rstrip(" ,;:")
-    q = re.sub(r"\s+([,.;:?!)])", r"\1", q)
-    return q[:1].upper() + q[1:] + "?"
-
-
 def _agent_question(c: Clause, f: Fact, remainder: str) -> str | None:
     if c.aux is None or c.aux.low not in AUX_BE or len(c.main) != 1 or verb_tag(c.main[0].text) not in ("VBN", "VBD"):
         return None
@@ -142,7 +110,7 @@ def _agent_question(c: Clause, f: Fact, remainder: str) -> str | None:
         return None
     verb = past(lemma, c.main[0].text) if c.aux.low in ("was", "were") else \
         (lemma + "es" if lemma.endswith(("s", "sh", "ch", "x")) else lemma + "s")
-    return _finish(f"Who {verb} {subject_text(c)} {remainder}")
+    return finish(f"Who {verb} {subject_text(c)} {remainder}")
 
 
 def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
@@ -157,7 +125,7 @@ def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
         elif f.kind == "name":
             if not c.main or c.main[-1].low not in ("named", "called", "known", "titled", "dubbed", "nicknamed"):
                 continue
-            q = _ask(c, f.wh, rem)
+            q = ask(c, f.wh, rem)
         else:
             wh = f.wh
             prep, _, rest = wh.partition(" ")
@@ -167,7 +135,7 @@ def _fact_questions(c: Clause) -> list[tuple[str, tuple[int, int], str]]:
                     wh, rem = rest[:1].upper() + rest[1:], f"{prep.lower()} {rem}"  # "How much can X sue for ...?"
                 else:
                     wh, rem = rest[:1].upper() + rest[1:], f"{rem} {prep.lower()}"
-            q = _ask(c, wh, rem)
+            q = ask(c, wh, rem)
         if q:
             out.append((q, f.answer, f.kind))
     return out
@@ -197,7 +165,7 @@ def _who_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         verb = "was" + verb[4:]
     elif c.aux is not None and c.aux.low == "are":
         verb = "is" + verb[3:]
-    return _finish(f"Who {verb} {piece(c, c.verb[1], stop)}"), c.subj, "who"
+    return finish(f"Who {verb} {piece(c, c.verb[1], stop)}"), c.subj, "who"
 
 
 def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | None:
@@ -224,16 +192,16 @@ def _definition(c: Clause, section: str) -> tuple[str, tuple[int, int], str] | N
             (c.toks[v_end].low in ("a", "an") or c.toks[v_end].low == "the" and (s_len <= 3 or ranked)
              and stop - v_end >= (3 if ranked else 5)
              or proper and c.toks[v_end].text.endswith(("'s", "’s")) and stop - v_end >= 3):
-        return _finish(f"What {c.aux.low} {subj}"), (v_end, stop), "definition"
+        return finish(f"What {c.aux.low} {subj}"), (v_end, stop), "definition"
     if c.aux is None and len(c.main) == 1 and c.main[0].low in _DEFINING and v_end < len(c.toks):
         phrase = _DEFINING[c.main[0].low]
         skip = v_end + (1 if phrase.endswith((" to", " for")) and c.toks[v_end].low in ("to", "for") else 0)
         if stop - skip < 2:
             return None
-        return _finish(f"What does {subj} {phrase}"), (skip, stop), "definition"
+        return finish(f"What does {subj} {phrase}"), (skip, stop), "definition"
     if c.aux is None and c.main and verb_tag(c.main[0].text) == "VBZ" and section and \
             subj.lower().strip() == section.lower().strip():
-        return _finish(f"What does {subj} do"), (c.verb[0], stop), "function"
+        return finish(f"What does {subj} do"), (c.verb[0], stop), "function"
     return None
 
 
@@ -271,7 +239,7 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
         end = next((k for k in range(a + 1, len(c.toks)) if c.toks[k].text in BOUNDARY), len(c.toks))
         if 3 <= end - a <= 20:
             rem = remainder(c, (a, end))
-            return (_ask(c, "What", rem), (a, end), "object") if rem is not None else None
+            return (ask(c, "What", rem), (a, end), "object") if rem is not None else None
     while b < len(c.toks):
         t = c.toks[b]
         if t.text in BOUNDARY or t.low in PREPOSITIONS or t.low in CLAUSE_WORDS or t.low in AUXILIARIES \
@@ -327,7 +295,7 @@ def _object_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
     rem = remainder(c, (a, b))
     if rem is None:
         return None
-    return _ask(c, "What", rem), (a, b), "object"
+    return ask(c, "What", rem), (a, b), "object"
 
 
 def _vague_term(c: Clause) -> bool:
@@ -352,93 +320,11 @@ def _answer_in_question(answer: str, question: str, strict: bool = True) -> bool
     return bool(words) and sum(w in q for w in words) >= max(1, int(0.6 * len(words) + 0.5)) and len(words) <= 3
 
 
-def _fronted_reason(s: str, resolve: "Resolver | None" = None) -> tuple[str, str, str] | None:
-    """"Since X, Y." / "Because X, Y." -> "Why <Y as a question>?" (answer X)."""
-    body = s.strip().rstrip(".")
-    first = body.split(" ", 1)[0].lower()
-    if first not in ("because", "since"):
-        return None
-    depth = 0
-    for m in re.finditer(r"[(),]", body):
-        depth += (m.group() == "(") - (m.group() == ")")
-        if m.group() == "," and depth == 0:
-            cause, main = body[len(first):m.start()].strip(), body[m.end():].strip()
-            if len(cause.split()) < 3 or re.match(r"\d", cause):
-                return None
-            c = read_clause(main)
-            if c is None or c.front or not _usable(c, _name_subject(c, resolve)):
-                return None
-            rem = remainder(c, (len(c.toks), len(c.toks)))
-            if rem is None:
-                return None
-            q = _ask(c, "Why", rem)
-            return (q, cause, "reason") if q else None
-    return None
-
-
 def _unmarked(s: str) -> str:
     """``s`` with Markdown links read as their text, bold marks and backticks as spaces — the same
     length, so every offset still points into ``s``."""
     s = _LINK_MD.sub(lambda m: " " * (m.start(1) - m.start()) + m.group(1) + " " * (m.end() - m.end(1)), s)
     return s.replace("**", "  ").replace("`", " ")
-
-
-def _limit_question(c: Clause) -> tuple[str, tuple[int, int], str] | None:
-    """A number counted in the subject: "A maximum of two pets are allowed in campsites." -> "How many
-    pets are allowed in campsites?" (answer "A maximum of two")."""
-    s0, s1 = c.subj
-    toks = c.toks
-    k = s0
-    for lim in _LIMITS:
-        if tuple(t.low for t in toks[s0:s0 + len(lim)]) == lim:
-            k = s0 + len(lim)
-            break
-    if k >= s1 or not (toks[k].is_num or toks[k].low in ("two", "three", "four", "five", "six", "seven", "eight",
-                                                          "nine", "ten", "twelve", "twenty", "one")):
-        return None
-    if c.aux is None or not c.main and c.aux.low not in ("are", "were"):
-        return None
-    noun = piece(c, k + 1, s1)
-    if not noun or not noun.split()[-1].endswith("s") or any(t.is_num for t in toks[k + 1:s1]):
-        return None
-    rem = remainder(c, (len(c.toks), len(c.toks)))
-    if rem is None:
-        return None
-    q = _finish(f"How many {noun} {c.aux.low} {verb_words(c, False)} {rem} {front_text(c)}")
-    return q, (s0, k + 1), "limit"
-
-
-#: ``resolve(subject) -> name``: the name a page gives a thing its sentence calls "the pilot" (None: none).
-Resolver = Callable[[str], "str | None"]
-
-
-def _vague_subject(c: Clause) -> str | None:
-    """The words of a subject that names a thing only by its kind ("the pilot", "this service"), else None."""
-    if c.imperative or c.named:
-        return None
-    s = c.toks[c.subj[0]:c.subj[1]]
-    if not 2 <= len(s) <= 3 or s[0].low not in ("the", "this", "these", "that", "those"):
-        return None
-    if any(t.is_cap or t.is_num or not t.is_word or not known(t.text) for t in s[1:]):
-        return None
-    return " ".join(t.low for t in s[1:])
-
-
-def _name_subject(c: Clause, resolve: Resolver | None) -> str | None:
-    """Name a subject the sentence gives only by its kind (``c.named``); returns the kind's words when it
-    stays unnamed ("pilot"), else None."""
-    vague = _vague_subject(c)
-    if vague and resolve is not None:
-        named = resolve(vague)
-        if named:
-            c.named = named
-            vague = None
-    return vague
-
-
-def _usable(c: Clause, vague: str | None) -> bool:
-    return subject_ok(c) and not (vague and len(vague.split()) == 1) and \
-        not (vague and c.toks[c.subj[0]].low != "the")
 
 
 def _chars(c: Clause, span: tuple[int, int]) -> tuple[int, int]:
@@ -493,10 +379,10 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
     options: list[tuple[str, tuple[int, int] | str, str]] = []
     you = False
     if c is not None and c.text[:1].isalnum():
-        vague = _name_subject(c, resolve)
-        if _usable(c, vague):
+        vague = name_subject(c, resolve)
+        if usable(c, vague):
             options += [(q, _chars(c, span), k) for q, span, k in _fact_questions(c)]
-            for extra in (_who_question(c), _limit_question(c), the_one(c)):
+            for extra in (_who_question(c), limit_question(c), the_one(c)):
                 if extra:
                     options.append((extra[0], _chars(c, extra[1]), extra[2]))
             d = _definition(c, section) or _object_question(c)
@@ -508,13 +394,13 @@ def questions_for(sentence: str, section: str = "", resolve: Resolver | None = N
         if not subject_ok(c) and not you:
             c = None
     neg = read_clause(plain, negation=True)
-    if neg is not None and neg.text[:1].isalnum() and _name_subject(neg, resolve) is None and \
-            (_usable(neg, None) or subject_text(neg) == "you"):
+    if neg is not None and neg.text[:1].isalnum() and name_subject(neg, resolve) is None and \
+            (usable(neg, None) or subject_text(neg) == "you"):
         yn = yes_no(neg, plain)
         if yn:
             options.append((yn[0], _chars(neg, yn[1]), yn[2]))
     options += [(q, a, k) for q, a, k in patterns(plain, c)]
-    why_q = _fronted_reason(plain, resolve)
+    why_q = fronted_reason(plain, resolve)
     if why_q:
         options.append(why_q)
     if not options:
