@@ -463,8 +463,6 @@ class HeuristicMethod(BaseMethod):
                                                swap_ctx)
             if att is not None:  # the small set that carries every part (issue 55)
                 support = list(att.chosen)
-                if parts.PARTIAL_WHEN_UNCARRIED and level == "full" and parts.uncarried_salient(att, asked):
-                    level, prob = "partial", min(prob, thr - 1e-4)
             level, prob, support, decided = structured.revise(fields[si] if fields else None, level, prob,
                                                               support, thr)
             full, partial = level == "full", level == "partial"

@@ -67,12 +67,9 @@ MIN_GAIN = 0.9
 #: what the anchor carries is the same evidence again (another document's copy, a restatement): named too.
 TIE = 0.05
 TIE_SHARE = 0.6
-#: Off, as measured: a sentence the combiner passes made partly supported when a number or name of
-#: it is carried nowhere (the question giving none either) — AUROC fell on emanual 0.660 -> 0.630,
-#: delucionqa 0.649 -> 0.624, mtrag 0.894 -> 0.884 (numbers alone: emanual 0.630 too). The combiner
-#: already reads missing numbers and names; the parts carried nowhere are named and marked instead.
-PARTIAL_WHEN_UNCARRIED = False
-#: The kinds of part whose absence :func:`uncarried_salient` reports.
+#: The kinds of part whose absence :func:`uncarried_salient` reports. (Making a sentence the combiner
+#: passes partly supported when one of them is carried nowhere lowered AUROC — emanual 0.660 -> 0.630,
+#: delucionqa 0.649 -> 0.624, mtrag 0.894 -> 0.884 — so they are named and marked, never a verdict.)
 SALIENT_KINDS = ("number", "name")
 #: Weight of numbers and names against other content words.
 SALIENT = 2.0
