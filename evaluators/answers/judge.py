@@ -24,6 +24,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from ..declined import DECLINED_KEY, declines, states_nothing
 from ..labelers.heuristic import HeuristicMethod, load_params
 from ..labelers.heuristic_explain import needs_no_support
+from ..labelers.heuristic_text import NEGATIONS
 from ..methods import Method, get_method
 from ..options import EvalOptions
 from ..sentencize import letters, sentencize_document, sentencize_response
@@ -257,8 +258,13 @@ _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
 _LEAD = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)]|#{1,6})\s+")
 
 
-#: A negation: "not" or "no" is no content word, yet a sentence that negates its question adds its polarity.
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
+_WORDS = re.compile(r"[\w'’]+")
+
+
+def _negates(text: str) -> bool:
+    """Whether ``text`` holds a negation (the labeler's own list, ``heuristic_text.NEGATIONS``, and any
+    "…n't"): "not" or "no" is no content word, yet a sentence that negates its question adds its polarity."""
+    return any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in _WORDS.findall(text.lower()))
 
 
 def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> bool:
@@ -269,7 +275,7 @@ def _new_words_found(sentence: str, question: str, evidence: Sequence[str]) -> b
     stored in Y?" word for word, and only evidence that negates too can state it."""
     ev = " ".join(evidence)
     body = _LEAD.sub("", sentence.strip())  # (a list item's "2." is no number of its claim)
-    if bool(_NEGATION.search(body)) != bool(_NEGATION.search(question)) and not _NEGATION.search(ev):
+    if _negates(body) != _negates(question) and not _negates(ev):
         return False
     nums = set(_NUMBER.findall(body))
     if nums and not nums <= set(_NUMBER.findall(ev)):
