@@ -69,3 +69,13 @@ def test_inspect_says_how_a_ground_truth_that_is_no_text_was_read():
     assert "ground_truth is a number (16); read as the text &#x27;16&#x27;" in answer_view.reference_html(by["n"])
     ints = answer_view.reference_html(by["ints"])
     assert ints.count("a list holding int 1") == 1, ints  # said once, in the reason it was not compared
+
+
+def test_a_reference_answer_and_its_facts_are_escaped_in_inspect():
+    """Inspect writes the reference answer's facts as HTML (``st.html``): text from an upload, escaped."""
+    evil = "<script>alert(1)</script> Primary carers get <b>16 weeks</b>."
+    got = evaluate_batch([{"id": "x", "question": "What is parental leave at full pay?", "documents": [LEAVE],
+                           "response": "Partners get 2 weeks.", "ground_truth": evil}]).results[0]
+    html = answer_view.reference_html(got)
+    assert "rag-answer-facts" in html  # the facts list, not the plain text path
+    assert "<script" not in html and "<b>16" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
