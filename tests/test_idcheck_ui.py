@@ -82,7 +82,8 @@ def test_results_says_once_why_every_retrieval_figure_is_zero():
     assert "none of the app's passage ids" in run.settings["retrieval_run"]["reason"]
     said = _results_warnings(run, about="reference passage")
     assert len(said) == 1 and said[0].startswith("0 of 3 questions got a reference passage back, so every")
-    assert "none of the app's passage ids is a reference id" in said[0]  # the run's own cause, not a guess
+    assert "None of the app's passage ids is a reference id" in said[0]  # the run's own cause, not a guess
+    assert said[0].endswith(".")  # a sentence of its own, begun and ended as one
     assert _results_warnings(run) == []  # not a second time under the table
 
 

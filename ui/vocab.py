@@ -356,8 +356,10 @@ def reach_words(r: Reach | None, cause: str | None = None) -> str | None:
         return None
     head = "The one question got no reference passage back" if r.scored == 1 else \
         f"0 of {r.scored} questions got a reference passage back"
-    if cause:
-        return f"{head}, so every retrieval figure is 0. {cause}"
+    if cause:  # the run's words begin in lower case and end without a full stop (they follow a colon elsewhere)
+        cause = cause.strip()
+        return f"{head}, so every retrieval figure is 0. {cause[:1].upper()}{cause[1:]}" + \
+            ("" if cause.endswith((".", "!", "?")) else ".")
     return (f"{head}, so every retrieval figure is 0. Likely "
             "cause: the questions are about other documents than the ones the app searches (e.g. a question set "
             "made from your documents, asked of an app that only knows its own).")
