@@ -78,6 +78,68 @@ def test_the_llm_reply_keeps_all_supporting_keys():
         assert labels.sentences[0].supporting_keys == ("1b", "1c", "1d", "0b"), keys
 
 
+# ---------------------------------------------------------------- numbers as a claim generalises them
+PAGE = ("WLUR is the campus radio station of Washington and Lee University. WLUR first went on the air in 1967 "
+        "as a project of the journalism department. The studios are in the Elrod Commons. In July 2001, "
+        "direction of WLUR is transferred from the journalism department to the Office of Student Affairs. "
+        "With the move, it becomes a strictly extracurricular activity. Today upwards of 100 volunteers host "
+        "shows each week. The chapel was built in 1852. The university enrolls 2,143 students. Home | About")
+
+
+@pytest.mark.parametrize("claim, number, carried", [
+    ("in the 2000s", "2000s", True), ("in the 1990s", "1990s", False), ("the 1000s", "1000", False),
+    ("a 19th-century chapel", "19c", True), ("an 18th century chapel", "18c", False),
+    ("about 2,100 students", "≈2100", True), ("about 3,000 students", "≈3000", False),
+    ("more than 100 volunteers", ">100", True), ("fewer than 100 volunteers", "<100", True),
+    ("under 50 volunteers", "<50", False), ("over 1900 students", ">1900", True),
+    ("around 1850", "~1850", True), ("around 1840", "~1840", False), ("more than 200 people", ">200", False),
+])
+def test_a_decade_a_century_and_a_rounded_number_are_carried_by_the_figures_that_say_them(claim, number, carried):
+    from evaluators.labelers.heuristic_features import build_doc_index, number_found
+    from evaluators.labelers.heuristic_parts import carriers
+    from evaluators.sentencize import sentencize_case
+    from evaluators.types import TestCase
+
+    (part,) = [p for p in parts_of(claim) if p.kind == "number"]
+    assert part.keys == frozenset({number})
+    item = sentencize_case(TestCase(id="n", question="q", documents=(PAGE,), response=claim))
+    doc = build_doc_index(tuple(s.text for s in item.doc_sentences), tuple(0 for _ in item.doc_sentences),
+                          item.case.documents)
+    assert bool(carriers(part, doc)) is carried
+    # a year never stands in for a bound or a rounded count ("more than 100" is not "in 2001")
+    assert not number_found(">100", frozenset({"2001"})) and not number_found("~100", frozenset({"1967"}))
+
+
+def test_a_ranges_short_second_year_reads_as_the_year_and_a_date_stays_a_date():
+    from evaluators.labelers.heuristic_features import analyze
+
+    assert {"1972", "1973"} <= analyze("He taught at Yale (1972–73).").numbers
+    assert {"2014", "2015", "2016"} <= analyze("in 2015–16, up on 2014–15 – a record").numbers
+    assert {"2019", "2020"} <= analyze("the 2019/20 season").numbers and "2001" in analyze("1999–01").numbers
+    assert analyze("on 2010-05-01").numbers == {"2010", "5", "1"} and "2110" not in analyze("2010-10").numbers
+    assert {p.text: p.keys for p in parts_of("Yale (1972–73)") if p.kind == "number"}["73"] == {"1973"}
+    assert analyze("around 1990s, about the 2000s").approx == frozenset()  # periods are no approximate numbers
+
+
+def test_the_issues_claim_on_a_decade_rests_on_the_year_and_is_no_longer_unsupported():
+    from evaluators import evaluate
+
+    r = evaluate({"id": "w", "question": "What is the history of WLUR?", "documents": [PAGE],
+                  "response": "The journalism department gave up control of the station in the 2000s, and it has "
+                              "been an extracurricular activity since."})
+    (s,) = r.labels.sentences
+    assert "no document mentions" not in s.explanation and "2000s: 0d" in s.explanation, s.explanation
+    assert {"0d", "0e"} <= set(s.supporting_keys) and s.score > 0.5
+    # the decade is the year's wherever the page says it, not only in the closest sentence
+    page = ("WLUR first went on the air in 1967. For three decades, students in broadcast journalism classes "
+            "produced its programs for course credit. In July 2001, direction of WLUR is transferred from the "
+            "journalism department to the Office of Student Affairs. It becomes a strictly extracurricular activity.")
+    r = evaluate({"id": "w2", "question": "What is the history of WLUR?", "documents": [page],
+                  "response": "The journalism department gave up control of the station in the 2000s."})
+    (s,) = r.labels.sentences
+    assert "2000s: 0c" in s.explanation and "not 2000s" not in s.explanation and s.score > 0.5, s.explanation
+
+
 # ---------------------------------------------------------------- the fitted selector, utilization, the verdict
 COPIED = ("The museum opened in 1912 on the harbour front. It holds 4,000 paintings.",
           "Visitors arrive by ferry. The museum opened in 1912 on the harbour front.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Sequence
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren as at be because been
@@ -43,7 +44,20 @@ NOT_NAMES = STOPWORDS | frozenset(
     please thanks thank hello hi dear based according mr mrs ms dr""".split()
 )
 
-TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,]*(?:\.\d+)?")
+TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,]*(?:\.\d+)?(?:['’]?s\b|(?:st|nd|rd|th)[ -]century\b)?")
+#: A decade as written ("1990s", "2000's"): its value is "1990s", carried by any year of it
+#: (:func:`.heuristic_features.number_found`). "1000s" and two-digit "90s" are no decades (thousands, ages).
+DECADE = re.compile(r"^(1[1-9]\d0|20\d0)['’]?s$")
+#: A century as written ("19th century", "20th-century"): its value is "19c", carried by 1800–1900.
+#: Lower case only: "21st Century Fox" is a name.
+CENTURY = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)[ -]century$")
+#: The words before a number that make it approximate or a bound, keyed by the last word or the last
+#: two: "about 40,000" (``~``: within 10 %, a year within 2; ``≈`` when written with a separator,
+#: never a year), "more than 100" (``>``: up to half as much again), "under 5" (``<``: down to half).
+APPROX = {"about": "~", "around": "~", "approximately": "~", "nearly": "~", "almost": "~", "roughly": "~",
+          "circa": "~", "some": "~", "estimated": "~", "over": ">", "above": ">", "exceeding": ">",
+          "more than": ">", "greater than": ">", "at least": ">", "upwards of": ">", "in excess of": ">",
+          "under": "<", "below": "<", "less than": "<", "fewer than": "<", "up to": "<", "at most": "<"}
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 CAP = re.compile(r"\b[A-Z][A-Za-z'’\-]*[A-Za-z]|\b[A-Z]{2,}\b")
 
@@ -85,8 +99,50 @@ def stem(w: str) -> str:
     return w[:7]
 
 
+def approx_mark(before: Sequence[str]) -> str:
+    """``~``, ``>``, ``<`` (:data:`APPROX`) for a number after the lower-case words ``before``
+    (nearest last), "" for an exact one."""
+    two = " ".join(before[-2:])
+    return APPROX.get(two, "") if len(before) >= 2 and two in APPROX else APPROX.get(before[-1], "") if before else ""
+
+
+_DATE_GOES_ON = re.compile(r"[\-/.]\d")  # "2010-10-05": a date, not a range
+_YEAR_BEFORE = re.compile(r"\b((?:1[1-9]|20)\d\d) ?[–—\-/] ?$")
+
+
+def full_year(text: str, start: int, tok: str) -> str:
+    """A range's short second year written out ("1972–73" -> the "73" at ``start`` reads 1973;
+    "2019/20" -> 2020, "1999–01" -> 2001); any other token as it is."""
+    core = tok.rstrip(",")  # TOKEN keeps a trailing comma ("2015–16, an increase")
+    if len(core) == 2 and core.isdigit():
+        m = _YEAR_BEFORE.search(text, max(0, start - 8), start)
+        if m and not _DATE_GOES_ON.match(text, start + 2):
+            first = int(m.group(1))
+            year = first // 100 * 100 + int(core)
+            if year > first:
+                return str(year)
+            if first % 100 >= 90 and year + 100 - first <= 20:
+                return str(year + 100)
+    return tok
+
+
+def approx_value(before: Sequence[str], raw: str) -> str:
+    """A number's value marked as :func:`approx_mark` reads it ("~40000", ">100"; "" when exact);
+    ``≈`` for a rounded count written with a separator ("about 2,100"), which is never a year."""
+    mark, v = approx_mark(before), norm_number(raw)
+    if not mark or not v.replace(".", "", 1).isdigit():  # exact, or a period ("around the 1990s")
+        return ""
+    return ("≈" if mark == "~" and "," in raw else mark) + v
+
+
 def norm_number(s: str) -> str:
-    s = s.replace(",", "")
+    m = DECADE.match(s)
+    if m:
+        return m.group(1) + "s"
+    m = CENTURY.match(s)
+    if m:
+        return m.group(1) + "c"
+    s = re.sub(r"['’]?s$", "", s).replace(",", "")
     if "." in s:
         s = s.rstrip("0").rstrip(".") or "0"
     return s.lstrip("0") or "0"
