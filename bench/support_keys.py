@@ -4,7 +4,7 @@ supporting keys RAGBench's annotator gave, beside the naive reference (the singl
     .venv/bin/python -m bench.support_keys --write support_keys_after      # all ten domains
     .venv/bin/python -m bench.support_keys --keys-only --domains hotpotqa  # key figures only, quick
     .venv/bin/python -m bench.support_keys --fit --write support_keys_fit  # the fitted selector, LODO
-    .venv/bin/python -m bench.support_keys --fit --write-params            # ... and ship it (all 7 subsets)
+    .venv/bin/python -m bench.support_keys --fit --pages 150,300 --train-pages --write-params  # ... ship it
 
 On the seven RAGBench dev subsets (RAGBench's own sentence split and keys, ``bench/lodo_data.py``) and
 through the product's own code path (``HeuristicMethod.label_prepared`` with the shipped parameters,
@@ -16,6 +16,9 @@ the features of ``bench/lodo_harness.prepare``), per subset:
   sentence with gold document keys (``"all"``); the share of sentences whose whole gold set is named;
   keys named per sentence;
 * the naive reference: the closest document sentence by the embedded model's cosine, one per sentence;
+* the annotator against itself (:func:`annotator_repeats`): where two responses hold the same sentence
+  against the same documents, how many of one annotation's keys the other names — the ceiling of any
+  recall against these labels (emanual: 0.73 over 348 pairs);
 * next to them, from the same labels, the figures of ``bench/lodo.py`` that must not fall: adherence
   AUROC (and expected-adherence AUROC) on every dev domain, utilization / completeness RMSE against
   RAGBench's stored scores (``--keys-only`` skips RAGTruth and MTRAG).
@@ -26,7 +29,10 @@ fitted before this issue. ``--fit``: the selector of the supporting keys (``benc
 fitted leave-one-domain-out — each subset's keys come from a selector fitted on the other six — and
 scored beside the greedy set (no selector) and the naive reference; the LODO table then uses the
 fold's selector too (utilization takes the keys). ``--write-params`` fits it on all seven subsets and
-writes ``support_params.json``.
+writes ``support_params.json``. ``--pages 150,300``: every case is also rebuilt as one long page
+(``bench/support_pages.py``) and the pages are scored too (with ``--fit`` by the fold's selector: held
+out like the passages); ``--train-pages``: the selector also learns from the pages — users bring
+crawled pages as well as passages — each subset still weighted once.
 """
 
 from __future__ import annotations
@@ -101,6 +107,41 @@ def key_figures(cases, prepared, label_outs) -> dict[str, Any]:
     return out
 
 
+def annotator_repeats() -> dict[str, Any]:
+    """How well RAGBench's annotator agrees with itself: where two responses of a subset hold the same
+    sentence against the same documents (delucionqa and emanual ask one question of several
+    generators), the recall of one annotation's supporting keys against the other's, over ordered
+    pairs of the sentences it calls supported (so recall = precision) — the ceiling any labeler's key
+    recall can reach against these labels. Read from ../shared/data, nothing written."""
+    import itertools
+    from collections import defaultdict
+
+    from bench.lodo_data import ragbench_key, read_shared
+
+    seen: dict[tuple[str, str, str], list[frozenset[str]]] = defaultdict(list)
+    for r in read_shared("ragbench_validation_dev.jsonl") + read_shared("ragbench_emanual_train_dev.jsonl"):
+        lab = r["labels"]
+        docs = json.dumps(lab.get("documents_sentences"))
+        unsup = {ragbench_key(k) for k in lab.get("unsupported_response_sentence_keys") or []}
+        text = {ragbench_key(k): str(t).strip() for k, t in lab.get("response_sentences") or []}
+        for info in lab.get("sentence_support_information") or []:
+            k = ragbench_key(info.get("response_sentence_key"))
+            gold = frozenset(ragbench_key(x) for x in info.get("supporting_sentence_keys") or []
+                             if ragbench_key(x)[:1].isdigit())
+            if k in text and k not in unsup and gold:
+                seen[(r.get("task", ""), docs, text[k])].append(gold)
+    out: dict[str, Any] = {}
+    for (task, _, _), golds in seen.items():
+        for a, b in itertools.permutations(golds, 2):
+            t = out.setdefault(task, {"pairs": 0, "hit": 0, "gold": 0, "identical": 0})
+            t["pairs"] += 1
+            t["hit"] += len(a & b)
+            t["gold"] += len(b)
+            t["identical"] += int(a == b)
+    return {task: {"pairs": t["pairs"], "recall": t["hit"] / t["gold"], "identical_sets": t["identical"] / t["pairs"]}
+            for task, t in sorted(out.items())}
+
+
 def labeler(support: dict[str, Any] | str | None):
     """What ships (adherence / context / confidence params as they ship) with the key selector
     ``support`` ("shipped", None = the greedy set, or fold-fitted params)."""
@@ -125,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="which keys utilization counts (heuristic_parts.UTILIZED; default: as it ships)")
     ap.add_argument("--write-params", action="store_true",
                     help="with --fit: fit on all seven subsets, write evaluators/labelers/support_params.json")
+    ap.add_argument("--pages", default="",
+                    help="also score each case rebuilt as one long page of these many sentences "
+                         "(bench/support_pages.py), e.g. 150,300 (with --fit: by the fold's selector)")
+    ap.add_argument("--train-pages", action="store_true",
+                    help="with --fit --pages: the selector also learns from the pages")
     args = ap.parse_args(argv)
     os.environ.setdefault("RAG_EVAL_EMBED_CACHE", "off")
     if not available():
@@ -138,6 +184,12 @@ def main(argv: list[str] | None = None) -> int:
         heuristic_parts.UTILIZED = args.utilized
     data = prepare(domains, "ragbench")
     t0 = time.perf_counter()
+    paged: dict[int, dict[str, Any]] = {}
+    if args.pages:
+        from bench.support_pages import featurized_pages
+
+        paged = {size: {d: featurized_pages(data[d][0], size) for d in data if d in RAGBENCH_DOMAINS}
+                 for size in (int(x) for x in args.pages.split(",") if x.strip())}
     selectors: dict[str, Any] = {}
     record: dict[str, Any] = {**machine.stamp()}
     if args.fit:
@@ -145,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
 
         greedy = labeler(None)
         rows = {d: support_fit.rows(*data[d], greedy(d, *data[d]), _gold) for d in data if d in RAGBENCH_DOMAINS}
+        for size, by_domain in paged.items() if args.train_pages else ():
+            for d in rows:
+                rows[d] = rows[d] + support_fit.rows(*by_domain[d], greedy(d, *by_domain[d]), _gold)
+            record.setdefault("trained_on_pages", []).append(size)
         for d in rows:
             selectors[d] = support_fit.fit_selector({e: v for e, v in rows.items() if e != d})
             print(f"  selector without {d}: threshold {selectors[d]['threshold']} (inner macro R "
@@ -177,6 +233,13 @@ def main(argv: list[str] | None = None) -> int:
               f" | naive R {f['naive']['recall']:.3f} P {f['naive']['precision']:.3f}"
               f" | gold k {f['trace']['gold_keys_mean']:.2f}  ({keys[d]['label_seconds']} s)")
     record["keys"] = keys
+    for size, by_domain in paged.items():
+        pk = {d: key_figures(*by_domain[d], lab_for(d)(d, *by_domain[d])) for d in by_domain}
+        record.setdefault("pages", {})[str(size)] = {"keys": pk, "macro": {
+            m: float(np.mean([k["supported"]["trace"][m] for k in pk.values()])) for m in ("recall", "precision")}}
+        print(f"pages of {size} sentences, macro (supported):", record["pages"][str(size)]["macro"])
+    record["annotator_repeats"] = annotator_repeats()
+    print("the annotator against itself (same sentence, same documents):", record["annotator_repeats"])
     record["utilized"] = args.utilized or "shipped"
     for which in ("supported", "all"):
         rows = [k[which] for k in keys.values() if k[which].get("trace")]

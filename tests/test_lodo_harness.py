@@ -118,3 +118,34 @@ def test_judge_score_and_routing_prefers_what_trace_gets_wrong():
     assert r["wrong_caught"] == pytest.approx(1.0)
     assert r["picked"] == pytest.approx(r["oracle"])
     assert r["picked"] > r["random"] > r["trace"] - 0.05
+
+
+def _labeled(n: int, group: str, texts: list[list[str]], gold: list[tuple[str, ...]]) -> LabeledCase:
+    docs = [" ".join(t) for t in texts]
+    row = {"id": f"c{n}", "question": "q?", "documents": docs, "response": "A claim.",
+           "labels": {"documents_sentences": [[[f"{d}{chr(97 + i)}", s] for i, s in enumerate(t)]
+                                              for d, t in enumerate(texts)],
+                      "response_sentences": [["a", "A claim."]]}}
+    case = record_to_case(row)
+    return LabeledCase(domain="x", group=group, item=ragbench_item(case, row["labels"]), hallucinated=False,
+                       supported=[True], relevant={"0a"}, utilized=set(gold[0]), support_keys=list(gold))
+
+
+def test_a_case_rebuilt_as_one_long_page_keeps_its_evidence_and_takes_no_copy_of_it():
+    from bench.support_pages import pages
+
+    own = _labeled(0, "g0", [["Own one.", "Own two."], ["Own three."]], [("0b", "1a")])
+    same_q = _labeled(1, "g0", [["Same question."]], [("0a",)])
+    copy = _labeled(2, "g2", [["Own two.", "A copy of the evidence."]], [("0a",)])
+    others = [_labeled(3 + i, f"g{3 + i}", [[f"Other {i} a.", f"Other {i} b."]], [("0a",)]) for i in range(20)]
+    paged = pages([own, same_q, copy, *others], size=12, seed=3)[0]
+    sents = paged.item.doc_sentences
+    assert {s.doc for s in sents} == {0} and len(sents) >= 12 and len(paged.item.case.documents) == 1
+    assert [s.key for s in sents] == [f"0{chr(97 + i)}" for i in range(len(sents))]
+    text = {s.key: s.text for s in sents}
+    (gold,) = paged.support_keys
+    assert sorted(text[k] for k in gold) == ["Own three.", "Own two."]  # the annotator's keys, re-keyed
+    order = [s.text for s in sents]
+    assert order.index("Own one.") + 1 == order.index("Own two.")  # a passage stays whole
+    assert "Same question." not in order and "A copy of the evidence." not in order
+    assert all(paged.item.case.documents[0][s.start:s.end] == s.text for s in sents)

@@ -30,11 +30,13 @@ noun phrases, read word by word, grouped back into phrases for the explanation) 
 ``supporting_keys`` is that set, anchor first; :func:`explain_parts` writes which part came from which
 key ("2001: 1c; extracurricular: 1d") and names the parts carried nowhere, marked in Inspect
 (:func:`uncarried_spans`) in a sentence that is not fully supported. Matching is lexical on the same
-word analysis as the labeler's features (stems, lemmas, numbers as values): no model call, a few
-microseconds per part. The greedy rule's settings below were set before measuring; the selector is
-fitted leave-one-domain-out on RAGBench's seven dev subsets (``bench/support_keys.py --fit``, which
-reports every subset's figures from a selector fitted on the other six, beside the greedy set and the
-single closest sentence).
+word analysis as the labeler's features (stems, lemmas, numbers as values — a decade or a century
+carried by a year of it, "about 40,000" or "more than 100" by a figure near it, "1972–73" read as
+1973: ``heuristic_text``): no model call, a few microseconds per part. The greedy rule's settings
+below were set before measuring; the selector is fitted leave-one-domain-out on RAGBench's seven dev
+subsets, as given and rebuilt as long pages (``bench/support_keys.py --fit --pages 150,300
+--train-pages``, which reports every subset's figures from a selector fitted on the other six, beside
+the greedy set and the single closest sentence).
 
 The verdict stays the combiner's. The parts carried nowhere may move P(supported) only through fitted
 offsets (:func:`uncarried_features`, :func:`with_uncarried`; ``support_params.json``'s ``uncarried``):
@@ -55,7 +57,18 @@ import numpy as np
 
 from .heuristic_features import DocIndex, analyze, name_found, number_found, strip_markup
 from .heuristic_selector import MAX_KEYS, candidate_rows, load_selector, select
-from .heuristic_text import NEGATIONS, NUM_WORDS, STOPWORDS, TOKEN, common_words, lemma_forms, norm_number, stem
+from .heuristic_text import (
+    NEGATIONS,
+    NUM_WORDS,
+    STOPWORDS,
+    TOKEN,
+    approx_value,
+    common_words,
+    full_year,
+    lemma_forms,
+    norm_number,
+    stem,
+)
 
 #: A further sentence may be this much less close (cosine) than the anchor; beyond it only when it
 #: carries a number or a name of the claim.
@@ -142,7 +155,8 @@ def parts_of(text: str) -> tuple[Part, ...]:
         low = t.lower().replace("’", "'").rstrip(",")
         low_bare = low[:-2] if low.endswith("'s") else low
         if t[0].isdigit():
-            v = norm_number(t.rstrip(","))
+            raw = full_year(body, a, t.rstrip(","))
+            v = approx_value([x[0].lower() for x in toks[max(0, i - 2):i]], raw) or norm_number(raw)
             out.append(Part("number", t.rstrip(","), off + a, off + a + len(t.rstrip(",")), frozenset({v})))
             i += 1
             continue
