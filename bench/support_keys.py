@@ -30,7 +30,7 @@ fitted leave-one-domain-out — each subset's keys come from a selector fitted o
 scored beside the greedy set (no selector) and the naive reference; the LODO table then uses the
 fold's selector too (utilization takes the keys). ``--write-params`` fits it on all seven subsets and
 writes ``support_params.json``. ``--pages 150,300``: every case is also rebuilt as one long page
-(``bench/support_pages.py``) and the pages are scored too (with ``--fit`` by the fold's selector: held
+(``bench/lodo_pages.py``) and the pages are scored too (with ``--fit`` by the fold's selector: held
 out like the passages); ``--train-pages``: the selector also learns from the pages — users bring
 crawled pages as well as passages — each subset still weighted once.
 """
@@ -49,6 +49,7 @@ from bench import machine
 from bench.lodo_data import DOMAINS, RAGBENCH_DOMAINS, available
 from bench.lodo_fit import rounded
 from bench.lodo_harness import evaluate, prepare
+from bench.lodo_pages import featurized_pages
 from bench.results_file import finish
 from evaluators.labelers.heuristic import HeuristicMethod
 from evaluators.options import EvalOptions
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --fit: fit on all seven subsets, write evaluators/labelers/support_params.json")
     ap.add_argument("--pages", default="",
                     help="also score each case rebuilt as one long page of these many sentences "
-                         "(bench/support_pages.py), e.g. 150,300 (with --fit: by the fold's selector)")
+                         "(bench/lodo_pages.py), e.g. 150,300 (with --fit: by the fold's selector)")
     ap.add_argument("--train-pages", action="store_true",
                     help="with --fit --pages: the selector also learns from the pages")
     args = ap.parse_args(argv)
@@ -186,8 +187,6 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     paged: dict[int, dict[str, Any]] = {}
     if args.pages:
-        from bench.support_pages import featurized_pages
-
         paged = {size: {d: featurized_pages(data[d][0], size) for d in data if d in RAGBENCH_DOMAINS}
                  for size in (int(x) for x in args.pages.split(",") if x.strip())}
     selectors: dict[str, Any] = {}

@@ -1,4 +1,4 @@
-"""bench/lodo*.py: the leave-one-domain-out harness (data mapping, figures, routing) on rows built here."""
+"""bench/lodo*.py: the leave-one-domain-out harness (data mapping, long pages, figures, routing) on rows built here."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def _labeled(n: int, group: str, texts: list[list[str]], gold: list[tuple[str, .
 
 
 def test_a_case_rebuilt_as_one_long_page_keeps_its_evidence_and_takes_no_copy_of_it():
-    from bench.support_pages import pages
+    from bench.lodo_pages import pages
 
     own = _labeled(0, "g0", [["Own one.", "Own two."], ["Own three."]], [("0b", "1a")])
     same_q = _labeled(1, "g0", [["Same question."]], [("0a",)])
