@@ -372,8 +372,12 @@ def test_a_python_target_stuck_for_minutes_does_not_hold_the_process(tmp_path):
     # interrupted mid-call (timeout_s far away): it exits at once, not when the call would end
     target.write_text("python: stuck_app:answer\ntimeout_s: 300\n", encoding="utf-8")
     marker.unlink()
+    # Ctrl-C as a terminal delivers it: the child takes SIGINT's default even when this test runs
+    # where it is ignored (a job started with "&" by a non-interactive shell inherits SIG_IGN, and
+    # Python then never raises KeyboardInterrupt)
     running = subprocess.Popen([*cmd, "--overwrite"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 90
     while not marker.exists() and time.monotonic() < deadline and running.poll() is None:
         time.sleep(0.05)
