@@ -42,7 +42,17 @@ import numpy as np
 
 from ..markdown_lines import EMPHASIS as _EMPHASIS
 from .heuristic_text import CAP as _CAP
-from .heuristic_text import NEGATIONS, STOPWORDS, approx_value, common_words, full_year, norm_number
+from .heuristic_text import (
+    NEGATIONS,
+    STOPWORDS,
+    approx_value,
+    common_words,
+    full_year,
+    norm_number,
+    number_found,
+    number_said,
+    periods_held,
+)
 from .heuristic_text import NOT_NAMES as _NOT_NAMES
 from .heuristic_text import NUM_WORDS as _NUM_WORDS
 from .heuristic_text import TOKEN as _TOKEN
@@ -160,68 +170,6 @@ def analyze(text: str) -> TextInfo:
             forms.update(_stem(p) for p in w.split("-") if len(p) > 1)
     return TextInfo(frozenset(content), tuple(content), tuple(raw), frozenset(words), frozenset(numbers),
                     tuple(dict.fromkeys(names)), negated, bigrams, frozenset(forms), frozenset(approx))
-
-
-def number_found(n: str, doc_numbers: set[str] | frozenset[str], loose: bool = True) -> bool:
-    """Whether ``doc_numbers`` say the number ``n``. A decade or a century ("2000s", "19c":
-    heuristic_text.norm_number) is said by any year it covers. ``loose``: an approximate number or a
-    bound ("~40000", ">100": heuristic_text.approx_value) may also be said by a figure near it — asked
-    of one sentence, or of the sentences a claim rests on, never of every number in the documents
-    ("648 killed" in another paragraph does not say "nearly 700 injured")."""
-    if n in doc_numbers or n + "s" in doc_numbers or n + "c" in doc_numbers:
-        return True  # "1990" / "21" against the documents' "1990s" / "21st century", as before periods were read
-    if n[-1:] in ("s", "c") and n[:-1] in doc_numbers:
-        return True  # a period the documents give by its first year / its number ("21st Century")
-    if n[:1] in "~≈<>":  # "about 40,000", "more than 100", "under 5" (heuristic_text.APPROX)
-        return loose and any(_near(n[0], float(n[1:]), d) for d in doc_numbers)
-    if n.endswith("s"):  # a decade ("2000s", norm_number): any year of it says it ("In July 2001")
-        first = int(n[:-1])
-        return any(d.isdigit() and first <= int(d) <= first + 9 for d in doc_numbers)
-    if n.endswith("c"):  # a century ("19th century"): 1800–1900
-        last = int(n[:-1]) * 100
-        return any(d.isdigit() and last - 100 <= int(d) <= last for d in doc_numbers)
-    try:
-        v = float(n)
-    except ValueError:
-        return False
-    if v.is_integer() and 1 <= v <= 12 and norm_number(str(int(v) + 12)) in doc_numbers:
-        return True  # "2 PM" vs "14:00"
-    # rounded values: "33.3" for "33.33", "2.5" for "2.49"
-    if "." in n:
-        decimals = len(n.split(".", 1)[1])
-        for d in doc_numbers:
-            if "." in d and len(d.split(".", 1)[1]) > decimals:
-                try:
-                    if round(float(d), decimals) == v:
-                        return True
-                except ValueError:
-                    continue
-    return False
-
-
-def _near(mark: str, v: float, d: str) -> bool:
-    """Whether the document's number ``d`` says the claim's approximate ``v``: within 10 % (a year
-    within 2) for ``~`` and ``≈``, from ``v`` up to half as much again for ``>``, down to half for ``<``."""
-    try:
-        x = float(d)
-    except ValueError:  # a decade, a century
-        return False
-    if mark in "~≈":
-        year = mark == "~" and v.is_integer() and 1100 <= v <= 2100
-        return abs(x - v) <= (2 if year else 0.1 * abs(v))
-    return v <= x <= 1.5 * v if mark == ">" else 0.5 * v <= x <= v
-
-
-def _number_said(n: str, approx: frozenset[str], known: frozenset[str] | set[str],
-                 sup: frozenset[str] | set[str]) -> bool:
-    """The claim's number ``n`` said anywhere in ``known``, or, written as approximate (its form among
-    ``approx``), near a figure of the sentences it rests on, ``sup`` (:func:`number_found`)."""
-    return number_found(n, known, loose=False) or any(a[1:] == n and number_found(a, sup) for a in approx)
-
-
-def _periods_held(content: frozenset[str] | set[str], numbers: frozenset[str] | set[str]) -> int:
-    """How many of ``content`` are decades or centuries ("2000s", "19c") that a year of ``numbers`` says."""
-    return sum(1 for c in content if c[:1].isdigit() and c[-1] in "sc" and number_found(c, numbers))
 
 
 def name_found(name: str, doc_words: set[str] | frozenset[str]) -> bool:
@@ -427,13 +375,13 @@ def sentence_features(
         sup_neg = sup_neg or si.negated
     known_words, known_numbers = given if given is not None else (doc.words, doc.numbers)
     if n_content:
-        cov_top = (len(info.content & sup_content) + _periods_held(info.content - sup_content, sup_numbers)) / n_content
-        cov_all = (len(info.content & doc.content) + _periods_held(info.content - doc.content, doc.numbers)) / n_content
+        cov_top = (len(info.content & sup_content) + periods_held(info.content - sup_content, sup_numbers)) / n_content
+        cov_all = (len(info.content & doc.content) + periods_held(info.content - doc.content, doc.numbers)) / n_content
     else:
         cov_top = cov_all = 1.0
     # an approximate number is said loosely only where the sentence rests, not anywhere in the
     # documents ("648 killed" elsewhere does not say "nearly 700 injured")
-    missing_nums = [n for n in sorted(info.numbers) if not _number_said(n, info.approx, known_numbers, sup_numbers)]
+    missing_nums = [n for n in sorted(info.numbers) if not number_said(n, info.approx, known_numbers, sup_numbers)]
     best_i = int(np.argmax(sims)) if sims.size else -1
     best_nums = doc.infos[best_i].numbers - info.numbers if best_i >= 0 else frozenset()
     num_conflict = 1.0 if missing_nums and best_nums else 0.0
@@ -451,7 +399,7 @@ def sentence_features(
     common = common_words()
     novel: dict[str, str] = {}
     for st, w in zip(info.content_list, info.raw_content):
-        if st not in doc.content and st not in novel and not _periods_held({st}, doc.numbers):
+        if st not in doc.content and st not in novel and not periods_held({st}, doc.numbers):
             novel[st] = w
     n_rare = sum(1 for w in novel.values()
                  if not w[0].isdigit() and common and w.lower().replace("’", "'") not in common)

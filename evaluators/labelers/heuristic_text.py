@@ -1,7 +1,9 @@
 """Word lists and token-level primitives of the ``trace`` labeler's features (stop words,
 negations, number words, the token / number / capitalised-name patterns, the crude stemmer, the
 "common word" vocabulary of the embedded model and its words' frequency ranks, the parts of speech
-and lemmas of lemminflect's lexicon)."""
+and lemmas of lemminflect's lexicon), and how a number is read: its value (a decade "1990s", a
+century "19c", a range's short year written out), approximate forms and bounds ("~40000", ">100"),
+and whether a set of numbers says it (:func:`number_found`)."""
 
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ NOT_NAMES = STOPWORDS | frozenset(
 
 TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,]*(?:\.\d+)?(?:['’]?s\b|(?:st|nd|rd|th)[ -]century\b)?")
 #: A decade as written ("1990s", "2000's"): its value is "1990s", carried by any year of it
-#: (:func:`.heuristic_features.number_found`). "1000s" and two-digit "90s" are no decades (thousands, ages).
+#: (:func:`number_found`). "1000s" and two-digit "90s" are no decades (thousands, ages).
 DECADE = re.compile(r"^(1[1-9]\d0|20\d0)['’]?s$")
 #: A century as written ("19th century", "20th-century"): its value is "19c", carried by 1800–1900.
 #: Lower case only: "21st Century Fox" is a name.
@@ -146,6 +148,68 @@ def norm_number(s: str) -> str:
     if "." in s:
         s = s.rstrip("0").rstrip(".") or "0"
     return s.lstrip("0") or "0"
+
+
+def number_found(n: str, doc_numbers: set[str] | frozenset[str], loose: bool = True) -> bool:
+    """Whether ``doc_numbers`` say the number ``n``. A decade or a century ("2000s", "19c":
+    heuristic_text.norm_number) is said by any year it covers. ``loose``: an approximate number or a
+    bound ("~40000", ">100": heuristic_text.approx_value) may also be said by a figure near it — asked
+    of one sentence, or of the sentences a claim rests on, never of every number in the documents
+    ("648 killed" in another paragraph does not say "nearly 700 injured")."""
+    if n in doc_numbers or n + "s" in doc_numbers or n + "c" in doc_numbers:
+        return True  # "1990" / "21" against the documents' "1990s" / "21st century", as before periods were read
+    if n[-1:] in ("s", "c") and n[:-1] in doc_numbers:
+        return True  # a period the documents give by its first year / its number ("21st Century")
+    if n[:1] in "~≈<>":  # "about 40,000", "more than 100", "under 5" (heuristic_text.APPROX)
+        return loose and any(_near(n[0], float(n[1:]), d) for d in doc_numbers)
+    if n.endswith("s"):  # a decade ("2000s", norm_number): any year of it says it ("In July 2001")
+        first = int(n[:-1])
+        return any(d.isdigit() and first <= int(d) <= first + 9 for d in doc_numbers)
+    if n.endswith("c"):  # a century ("19th century"): 1800–1900
+        last = int(n[:-1]) * 100
+        return any(d.isdigit() and last - 100 <= int(d) <= last for d in doc_numbers)
+    try:
+        v = float(n)
+    except ValueError:
+        return False
+    if v.is_integer() and 1 <= v <= 12 and norm_number(str(int(v) + 12)) in doc_numbers:
+        return True  # "2 PM" vs "14:00"
+    # rounded values: "33.3" for "33.33", "2.5" for "2.49"
+    if "." in n:
+        decimals = len(n.split(".", 1)[1])
+        for d in doc_numbers:
+            if "." in d and len(d.split(".", 1)[1]) > decimals:
+                try:
+                    if round(float(d), decimals) == v:
+                        return True
+                except ValueError:
+                    continue
+    return False
+
+
+def _near(mark: str, v: float, d: str) -> bool:
+    """Whether the document's number ``d`` says the claim's approximate ``v``: within 10 % (a year
+    within 2) for ``~`` and ``≈``, from ``v`` up to half as much again for ``>``, down to half for ``<``."""
+    try:
+        x = float(d)
+    except ValueError:  # a decade, a century
+        return False
+    if mark in "~≈":
+        year = mark == "~" and v.is_integer() and 1100 <= v <= 2100
+        return abs(x - v) <= (2 if year else 0.1 * abs(v))
+    return v <= x <= 1.5 * v if mark == ">" else 0.5 * v <= x <= v
+
+
+def number_said(n: str, approx: frozenset[str], known: frozenset[str] | set[str],
+                 sup: frozenset[str] | set[str]) -> bool:
+    """The claim's number ``n`` said anywhere in ``known``, or, written as approximate (its form among
+    ``approx``), near a figure of the sentences it rests on, ``sup`` (:func:`number_found`)."""
+    return number_found(n, known, loose=False) or any(a[1:] == n and number_found(a, sup) for a in approx)
+
+
+def periods_held(content: frozenset[str] | set[str], numbers: frozenset[str] | set[str]) -> int:
+    """How many of ``content`` are decades or centuries ("2000s", "19c") that a year of ``numbers`` says."""
+    return sum(1 for c in content if c[:1].isdigit() and c[-1] in "sc" and number_found(c, numbers))
 
 
 @lru_cache(maxsize=100_000)
