@@ -158,15 +158,22 @@ def _prepared(response: str, docs=COPIED):
     return m, item, m._settings(EvalOptions()), prepared
 
 
-def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts():
+def _greedy(response: str):
+    """:func:`_prepared` and the first sentence's parts, their carriers and weights, the greedy set."""
     from evaluators.labelers import heuristic_parts as hp
-    from evaluators.labelers import heuristic_selector as sel
 
-    m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
+    m, item, settings, prepared = _prepared(response)
     p = prepared[0]
     pts = hp.parts_of(p["sent"][0]["text"])
     car, weight = hp.carriers_and_weights(pts, p["doc"])
-    greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
+    return m, item, settings, prepared, pts, car, weight, hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
+
+
+def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts():
+    from evaluators.labelers import heuristic_selector as sel
+
+    m, item, settings, prepared, pts, car, weight, greedy = _greedy("The museum opened in 1912 on the harbour front.")
+    p = prepared[0]
     idx, X = sel.candidate_rows(car, weight, p["S"][0], p["doc"], greedy)
     assert X.shape == (len(idx), len(sel.SELECT_FEATURES)) and idx[:len(greedy)] == greedy
     copy = list(sel.SELECT_FEATURES).index("copy")
@@ -185,14 +192,10 @@ def test_the_selector_keeps_the_anchor_first_and_names_the_candidates_it_accepts
 
 
 def test_the_selector_sees_the_sentence_that_continues_a_chosen_one_and_an_older_selector_still_runs():
-    from evaluators.labelers import heuristic_parts as hp
     from evaluators.labelers import heuristic_selector as sel
 
-    m, item, settings, prepared = _prepared("The museum opened in 1912 on the harbour front.")
+    m, item, settings, prepared, pts, car, weight, greedy = _greedy("The museum opened in 1912 on the harbour front.")
     p = prepared[0]
-    pts = hp.parts_of(p["sent"][0]["text"])
-    car, weight = hp.carriers_and_weights(pts, p["doc"])
-    greedy = hp.greedy(pts, car, weight, p["S"][0], hp.MAX_KEYS)
     idx, X = sel.candidate_rows(car, weight, p["S"][0], p["doc"], greedy, pts)
     col = {f: list(sel.SELECT_FEATURES).index(f) for f in sel.SELECT_FEATURES}
     keys = item.doc_keys

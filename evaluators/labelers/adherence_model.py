@@ -23,7 +23,6 @@ pickles) together with the ONE decision threshold. Without that file ``trace`` u
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .fitted import read_fitted
 from .heuristic_features import FEATURES
 
 PARAMS_PATH = Path(__file__).with_name("adherence_params.json")
@@ -108,10 +108,4 @@ def sentence_probs(p: dict[str, Any], model: dict[str, Any], response: str, docu
 @lru_cache(maxsize=1)
 def load_params() -> dict[str, Any] | None:
     """{"features", "threshold", "model", ...} or None when no learned combiner ships."""
-    if not PARAMS_PATH.exists():
-        return None
-    p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
-    if list(p.get("features", [])) != list(ALL_FEATURES):
-        raise ValueError(f"{PARAMS_PATH.name}: feature list does not match adherence_model.ALL_FEATURES; "
-                         "re-run bench/lodo.py --write")
-    return p
+    return read_fitted(PARAMS_PATH, ALL_FEATURES, "adherence_model.ALL_FEATURES", "bench/lodo.py --write")

@@ -19,7 +19,6 @@ distance of the sentence probabilities from the threshold.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from functools import lru_cache
@@ -27,6 +26,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from .fitted import read_fitted
 
 PARAMS_PATH = Path(__file__).with_name("confidence_params.json")
 
@@ -51,13 +52,7 @@ def novel_token_ratio(response: str, documents: Sequence[str]) -> float:
 
 @lru_cache(maxsize=1)
 def load_params() -> dict[str, Any] | None:
-    if not PARAMS_PATH.exists():
-        return None
-    p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
-    if list(p.get("features", [])) != list(CASE_FEATURES):
-        raise ValueError(f"{PARAMS_PATH.name}: feature list does not match confidence.CASE_FEATURES; "
-                         "re-run bench/lodo.py --write")
-    return p
+    return read_fitted(PARAMS_PATH, CASE_FEATURES, "confidence.CASE_FEATURES", "bench/lodo.py --write")
 
 
 def case_features(probs: Sequence[float], threshold: float, novel: float) -> list[float]:

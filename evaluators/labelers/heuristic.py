@@ -38,7 +38,6 @@ Options (``options.heuristic``): ``threshold``, ``relevance_threshold``, ``relev
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -59,6 +58,7 @@ from . import heuristic_levels as levels
 from . import heuristic_parts as parts
 from . import heuristic_structured as structured
 from . import confidence as confidence_mod
+from .fitted import read_fitted
 from .heuristic_explain import explain, needs_no_support, overall_text, relevance_learned, relevance_rule
 from .heuristic_features import (FEATURES, analyze, build_doc_index, given_vocabulary, is_structured,
                                  sentence_features)
@@ -128,12 +128,9 @@ def load_params() -> dict[str, Any]:
     learned = adherence_model.load_params()
     if learned is not None:
         return learned
-    if PARAMS_PATH.exists():
-        p = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
-        if list(p.get("features", [])) != list(FEATURES):
-            raise ValueError(f"{PARAMS_PATH.name}: feature list does not match heuristic_features.FEATURES;"
-                             " re-run bench/train_detector.py")
-        return p
+    earlier = read_fitted(PARAMS_PATH, FEATURES, "heuristic_features.FEATURES", "bench/train_detector.py")
+    if earlier is not None:
+        return earlier
     return {"features": list(FEATURES), "threshold": 0.5,
             "models": {"prose": HAND_PROSE, "structured": HAND_PROSE}}
 

@@ -11,7 +11,6 @@ arguments: no model call.
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from .fitted import read_fitted
 from .heuristic_features import DocIndex
 
 #: At most this many supporting sentences per response sentence.
@@ -101,10 +101,5 @@ def select(idx: Sequence[int], X: np.ndarray, greedy: Sequence[int], model: dict
 def load_selector() -> dict[str, Any] | None:
     """The fitted selector (``support_params.json``: {"features", "mean", "scale", "coef", "intercept",
     "threshold", ...}) or None when it does not ship (then the greedy set is the supporting set)."""
-    if not SELECTOR_PATH.exists():
-        return None
-    m = json.loads(SELECTOR_PATH.read_text(encoding="utf-8"))
-    if list(m.get("features", [])) != list(SELECT_FEATURES):
-        raise ValueError(f"{SELECTOR_PATH.name}: feature list does not match heuristic_parts.SELECT_FEATURES; "
-                         "re-run bench/support_keys.py --fit --write-params")
-    return m
+    return read_fitted(SELECTOR_PATH, SELECT_FEATURES, "heuristic_selector.SELECT_FEATURES",
+                       "bench/support_keys.py --fit --pages 150,300 --train-pages --write-params")
